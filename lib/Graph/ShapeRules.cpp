@@ -1,0 +1,299 @@
+#include "ShapeRules.h"
+
+#include "ember/Support/Error.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <string>
+
+using namespace llvm;
+
+namespace ember {
+
+namespace {
+
+std::string dimsStr(ArrayRef<dim_t> d) { return dimsToString(d); }
+
+std::string intsStr(ArrayRef<int64_t> v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+Error expectRank(const Type &t, unsigned rank, StringRef what) {
+  if (t.rank() != rank)
+    return makeError(what + " must have rank " + Twine(rank) + ", got " + t.str());
+  return Error::success();
+}
+
+Error expectFloat(const Type &t, StringRef what) {
+  if (!isFloatKind(t.kind))
+    return makeError(what + " must be floating point, got " + t.str());
+  return Error::success();
+}
+
+Expected<TypeList> sameAsInput(ArrayRef<Type> in) { return TypeList{in[0]}; }
+
+Expected<TypeList> elementwiseBinary(ArrayRef<Type> in) {
+  if (in[0] != in[1])
+    return makeError("operand types differ: " + in[0].str() + " vs " + in[1].str());
+  return TypeList{in[0]};
+}
+
+/// Window geometry shared by Conv and the pools: checks the spatial attributes against the
+/// input's spatial dims and computes the output's.
+struct Window {
+  std::vector<int64_t> kernels, strides, pads, dilations;
+  bool ceilMode = false;
+};
+
+Expected<DimsVec> windowOutputDims(ArrayRef<dim_t> spatial, const Window &w) {
+  size_t n = spatial.size();
+  if (w.kernels.size() != n || w.strides.size() != n || w.dilations.size() != n ||
+      w.pads.size() != 2 * n)
+    return makeError("window attributes do not match " + Twine(n) + " spatial dims: kernels " +
+                     intsStr(w.kernels) + ", strides " + intsStr(w.strides) + ", pads " +
+                     intsStr(w.pads) + ", dilations " + intsStr(w.dilations));
+  DimsVec out;
+  std::string kernelStr, paddedStr;
+  bool tooLarge = false;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t k = w.kernels[i], s = w.strides[i], d = w.dilations[i];
+    int64_t pb = w.pads[i], pe = w.pads[i + n];
+    if (k <= 0 || s <= 0 || d <= 0 || pb < 0 || pe < 0 || k > (int64_t(1) << 31) ||
+        d > (int64_t(1) << 31) || pb > (int64_t(1) << 31) || pe > (int64_t(1) << 31))
+      return makeError("invalid window: kernels " + intsStr(w.kernels) + ", strides " +
+                       intsStr(w.strides) + ", pads " + intsStr(w.pads) + ", dilations " +
+                       intsStr(w.dilations));
+    int64_t effective = (k - 1) * d + 1;
+    int64_t padded = int64_t(spatial[i]) + pb + pe;
+    kernelStr += (i ? "x" : "") + std::to_string(effective);
+    paddedStr += (i ? "x" : "") + std::to_string(padded);
+    if (effective > padded) {
+      tooLarge = true;
+      continue;
+    }
+    int64_t span = padded - effective;
+    int64_t o = w.ceilMode ? (span + s - 1) / s + 1 : span / s + 1;
+    // A window that would start inside the end padding is dropped (torch and onnxruntime agree).
+    if (w.ceilMode && (o - 1) * s >= int64_t(spatial[i]) + pb)
+      --o;
+    out.push_back(dim_t(o));
+  }
+  if (tooLarge)
+    return makeError("kernel " + kernelStr + " larger than padded input " + paddedStr);
+  return out;
+}
+
+Window windowFromAttrs(const AttrList &attrs, bool hasDilations, bool hasCeil) {
+  Window w;
+  w.kernels = attrs.get<AttrKind::Kernels>();
+  w.strides = attrs.get<AttrKind::Strides>();
+  w.pads = attrs.get<AttrKind::Pads>();
+  w.dilations = hasDilations ? attrs.get<AttrKind::Dilations>()
+                             : std::vector<int64_t>(w.kernels.size(), 1);
+  w.ceilMode = hasCeil && attrs.get<AttrKind::CeilMode>() != 0;
+  return w;
+}
+
+Expected<TypeList> pool(ArrayRef<Type> in, const AttrList &attrs) {
+  EMBER_TRY(expectRank(in[0], 4, "pooling input"));
+  Window w = windowFromAttrs(attrs, false, true);
+  EMBER_ASSIGN_OR_RETURN(DimsVec spatial,
+                         windowOutputDims(ArrayRef<dim_t>(in[0].dims).drop_front(2), w));
+  DimsVec dims{in[0].dims[0], in[0].dims[1]};
+  dims.append(spatial.begin(), spatial.end());
+  return TypeList{in[0].withDims(dims)};
+}
+
+} // namespace
+
+Expected<TypeList> inferTypesAdd(ArrayRef<Type> in, const AttrList &) {
+  return elementwiseBinary(in);
+}
+Expected<TypeList> inferTypesSub(ArrayRef<Type> in, const AttrList &) {
+  return elementwiseBinary(in);
+}
+Expected<TypeList> inferTypesMul(ArrayRef<Type> in, const AttrList &) {
+  return elementwiseBinary(in);
+}
+Expected<TypeList> inferTypesDiv(ArrayRef<Type> in, const AttrList &) {
+  return elementwiseBinary(in);
+}
+Expected<TypeList> inferTypesRelu(ArrayRef<Type> in, const AttrList &) { return sameAsInput(in); }
+Expected<TypeList> inferTypesSigmoid(ArrayRef<Type> in, const AttrList &) {
+  EMBER_TRY(expectFloat(in[0], "input"));
+  return sameAsInput(in);
+}
+Expected<TypeList> inferTypesTanh(ArrayRef<Type> in, const AttrList &) {
+  EMBER_TRY(expectFloat(in[0], "input"));
+  return sameAsInput(in);
+}
+
+Expected<TypeList> inferTypesConv(ArrayRef<Type> in, const AttrList &attrs) {
+  const Type &x = in[ops::Conv::Input], &w = in[ops::Conv::Filter], &b = in[ops::Conv::Bias];
+  EMBER_TRY(expectRank(x, 4, "input"));
+  EMBER_TRY(expectRank(w, 4, "filter"));
+  EMBER_TRY(expectRank(b, 1, "bias"));
+  EMBER_TRY(expectFloat(x, "input"));
+  if (w.kind != x.kind || b.kind != x.kind)
+    return makeError("input, filter and bias kinds differ: " + x.str() + ", " + w.str() + ", " +
+                     b.str());
+  int64_t group = attrs.get<AttrKind::Group>();
+  dim_t c = x.dims[1], cout = w.dims[0];
+  if (group <= 0 || c % dim_t(group) != 0 || cout % dim_t(group) != 0)
+    return makeError("group " + Twine(group) + " does not divide input channels " + Twine(c) +
+                     " and output channels " + Twine(cout));
+  if (w.dims[1] * dim_t(group) != c)
+    return makeError("filter " + w.str() + " expects " + Twine(w.dims[1] * group) +
+                     " input channels, input " + x.str() + " has " + Twine(c));
+  if (b.dims[0] != cout)
+    return makeError("bias " + b.str() + " does not match " + Twine(cout) + " output channels");
+  Window win = windowFromAttrs(attrs, true, false);
+  if (win.kernels.size() == 2 &&
+      (dim_t(win.kernels[0]) != w.dims[2] || dim_t(win.kernels[1]) != w.dims[3]))
+    return makeError("kernel_shape " + intsStr(win.kernels) + " does not match filter " + w.str());
+  EMBER_ASSIGN_OR_RETURN(DimsVec spatial,
+                         windowOutputDims(ArrayRef<dim_t>(x.dims).drop_front(2), win));
+  DimsVec dims{x.dims[0], cout};
+  dims.append(spatial.begin(), spatial.end());
+  return TypeList{x.withDims(dims)};
+}
+
+Expected<TypeList> inferTypesMatMul(ArrayRef<Type> in, const AttrList &) {
+  const Type &a = in[0], &b = in[1];
+  EMBER_TRY(expectRank(a, 2, "LHS"));
+  EMBER_TRY(expectRank(b, 2, "RHS"));
+  if (a.kind != b.kind)
+    return makeError("operand kinds differ: " + a.str() + " vs " + b.str());
+  if (a.dims[1] != b.dims[0])
+    return makeError("inner dimensions differ: " + a.str() + " x " + b.str());
+  return TypeList{a.withDims({a.dims[0], b.dims[1]})};
+}
+
+Expected<TypeList> inferTypesMaxPool(ArrayRef<Type> in, const AttrList &attrs) {
+  return pool(in, attrs);
+}
+Expected<TypeList> inferTypesAvgPool(ArrayRef<Type> in, const AttrList &attrs) {
+  EMBER_TRY(expectFloat(in[0], "input"));
+  return pool(in, attrs);
+}
+
+Expected<TypeList> inferTypesBatchNorm(ArrayRef<Type> in, const AttrList &) {
+  const Type &x = in[0];
+  EMBER_TRY(expectFloat(x, "input"));
+  if (x.rank() < 2)
+    return makeError("input must have rank >= 2, got " + x.str());
+  for (unsigned i = 1; i < in.size(); ++i)
+    if (in[i].rank() != 1 || in[i].dims[0] != x.dims[1] || in[i].kind != x.kind)
+      return makeError("scale, bias, mean and var must be " + elemKindName(x.kind) + "<" +
+                       Twine(x.dims[1]) + ">, got " + in[i].str());
+  return TypeList{x};
+}
+
+Expected<TypeList> inferTypesSoftmax(ArrayRef<Type> in, const AttrList &attrs) {
+  EMBER_TRY(expectFloat(in[0], "input"));
+  int64_t axis = attrs.get<AttrKind::Axis>();
+  if (axis < 0 || axis >= int64_t(in[0].rank()))
+    return makeError("axis " + Twine(axis) + " out of range for " + in[0].str());
+  return sameAsInput(in);
+}
+
+Expected<TypeList> inferTypesReshape(ArrayRef<Type> in, const AttrList &attrs) {
+  const auto &dims = attrs.get<AttrKind::Dims>();
+  EMBER_ASSIGN_OR_RETURN(Type t, Type::checked(in[0].kind, dims));
+  if (t.numElements() != in[0].numElements())
+    return makeError("cannot reshape " + in[0].str() + " to " + intsStr(dims) +
+                     ": element counts differ");
+  return TypeList{in[0].withDims(t.dims)};
+}
+
+Expected<TypeList> inferTypesTranspose(ArrayRef<Type> in, const AttrList &attrs) {
+  const auto &shuffle = attrs.get<AttrKind::Shuffle>();
+  unsigned rank = in[0].rank();
+  std::vector<bool> seen(rank, false);
+  if (shuffle.size() != rank)
+    return makeError("permutation " + intsStr(shuffle) + " does not match rank of " +
+                     in[0].str());
+  DimsVec dims;
+  for (int64_t s : shuffle) {
+    if (s < 0 || s >= int64_t(rank) || seen[s])
+      return makeError(intsStr(shuffle) + " is not a permutation of " + Twine(rank) + " axes");
+    seen[s] = true;
+    dims.push_back(in[0].dims[s]);
+  }
+  return TypeList{in[0].withDims(dims)};
+}
+
+Expected<TypeList> inferTypesBroadcast(ArrayRef<Type> in, const AttrList &attrs) {
+  const auto &target = attrs.get<AttrKind::Dims>();
+  EMBER_ASSIGN_OR_RETURN(Type t, Type::checked(in[0].kind, target));
+  const DimsVec &src = in[0].dims;
+  if (src.size() > t.dims.size())
+    return makeError("cannot broadcast " + in[0].str() + " to " + dimsStr(t.dims));
+  size_t shift = t.dims.size() - src.size();
+  for (size_t i = 0; i < src.size(); ++i)
+    if (src[i] != 1 && src[i] != t.dims[i + shift])
+      return makeError("cannot broadcast " + in[0].str() + " to " + dimsStr(t.dims));
+  return TypeList{in[0].withDims(t.dims)};
+}
+
+Expected<TypeList> inferTypesConcat(ArrayRef<Type> in, const AttrList &attrs) {
+  if (in.empty())
+    return makeError("needs at least one input");
+  int64_t axis = attrs.get<AttrKind::Axis>();
+  const Type &first = in[0];
+  if (axis < 0 || axis >= int64_t(first.rank()))
+    return makeError("axis " + Twine(axis) + " out of range for " + first.str());
+  DimsVec dims = first.dims;
+  dims[axis] = 0;
+  for (const Type &t : in) {
+    bool compatible = t.kind == first.kind && t.rank() == first.rank();
+    for (unsigned d = 0; compatible && d < t.rank(); ++d)
+      compatible = d == unsigned(axis) || t.dims[d] == first.dims[d];
+    if (!compatible)
+      return makeError("inputs " + first.str() + " and " + t.str() +
+                       " differ outside axis " + Twine(axis));
+    if (!checkedAdd(dims[axis], t.dims[axis], dims[axis]))
+      return makeError("concatenated dimension overflows");
+  }
+  EMBER_ASSIGN_OR_RETURN(Type t, Type::checkedDims(first.kind, dims));
+  return TypeList{first.withDims(t.dims)};
+}
+
+Expected<TypeList> inferTypesSave(ArrayRef<Type> in, const AttrList &) {
+  if (in[0] != in[1])
+    return makeError("saved value " + in[0].str() + " does not match output " + in[1].str());
+  return TypeList{};
+}
+
+Expected<TypeList> inferResultTypes(NodeKind kind, ArrayRef<NodeValue> operands,
+                                    const AttrList &attrs) {
+  const NodeInfo &info = getNodeInfo(kind);
+  size_t fixed = info.operandNames.size();
+  if (info.variadic ? operands.size() + 1 < fixed : operands.size() != fixed)
+    return makeError(info.name + " takes " + Twine(fixed) + (info.variadic ? " or more" : "") +
+                     " operands, got " + Twine(operands.size()));
+  for (AttrKind a : info.attrs)
+    if (!attrs.has(a))
+      return makeError("missing attribute '" + attrName(a) + "'");
+  SmallVector<Type, 4> types;
+  for (const NodeValue &v : operands) {
+    if (!v.node || v.resNo >= v.node->getNumResults())
+      return makeError("operand refers to a missing value");
+    types.push_back(v.getType());
+  }
+  switch (kind) {
+  case NodeKind::Placeholder:
+  case NodeKind::Constant:
+    return makeError("storage has no shape rule");
+#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
+  case NodeKind::K:                                                                                \
+    return inferTypes##K(types, attrs);
+#include "ember/Graph/Nodes.def"
+  }
+  return makeError("unknown node kind");
+}
+
+} // namespace ember

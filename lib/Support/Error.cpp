@@ -1,0 +1,34 @@
+#include "ember/Support/Error.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace ember {
+
+Error makeError(const Twine &msg) {
+  return make_error<StringError>(msg, inconvertibleErrorCode());
+}
+
+Error withContext(Error err, const Twine &context) {
+  if (!err)
+    return Error::success();
+  std::string prefix = context.str();
+  Error result = Error::success();
+  handleAllErrors(std::move(err), [&](const ErrorInfoBase &info) {
+    result = joinErrors(std::move(result), makeError(prefix + ": " + info.message()));
+  });
+  return result;
+}
+
+std::string errorToString(Error err) {
+  std::string out;
+  handleAllErrors(std::move(err), [&](const ErrorInfoBase &info) {
+    if (!out.empty())
+      out += "\n";
+    out += info.message();
+  });
+  return out;
+}
+
+} // namespace ember

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages ember needs, if missing. Idempotent and non-interactive:
+# both README commands and .ci/run call it first. Nothing else is ever downloaded.
+set -euo pipefail
+
+packages=(
+  # build
+  cmake ninja-build ccache g++ pkg-config
+  # CPU backend (LLVM 19); find_package(LLVM) fails without libzstd-dev
+  llvm-19-dev clang-19 libzstd-dev
+  # importers and tools
+  libprotobuf-dev protobuf-compiler libonnx-dev libgflags-dev libgtest-dev googletest
+  # ONNX backend test suite
+  libonnx-testdata
+  # OpenCL backend (PoCL)
+  pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
+  # only to (re)generate test models and expected outputs
+  python3-onnx python3-numpy python3-torch python3-torchvision python3-sklearn libopenblas0-pthread
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
