@@ -1,0 +1,151 @@
+// The low-level IR: an instruction list over addresses. Values are WeightVars (graph placeholders
+// and constants) and the activations that AllocActivation instructions define. Every instruction
+// operand is read (@in), written (@out) or both (@inout). Instructions derived from a node kind
+// put the node's results first (@out), then its operands (@in), and keep its attributes.
+#ifndef EMBER_IR_IR_H
+#define EMBER_IR_IR_H
+
+#include "ember/Graph/Graph.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ember {
+
+enum class InstrKind : uint8_t {
+  AllocActivation,   ///< defines an activation buffer (the instruction is the value)
+  DeallocActivation, ///< ends an activation's lifetime
+  Copy,              ///< @out dest, @in src of the same type
+#define NODE(K, OPS, RES, ATTRS, ARITY, DOC) K,
+#include "ember/Graph/Nodes.def"
+};
+
+llvm::StringRef instrKindName(InstrKind k);
+/// The instruction kind a node kind becomes (Save becomes Copy).
+InstrKind instrKindFor(NodeKind k);
+/// The node kind an instruction kind was derived from; false for IR-only kinds.
+bool nodeKindFor(InstrKind ik, NodeKind &nk);
+
+enum class OperandMode : uint8_t { In, Out, InOut };
+llvm::StringRef operandModeName(OperandMode m);
+
+/// Which memory region a value lives in (the bundle ABI's three buffers).
+enum class MemRegion : uint8_t { Constant, Mutable, Activations };
+llvm::StringRef memRegionName(MemRegion r);
+
+constexpr uint64_t kUnplanned = ~uint64_t(0);
+
+class IRValue {
+public:
+  enum class ValueKind : uint8_t { WeightVar, Instruction };
+
+private:
+  ValueKind valueKind_;
+  std::string name_;
+  Type type_;
+
+public:
+  /// Byte offset inside the value's region, set by the memory planner.
+  uint64_t offset = kUnplanned;
+
+  IRValue(ValueKind vk, llvm::StringRef name, const Type &ty)
+      : valueKind_(vk), name_(name.str()), type_(ty) {}
+  virtual ~IRValue() = default;
+  ValueKind getValueKind() const { return valueKind_; }
+  llvm::StringRef getName() const { return name_; }
+  const Type &getType() const { return type_; }
+  size_t sizeInBytes() const { return type_.sizeInBytes(); }
+};
+
+class WeightVar : public IRValue {
+  const Node *origin_; ///< the Placeholder or Constant it stands for
+
+public:
+  WeightVar(const Node *origin)
+      : IRValue(ValueKind::WeightVar, origin->getName(), origin->getType()), origin_(origin) {}
+  const Node *getOrigin() const { return origin_; }
+  bool isConstant() const { return origin_->getKind() == NodeKind::Constant; }
+  MemRegion getRegion() const { return isConstant() ? MemRegion::Constant : MemRegion::Mutable; }
+  static bool classof(const IRValue *v) { return v->getValueKind() == ValueKind::WeightVar; }
+};
+
+struct InstrOperand {
+  IRValue *value;
+  OperandMode mode;
+};
+
+class Instruction : public IRValue {
+  InstrKind kind_;
+  llvm::SmallVector<InstrOperand, 4> operands_;
+  AttrList attrs_;
+  unsigned numOutputs_;
+
+public:
+  /// \p ty is meaningful only for AllocActivation (the buffer's type).
+  Instruction(InstrKind kind, llvm::StringRef name, llvm::ArrayRef<InstrOperand> operands,
+              AttrList attrs, unsigned numOutputs, const Type &ty = Type())
+      : IRValue(ValueKind::Instruction, name, ty), kind_(kind),
+        operands_(operands.begin(), operands.end()), attrs_(std::move(attrs)),
+        numOutputs_(numOutputs) {}
+
+  InstrKind getKind() const { return kind_; }
+  llvm::StringRef getKindName() const { return instrKindName(kind_); }
+  llvm::ArrayRef<InstrOperand> getOperands() const { return operands_; }
+  IRValue *getOperand(unsigned i) const { return operands_[i].value; }
+  void setOperand(unsigned i, IRValue *v) { operands_[i].value = v; }
+  unsigned getNumOperands() const { return operands_.size(); }
+  /// Node-derived instructions: result \p r of the node, and operand \p i of the node.
+  IRValue *getOutput(unsigned r = 0) const { return operands_[r].value; }
+  IRValue *getInput(unsigned i) const { return operands_[numOutputs_ + i].value; }
+  unsigned getNumInputs() const { return operands_.size() - numOutputs_; }
+  unsigned getNumOutputs() const { return numOutputs_; }
+  const AttrList &getAttrs() const { return attrs_; }
+  template <AttrKind K> const typename AttrTraits<K>::type &attr() const {
+    return attrs_.template get<K>();
+  }
+  static bool classof(const IRValue *v) { return v->getValueKind() == ValueKind::Instruction; }
+};
+
+/// The region and offset of an IR value (WeightVar or allocation).
+MemRegion regionOf(const IRValue *v);
+
+class IRFunction {
+  const Function *graph_;
+  std::vector<std::unique_ptr<WeightVar>> weights_;
+  std::list<std::unique_ptr<Instruction>> instrs_;
+  llvm::DenseMap<const Node *, WeightVar *> weightOf_;
+
+public:
+  /// Region sizes, set by the memory planner.
+  uint64_t constantSize = 0, mutableSize = 0, activationsSize = 0;
+
+  explicit IRFunction(const Function *graph) : graph_(graph) {}
+  const Function *getGraph() const { return graph_; }
+
+  WeightVar *createWeightVar(const Node *storage);
+  WeightVar *getWeightVar(const Node *storage) const { return weightOf_.lookup(storage); }
+  const std::vector<std::unique_ptr<WeightVar>> &getWeights() const { return weights_; }
+
+  Instruction *append(std::unique_ptr<Instruction> instr);
+  using InstrList = std::list<std::unique_ptr<Instruction>>;
+  InstrList &getInstrs() { return instrs_; }
+  const InstrList &getInstrs() const { return instrs_; }
+
+  /// Checks operand modes, types against the node kinds' shape rules, and that every activation
+  /// is allocated before use, deallocated once after its last use, and written before read.
+  llvm::Error verify() const;
+  /// `declare { ... }` of WeightVars with sizes, then `N %name = kind @out %a, @in %b { attrs }`.
+  void dump(llvm::raw_ostream &os) const;
+};
+
+} // namespace ember
+
+#endif

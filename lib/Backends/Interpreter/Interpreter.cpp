@@ -1,0 +1,118 @@
+// The Interpreter backend: walks the planned IR and calls one reference kernel per instruction.
+#include "Kernels.h"
+
+#include "ember/Backends/Backend.h"
+#include "ember/Support/Error.h"
+
+#include <cstring>
+
+using namespace llvm;
+
+namespace ember {
+namespace interp {
+
+Error KernelContext::unsupported(const Twine &why) const {
+  return makeError("instruction '" + instr_.getName() + "' (" + instr_.getKindName() +
+                   "): " + why);
+}
+
+Error runCopy(const KernelContext &ctx) {
+  TensorArg dst = ctx.out(), src = ctx.in(0);
+  if (dst.data != src.data)
+    std::memmove(dst.data, src.data, src.sizeInBytes());
+  return Error::success();
+}
+
+Error runSave(const KernelContext &ctx) {
+  return ctx.unsupported("Save is generated as a Copy instruction");
+}
+
+namespace {
+
+bool isOneOf(ElemKind k, std::initializer_list<ElemKind> kinds) {
+  for (ElemKind c : kinds)
+    if (c == k)
+      return true;
+  return false;
+}
+
+} // namespace
+
+bool hasKernel(const Node &n) {
+  ElemKind k = n.getNumResults() ? n.getType(0).kind : n.getOperand(0).getType().kind;
+  switch (n.getKind()) {
+  case NodeKind::Reshape:
+  case NodeKind::Transpose:
+  case NodeKind::Broadcast:
+  case NodeKind::Concat:
+  case NodeKind::Save:
+    return true; // data movement works on bytes of any kind
+  case NodeKind::Add:
+  case NodeKind::Sub:
+  case NodeKind::Mul:
+  case NodeKind::Div:
+  case NodeKind::Relu:
+    return isOneOf(k, {ElemKind::Float32, ElemKind::Int32, ElemKind::Int64});
+  case NodeKind::Placeholder:
+  case NodeKind::Constant:
+    return true;
+  default:
+    return k == ElemKind::Float32;
+  }
+}
+
+namespace {
+
+Error dispatch(const KernelContext &ctx) {
+  switch (ctx.instr().getKind()) {
+  case InstrKind::AllocActivation:
+  case InstrKind::DeallocActivation:
+    return Error::success(); // memory is planned statically
+  case InstrKind::Copy:
+    return runCopy(ctx);
+#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
+  case InstrKind::K:                                                                               \
+    return run##K(ctx);
+#include "ember/Graph/Nodes.def"
+  }
+  return ctx.unsupported("no kernel");
+}
+
+class InterpreterFunction final : public CompiledFunction {
+  const IRFunction &IR_;
+
+public:
+  explicit InterpreterFunction(const IRFunction &IR) : IR_(IR) {}
+
+  Error execute(uint8_t *constantWeights, uint8_t *mutableWeights,
+                uint8_t *activations) override {
+    uint8_t *regions[3];
+    regions[unsigned(MemRegion::Constant)] = constantWeights;
+    regions[unsigned(MemRegion::Mutable)] = mutableWeights;
+    regions[unsigned(MemRegion::Activations)] = activations;
+    for (const auto &I : IR_.getInstrs())
+      EMBER_TRY(dispatch(KernelContext(*I, regions)));
+    return Error::success();
+  }
+};
+
+class InterpreterBackend final : public Backend {
+public:
+  StringRef getName() const override { return "Interpreter"; }
+  bool isOpSupported(const Node &n) const override { return hasKernel(n); }
+  Expected<std::unique_ptr<CompiledFunction>> compile(const IRFunction &IR) const override {
+    for (const auto &w : IR.getWeights())
+      if (w->offset == kUnplanned)
+        return makeError("IR has no memory plan");
+    return std::make_unique<InterpreterFunction>(IR);
+  }
+};
+
+} // namespace
+} // namespace interp
+
+std::unique_ptr<Backend> createInterpreterBackend() {
+  return std::make_unique<interp::InterpreterBackend>();
+}
+
+} // namespace ember
