@@ -1,5 +1,6 @@
 #include "ember/Base/Tensor.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -141,7 +142,7 @@ void Tensor::print(raw_ostream &os, size_t maxValues) const {
   for (size_t i = 0; i < n && i < maxValues; ++i) {
     if (i)
       os << ", ";
-    os << elementAsDouble(i);
+    os << format("%.7g", elementAsDouble(i));
   }
   if (n > maxValues)
     os << ", ...";

@@ -146,8 +146,9 @@ std::string Module::uniqueName(StringRef base) {
   }
 }
 
-Placeholder *Module::createPlaceholder(const Type &ty, StringRef name) {
-  placeholders_.push_back(std::make_unique<Placeholder>(uniqueName(name), ty));
+Placeholder *Module::createPlaceholder(const Type &ty, StringRef name, bool reserved) {
+  placeholders_.push_back(
+      std::make_unique<Placeholder>(reserved ? name.str() : uniqueName(name), ty));
   return placeholders_.back().get();
 }
 

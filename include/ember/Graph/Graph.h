@@ -65,10 +65,12 @@ public:
 
   Function *createFunction(llvm::StringRef name);
   /// Names are unique in a module: a taken \p name gets a suffix.
-  Placeholder *createPlaceholder(const Type &ty, llvm::StringRef name);
+  Placeholder *createPlaceholder(const Type &ty, llvm::StringRef name, bool reserved = false);
   Constant *createConstant(Tensor t, llvm::StringRef name);
   /// A fresh name based on \p base.
   std::string uniqueName(llvm::StringRef base);
+  /// Keeps \p name for a later createPlaceholder(..., /*reserved=*/true); false if taken.
+  bool reserveName(llvm::StringRef name) { return usedNames_.insert(name).second; }
 
   const std::vector<std::unique_ptr<Function>> &getFunctions() const { return functions_; }
   Function *getFunction(llvm::StringRef name) const;

@@ -1,0 +1,38 @@
+// Loading a model file into a Module: the Importer library's entry point.
+#ifndef EMBER_IMPORTER_MODELLOADER_H
+#define EMBER_IMPORTER_MODELLOADER_H
+
+#include "ember/Graph/Graph.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <vector>
+
+namespace ember {
+
+struct ImportOptions {
+  /// Values for symbolic dims (dim_param), from -onnx-define-symbol=NAME,VALUE.
+  llvm::StringMap<int64_t> symbols;
+  /// Shapes of the input files by graph input name; they bind the inputs' symbolic dims.
+  /// The key "" stands for the model's only input.
+  llvm::StringMap<std::vector<int64_t>> inputShapes;
+};
+
+/// The name of the function a loader creates in the module.
+constexpr const char *kMainFunctionName = "main";
+
+/// Loads an ONNX model (`.onnx` binary or `.onnxtxt` protobuf text) into a new Module with one
+/// Function named "main": graph inputs become Placeholders, weights Constants, and each graph
+/// output a Placeholder written by a Save node. Errors name the file, node, operator and reason;
+/// unsupported operators are all listed in one error.
+llvm::Expected<std::unique_ptr<Module>> loadModel(llvm::StringRef path,
+                                                  const ImportOptions &opts = {});
+
+/// Highest ONNX opset of the default domain the importer knows.
+constexpr int64_t kMaxONNXOpset = 17;
+
+} // namespace ember
+
+#endif

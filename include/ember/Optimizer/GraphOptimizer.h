@@ -1,0 +1,51 @@
+// The graph optimizer: named passes run from a pipeline that is data.
+#ifndef EMBER_OPTIMIZER_GRAPHOPTIMIZER_H
+#define EMBER_OPTIMIZER_GRAPHOPTIMIZER_H
+
+#include "ember/Graph/Graph.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace ember {
+
+/// A graph pass: rewrites \p F and returns whether it changed anything.
+struct GraphPass {
+  const char *name;
+  const char *description;
+  bool (*run)(Function &F);
+};
+
+/// All registered passes.
+const std::vector<GraphPass> &getGraphPasses();
+const GraphPass *findGraphPass(llvm::StringRef name);
+
+struct PassStats {
+  std::string pass;
+  size_t nodesBefore = 0, nodesAfter = 0;
+  bool changed = false;
+};
+
+struct OptimizerOptions {
+  /// Verify the graph after every pass (always on in tests; -verify-each in the tools).
+  bool verifyEach = false;
+  /// Stats per pass run are appended here when non-null.
+  std::vector<PassStats> *stats = nullptr;
+};
+
+/// The default pipeline's pass names, in order.
+std::vector<std::string> defaultPipeline();
+
+/// Runs \p pipeline over \p F until no pass changes anything (at most a few rounds).
+llvm::Error optimize(Function &F, const std::vector<std::string> &pipeline,
+                     const OptimizerOptions &opts = {});
+
+} // namespace ember
+
+#endif

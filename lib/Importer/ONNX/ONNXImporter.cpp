@@ -1,0 +1,291 @@
+// The ONNX importer: reads a binary or text ModelProto, checks it, and builds the graph through
+// the operator loaders in OpRegistry.
+#include "ONNXTensor.h"
+#include "OpContext.h"
+
+#include "ember/Importer/ModelLoader.h"
+#include "ember/Support/Error.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/text_format.h>
+#include <onnx/checker.h>
+
+#include <climits>
+
+using namespace llvm;
+
+namespace ember {
+
+namespace {
+
+/// Collects protobuf's text-format parse errors instead of printing them to stderr.
+class TextErrorCollector : public google::protobuf::io::ErrorCollector {
+public:
+  std::string first;
+  void AddError(int line, int column, const std::string &message) override {
+    if (first.empty())
+      first = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) +
+              ": " + message;
+  }
+};
+
+Expected<onnx::ModelProto> readModelProto(StringRef path) {
+  if (sys::fs::is_directory(path))
+    return makeError("is a directory, not a model file");
+  auto buf = MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return makeError(buf.getError().message());
+  StringRef bytes = (*buf)->getBuffer();
+  if (bytes.empty())
+    return makeError("file is empty");
+  if (bytes.size() > size_t(INT_MAX))
+    return makeError("file is larger than 2 GiB; external data is not supported");
+  onnx::ModelProto model;
+  if (path.ends_with(".onnxtxt") || path.ends_with(".pbtxt") || path.ends_with(".prototxt")) {
+    google::protobuf::TextFormat::Parser parser;
+    TextErrorCollector errors;
+    parser.RecordErrorsTo(&errors);
+    google::protobuf::io::ArrayInputStream in(bytes.data(), int(bytes.size()));
+    if (!parser.Parse(&in, &model))
+      return makeError("not a valid ONNX text model: " + errors.first);
+  } else {
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t *>(bytes.data()),
+                                              int(bytes.size()));
+    in.SetTotalBytesLimit(INT_MAX);
+    if (!model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
+      return makeError("not a valid ONNX model (protobuf parse failed: truncated or corrupt?)");
+  }
+  if (!model.has_graph())
+    return makeError("not a valid ONNX model: it has no graph");
+  return model;
+}
+
+Expected<int64_t> defaultDomainOpset(const onnx::ModelProto &model) {
+  int64_t opset = -1;
+  for (const auto &o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx")
+      opset = o.version();
+  if (opset < 0)
+    return makeError("model imports no opset of the default ONNX domain");
+  if (opset > kMaxONNXOpset)
+    return makeError("opset " + Twine(opset) + " is newer than the newest supported (" +
+                     Twine(kMaxONNXOpset) + ")");
+  if (opset < 1)
+    return makeError("invalid opset version " + Twine(opset));
+  return opset;
+}
+
+std::string nodeLabel(const onnx::NodeProto &n) {
+  std::string name = !n.name().empty() ? n.name() : n.output_size() ? n.output(0) : "";
+  return "node '" + name + "' (" + n.op_type() + ")";
+}
+
+class ONNXImporter {
+  const onnx::ModelProto &model_;
+  const ImportOptions &opts_;
+  int64_t opset_ = 0;
+  std::unique_ptr<Module> module_ = std::make_unique<Module>();
+  Function *fn_ = module_->createFunction(kMainFunctionName);
+  StringMap<NodeValue> values_;
+
+  Error checkOperatorsSupported();
+  Error loadInitializers();
+  Error loadInputs();
+  Error loadNodes();
+  Error loadOutputs();
+  Expected<Type> inputType(const onnx::ValueInfoProto &vi);
+
+public:
+  ONNXImporter(const onnx::ModelProto &model, const ImportOptions &opts)
+      : model_(model), opts_(opts) {}
+
+  Expected<std::unique_ptr<Module>> run() {
+    EMBER_ASSIGN_OR_RETURN(opset_, defaultDomainOpset(model_));
+    EMBER_TRY(checkOperatorsSupported());
+    // Inputs and outputs keep their exact names: users bind and read them by name.
+    for (const auto &vi : model_.graph().output())
+      if (!module_->reserveName(vi.name()))
+        return makeError("graph output '" + vi.name() + "' is listed twice");
+    try {
+      onnx::checker::check_model(model_);
+    } catch (const std::exception &e) {
+      return makeError("invalid ONNX model: " + StringRef(e.what()).trim());
+    }
+    EMBER_TRY(loadInitializers());
+    EMBER_TRY(loadInputs());
+    EMBER_TRY(loadNodes());
+    EMBER_TRY(loadOutputs());
+    EMBER_TRY(fn_->verify());
+    return std::move(module_);
+  }
+};
+
+Error ONNXImporter::checkOperatorsSupported() {
+  std::vector<std::string> missing;
+  for (const auto &n : model_.graph().node()) {
+    bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
+    if (defaultDomain && OpRegistry::get().find(n.op_type(), opset_))
+      continue;
+    missing.push_back(nodeLabel(n) + (defaultDomain ? "" : " in domain '" + n.domain() + "'") +
+                      " at opset " + std::to_string(opset_));
+  }
+  if (missing.empty())
+    return Error::success();
+  std::string msg = "unsupported operators (" + std::to_string(missing.size()) + "):";
+  for (const std::string &m : missing)
+    msg += "\n  " + m;
+  return makeError(msg);
+}
+
+Error ONNXImporter::loadInitializers() {
+  for (const auto &init : model_.graph().initializer()) {
+    auto t = tensorFromONNX(init);
+    if (!t)
+      return withContext(t.takeError(), "initializer '" + init.name() + "'");
+    Constant *c = module_->createConstant(std::move(*t), init.name());
+    if (!values_.try_emplace(init.name(), c->getResult()).second)
+      return makeError("initializer '" + init.name() + "' is defined twice");
+  }
+  return Error::success();
+}
+
+Expected<Type> ONNXImporter::inputType(const onnx::ValueInfoProto &vi) {
+  if (!vi.type().has_tensor_type())
+    return makeError("only tensor inputs are supported");
+  const auto &tt = vi.type().tensor_type();
+  EMBER_ASSIGN_OR_RETURN(ElemKind kind, elemKindFromONNX(tt.elem_type()));
+  if (!tt.has_shape())
+    return makeError("has no shape");
+  auto given = opts_.inputShapes.find(vi.name());
+  if (given == opts_.inputShapes.end() && model_.graph().input_size() -
+                                                  model_.graph().initializer_size() <= 1)
+    given = opts_.inputShapes.find("");
+  const std::vector<int64_t> *fileShape =
+      given == opts_.inputShapes.end() ? nullptr : &given->second;
+  auto modelShape = [&] {
+    std::string s = "[";
+    for (int i = 0; i < tt.shape().dim_size(); ++i) {
+      const auto &d = tt.shape().dim(i);
+      s += (i ? "," : "") + (d.has_dim_value() ? std::to_string(d.dim_value())
+                                               : d.has_dim_param() ? d.dim_param() : "?");
+    }
+    return s + "]";
+  };
+  auto fileShapeStr = [&] {
+    std::string s = "[";
+    for (size_t i = 0; i < fileShape->size(); ++i)
+      s += (i ? "," : "") + std::to_string((*fileShape)[i]);
+    return s + "]";
+  };
+  if (fileShape && fileShape->size() != size_t(tt.shape().dim_size()))
+    return makeError("input file has shape " + fileShapeStr() + ", the model expects " +
+                     modelShape());
+  SmallVector<int64_t, 6> dims;
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto &d = tt.shape().dim(i);
+    if (d.has_dim_value()) {
+      if (fileShape && (*fileShape)[i] != d.dim_value())
+        return makeError("input file has shape " + fileShapeStr() + ", the model expects " +
+                         modelShape());
+      dims.push_back(d.dim_value());
+      continue;
+    }
+    if (d.has_dim_param()) {
+      auto sym = opts_.symbols.find(d.dim_param());
+      if (sym != opts_.symbols.end()) {
+        if (fileShape && (*fileShape)[i] != sym->second)
+          return makeError("input file has shape " + fileShapeStr() + ", but '" + d.dim_param() +
+                           "' is defined as " + Twine(sym->second));
+        dims.push_back(sym->second);
+        continue;
+      }
+    }
+    if (fileShape) {
+      dims.push_back((*fileShape)[i]);
+      continue;
+    }
+    return makeError("dim " + Twine(i) + " of shape " + modelShape() + " is symbolic" +
+                     (d.has_dim_param() ? " ('" + d.dim_param() + "')" : std::string()) +
+                     "; bind it with -onnx-define-symbol=" +
+                     (d.has_dim_param() ? d.dim_param() : std::string("NAME")) +
+                     ",VALUE or pass an input file");
+  }
+  return Type::checked(kind, dims);
+}
+
+Error ONNXImporter::loadInputs() {
+  StringSet<> known;
+  for (const auto &vi : model_.graph().input()) {
+    if (values_.count(vi.name())) // older IR versions list initializers as inputs too
+      continue;
+    auto ty = inputType(vi);
+    if (!ty)
+      return withContext(ty.takeError(), "input '" + vi.name() + "'");
+    if (!module_->reserveName(vi.name()))
+      return makeError("input '" + vi.name() + "' is defined twice");
+    Placeholder *p = module_->createPlaceholder(*ty, vi.name(), /*reserved=*/true);
+    values_[vi.name()] = p->getResult();
+    known.insert(vi.name());
+  }
+  for (const auto &entry : opts_.inputShapes)
+    if (!entry.getKey().empty() && !known.count(entry.getKey())) {
+      std::string names;
+      for (const auto &k : known)
+        names += (names.empty() ? "" : ", ") + k.getKey().str();
+      return makeError("the model has no input named '" + entry.getKey() + "' (its inputs: " +
+                       (names.empty() ? "none" : names) + ")");
+    }
+  return Error::success();
+}
+
+Error ONNXImporter::loadNodes() {
+  for (const auto &n : model_.graph().node()) {
+    OpContext ctx(n, opset_, *module_, *fn_, values_);
+    OpLoader load = OpRegistry::get().find(n.op_type(), opset_);
+    Error err = load(ctx);
+    err = joinErrors(std::move(err), ctx.takeAttrError());
+    if (err)
+      return withContext(std::move(err), nodeLabel(n));
+    for (int i = 0; i < n.output_size(); ++i)
+      if (!n.output(i).empty() && !values_.count(n.output(i)))
+        return makeError(nodeLabel(n) + ": output " + Twine(i) + " ('" + n.output(i) +
+                         "') is not supported");
+  }
+  return Error::success();
+}
+
+Error ONNXImporter::loadOutputs() {
+  for (const auto &vi : model_.graph().output()) {
+    auto it = values_.find(vi.name());
+    if (it == values_.end())
+      return makeError("graph output '" + vi.name() + "' is not produced by any node");
+    NodeValue v = it->second;
+    Placeholder *out = module_->createPlaceholder(v.getType(), vi.name(), /*reserved=*/true);
+    EMBER_TRY(fn_->createNode(NodeKind::Save, "save_" + vi.name(), {v, out->getResult()})
+                  .takeError());
+  }
+  if (model_.graph().output_size() == 0)
+    return makeError("the graph has no outputs");
+  return Error::success();
+}
+
+} // namespace
+
+Expected<std::unique_ptr<Module>> loadModel(StringRef path, const ImportOptions &opts) {
+  auto model = readModelProto(path);
+  if (!model)
+    return withContext(model.takeError(), path);
+  auto module = ONNXImporter(*model, opts).run();
+  if (!module)
+    return withContext(module.takeError(), path);
+  return module;
+}
+
+} // namespace ember

@@ -1,0 +1,193 @@
+#include "ONNXTensor.h"
+
+#include "ember/Support/Error.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstring>
+
+using namespace llvm;
+
+namespace ember {
+
+namespace {
+struct DataTypeEntry {
+  int onnx;
+  const char *name;
+  bool supported;
+  ElemKind kind;
+};
+const DataTypeEntry kDataTypes[] = {
+    {onnx::TensorProto::FLOAT, "FLOAT", true, ElemKind::Float32},
+    {onnx::TensorProto::UINT8, "UINT8", true, ElemKind::UInt8},
+    {onnx::TensorProto::INT8, "INT8", true, ElemKind::Int8},
+    {onnx::TensorProto::UINT16, "UINT16", true, ElemKind::UInt16},
+    {onnx::TensorProto::INT16, "INT16", true, ElemKind::Int16},
+    {onnx::TensorProto::INT32, "INT32", true, ElemKind::Int32},
+    {onnx::TensorProto::INT64, "INT64", true, ElemKind::Int64},
+    {onnx::TensorProto::STRING, "STRING", false, ElemKind::Float32},
+    {onnx::TensorProto::BOOL, "BOOL", true, ElemKind::Bool},
+    {onnx::TensorProto::FLOAT16, "FLOAT16", true, ElemKind::Float16},
+    {onnx::TensorProto::DOUBLE, "DOUBLE", true, ElemKind::Float64},
+    {onnx::TensorProto::UINT32, "UINT32", true, ElemKind::UInt32},
+    {onnx::TensorProto::UINT64, "UINT64", true, ElemKind::UInt64},
+    {onnx::TensorProto::COMPLEX64, "COMPLEX64", false, ElemKind::Float32},
+    {onnx::TensorProto::COMPLEX128, "COMPLEX128", false, ElemKind::Float32},
+    {onnx::TensorProto::BFLOAT16, "BFLOAT16", true, ElemKind::BFloat16},
+};
+
+const DataTypeEntry *findDataType(int t) {
+  for (const DataTypeEntry &e : kDataTypes)
+    if (e.onnx == t)
+      return &e;
+  return nullptr;
+}
+
+/// Copies a typed repeated field into \p t, narrowing each value to the storage type.
+template <typename Storage, typename Field> void copyField(const Field &field, Tensor &t) {
+  Storage *dst = t.dataAs<Storage>();
+  for (int i = 0; i < field.size(); ++i)
+    dst[i] = static_cast<Storage>(field.Get(i));
+}
+} // namespace
+
+StringRef onnxDataTypeName(int dataType) {
+  const DataTypeEntry *e = findDataType(dataType);
+  return e ? e->name : "UNDEFINED";
+}
+
+Expected<ElemKind> elemKindFromONNX(int dataType) {
+  const DataTypeEntry *e = findDataType(dataType);
+  if (!e)
+    return makeError("unknown tensor data type " + Twine(dataType));
+  if (!e->supported)
+    return makeError("tensor data type " + Twine(e->name) + " is not supported");
+  return e->kind;
+}
+
+Expected<Tensor> tensorFromONNX(const onnx::TensorProto &proto) {
+  std::string what = "tensor '" + proto.name() + "'";
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL)
+    return makeError(what + ": external data is not supported");
+  if (proto.has_segment())
+    return makeError(what + ": segmented tensors are not supported");
+  auto kind = elemKindFromONNX(proto.data_type());
+  if (!kind)
+    return withContext(kind.takeError(), what);
+  SmallVector<int64_t, 6> dims(proto.dims().begin(), proto.dims().end());
+  auto ty = Type::checked(*kind, dims);
+  if (!ty)
+    return withContext(ty.takeError(), what);
+  size_t n = ty->numElements();
+  Tensor t(*ty);
+
+  if (proto.has_raw_data()) {
+    const std::string &raw = proto.raw_data();
+    if (raw.size() != ty->sizeInBytes())
+      return makeError(what + ": raw_data has " + Twine(raw.size()) + " bytes, shape " +
+                       dimsToString(ty->dims) + " of " + elemKindName(*kind) + " needs " +
+                       Twine(ty->sizeInBytes()));
+    if (n)
+      std::memcpy(t.data(), raw.data(), raw.size());
+    if (*kind == ElemKind::Bool)
+      for (size_t i = 0; i < n; ++i)
+        t.dataAs<uint8_t>()[i] = t.dataAs<uint8_t>()[i] != 0;
+    return t;
+  }
+
+  // Typed fields: which one holds the data depends on the type (onnx.proto's comments).
+  auto count = [&](int got) -> Error {
+    if (size_t(got) != n)
+      return makeError(what + ": has " + Twine(got) + " values, shape " + dimsToString(ty->dims) +
+                       " needs " + Twine(n));
+    return Error::success();
+  };
+  switch (*kind) {
+  case ElemKind::Float32:
+    EMBER_TRY(count(proto.float_data_size()));
+    copyField<float>(proto.float_data(), t);
+    break;
+  case ElemKind::Float64:
+    EMBER_TRY(count(proto.double_data_size()));
+    copyField<double>(proto.double_data(), t);
+    break;
+  case ElemKind::Int64:
+    EMBER_TRY(count(proto.int64_data_size()));
+    copyField<int64_t>(proto.int64_data(), t);
+    break;
+  case ElemKind::UInt32:
+    EMBER_TRY(count(proto.uint64_data_size()));
+    copyField<uint32_t>(proto.uint64_data(), t);
+    break;
+  case ElemKind::UInt64:
+    EMBER_TRY(count(proto.uint64_data_size()));
+    copyField<uint64_t>(proto.uint64_data(), t);
+    break;
+  case ElemKind::Int32:
+    EMBER_TRY(count(proto.int32_data_size()));
+    copyField<int32_t>(proto.int32_data(), t);
+    break;
+  case ElemKind::Int16:
+    EMBER_TRY(count(proto.int32_data_size()));
+    copyField<int16_t>(proto.int32_data(), t);
+    break;
+  case ElemKind::UInt16:
+  case ElemKind::Float16:
+  case ElemKind::BFloat16: // the raw 16 bits sit in int32_data
+    EMBER_TRY(count(proto.int32_data_size()));
+    copyField<uint16_t>(proto.int32_data(), t);
+    break;
+  case ElemKind::Int8:
+    EMBER_TRY(count(proto.int32_data_size()));
+    copyField<int8_t>(proto.int32_data(), t);
+    break;
+  case ElemKind::UInt8:
+    EMBER_TRY(count(proto.int32_data_size()));
+    copyField<uint8_t>(proto.int32_data(), t);
+    break;
+  case ElemKind::Bool:
+    EMBER_TRY(count(proto.int32_data_size()));
+    for (size_t i = 0; i < n; ++i)
+      t.dataAs<bool>()[i] = proto.int32_data(int(i)) != 0;
+    break;
+  default:
+    return makeError(what + ": cannot read " + elemKindName(*kind));
+  }
+  return t;
+}
+
+Expected<Tensor> readONNXTensorFile(StringRef path, std::string *name) {
+  if (sys::fs::is_directory(path))
+    return makeError(path + ": is a directory");
+  auto buf = MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return makeError(path + ": " + buf.getError().message());
+  onnx::TensorProto proto;
+  StringRef bytes = (*buf)->getBuffer();
+  if (bytes.size() > size_t(INT32_MAX) || !proto.ParseFromArray(bytes.data(), int(bytes.size())))
+    return makeError(path + ": not a serialized ONNX TensorProto");
+  if (name)
+    *name = proto.name();
+  auto t = tensorFromONNX(proto);
+  if (!t)
+    return withContext(t.takeError(), path);
+  return t;
+}
+
+} // namespace ember
+
+#include "ember/Base/Npy.h"
+#include "ember/Importer/TensorFiles.h"
+
+namespace ember {
+
+llvm::Expected<Tensor> readTensorFile(llvm::StringRef path, std::string *name) {
+  if (path.ends_with(".npy"))
+    return readNpyFile(path);
+  if (path.ends_with(".pb"))
+    return readONNXTensorFile(path, name);
+  return makeError(path + ": unknown tensor file type (expected .npy or .pb)");
+}
+
+} // namespace ember

@@ -1,0 +1,109 @@
+// What an ONNX operator loader sees: the node's inputs as graph values, its attributes, and
+// helpers to create ember nodes named after it. Loaders are registered by op type and the first
+// opset they handle (OpRegistry), one family per file (MathOps.cpp, NNOps.cpp, ShapeOps.cpp).
+#ifndef EMBER_LIB_IMPORTER_ONNX_OPCONTEXT_H
+#define EMBER_LIB_IMPORTER_ONNX_OPCONTEXT_H
+
+#include "ember/Graph/Graph.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ember {
+
+class OpContext;
+using OpLoader = llvm::Error (*)(OpContext &ctx);
+
+/// op type -> loaders by first opset; the loader for a model is the one with the largest
+/// first opset not above the model's.
+class OpRegistry {
+  struct Entry {
+    int64_t sinceOpset;
+    OpLoader load;
+  };
+  llvm::StringMap<std::vector<Entry>> loaders_;
+
+public:
+  void add(llvm::StringRef opType, int64_t sinceOpset, OpLoader load);
+  OpLoader find(llvm::StringRef opType, int64_t opset) const;
+  static const OpRegistry &get();
+};
+
+void registerMathOps(OpRegistry &r);
+void registerNNOps(OpRegistry &r);
+void registerShapeOps(OpRegistry &r);
+
+class OpContext {
+  const onnx::NodeProto &node_;
+  int64_t opset_;
+  Module &module_;
+  Function &fn_;
+  llvm::StringMap<NodeValue> &values_;
+  llvm::Error attrError_ = llvm::Error::success();
+
+  const onnx::AttributeProto *findAttr(llvm::StringRef name,
+                                       onnx::AttributeProto::AttributeType type);
+
+public:
+  OpContext(const onnx::NodeProto &node, int64_t opset, Module &m, Function &f,
+            llvm::StringMap<NodeValue> &values)
+      : node_(node), opset_(opset), module_(m), fn_(f), values_(values) {}
+  ~OpContext() { llvm::consumeError(std::move(attrError_)); }
+
+  const onnx::NodeProto &proto() const { return node_; }
+  int64_t opset() const { return opset_; }
+  Module &module() { return module_; }
+  /// The node's name, or its first output's when it has none.
+  std::string baseName() const;
+
+  /// Inputs: an empty name means an omitted optional input.
+  unsigned numInputs() const { return node_.input_size(); }
+  bool hasInput(unsigned i) const { return int(i) < node_.input_size() && !node_.input(i).empty(); }
+  llvm::Expected<NodeValue> input(unsigned i);
+  /// The input's value when it is a Constant (weights, shape tensors), else an error.
+  llvm::Expected<const Tensor *> constantInput(unsigned i);
+  /// A constant input read as int64 values (shapes, axes).
+  llvm::Expected<std::vector<int64_t>> constantInts(unsigned i);
+
+  unsigned numOutputs() const { return node_.output_size(); }
+  bool hasOutput(unsigned i) const {
+    return int(i) < node_.output_size() && !node_.output(i).empty();
+  }
+  /// Binds output \p i's name to \p v; a name defined twice is an error.
+  llvm::Error setOutput(unsigned i, NodeValue v);
+
+  /// Attribute readers: a missing attribute gives \p def; one of the wrong type records an error
+  /// that the importer reports after the loader returns.
+  bool hasAttr(llvm::StringRef name) const;
+  int64_t getInt(llvm::StringRef name, int64_t def);
+  float getFloat(llvm::StringRef name, float def);
+  std::string getString(llvm::StringRef name, llvm::StringRef def);
+  std::vector<int64_t> getInts(llvm::StringRef name, std::vector<int64_t> def = {});
+  const onnx::TensorProto *getTensorAttr(llvm::StringRef name);
+  llvm::Error takeAttrError() { return std::move(attrError_); }
+
+  /// Creates \p kind on \p operands, named after this ONNX node (plus \p suffix).
+  llvm::Expected<NodeValue> create(NodeKind kind, llvm::ArrayRef<NodeValue> operands,
+                                   AttrList attrs = {}, llvm::StringRef suffix = "");
+  Constant *createConstant(Tensor t, llvm::StringRef suffix);
+  llvm::Expected<NodeValue> reshape(NodeValue v, llvm::ArrayRef<dim_t> dims);
+  /// \p v broadcast (numpy rules) to \p dims; \p v itself when the dims already match.
+  llvm::Expected<NodeValue> broadcastTo(NodeValue v, llvm::ArrayRef<dim_t> dims);
+  /// An error about this node's inputs or attributes (the importer adds the node and file).
+  llvm::Error fail(const llvm::Twine &why) const;
+};
+
+/// Normalizes \p axis (may be negative) for \p rank; error if out of range.
+llvm::Expected<int64_t> normalizeAxis(int64_t axis, unsigned rank);
+/// numpy's multidirectional broadcast of two shapes.
+llvm::Expected<DimsVec> broadcastShapes(llvm::ArrayRef<dim_t> a, llvm::ArrayRef<dim_t> b);
+
+} // namespace ember
+
+#endif

@@ -1,0 +1,199 @@
+#include "ToolSupport.h"
+
+#include "ember/Importer/TensorFiles.h"
+#include "ember/Support/Error.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+using namespace llvm;
+
+DEFINE_string(model, "", "Model file: ONNX binary (.onnx) or text (.onnxtxt)");
+DEFINE_string(backend, "Interpreter", "Backend to compile for: Interpreter");
+DEFINE_string(input, "",
+              "Input tensors: NAME=FILE[,NAME=FILE...], or FILE for a model with one input. "
+              "FILE is .npy or an ONNX TensorProto .pb");
+DEFINE_string(onnx_define_symbol, "",
+              "NAME,VALUE: bind a symbolic dim of the model's inputs (repeatable)");
+DEFINE_bool(dump_graph, false, "Print the optimized graph (alias -dumpGraph)");
+DEFINE_string(dump_graph_DAG, "", "Write the optimized graph to this file as Graphviz DOT");
+DEFINE_bool(dump_ir, false, "Print the IR with its memory plan");
+DEFINE_bool(verify_each, false, "Verify the graph after every pass and the IR after IRGen");
+
+namespace ember {
+namespace tools {
+
+namespace {
+
+std::string normalizeFlagName(std::string name) {
+  for (char &c : name)
+    if (c == '-')
+      c = '_';
+  if (name == "dumpGraph")
+    return "dump_graph";
+  if (name == "dumpGraphDAG")
+    return "dump_graph_DAG";
+  if (name == "dumpIR")
+    return "dump_ir";
+  return name;
+}
+
+void printHelp(const char *usage) {
+  outs() << usage << "\n\nFlags (-flag=value, -flag value, or --flag):\n";
+  std::vector<gflags::CommandLineFlagInfo> flags;
+  gflags::GetAllFlags(&flags);
+  for (const auto &f : flags) {
+    if (f.filename.find("tools/") == std::string::npos)
+      continue;
+    std::string name = f.name;
+    for (char &c : name)
+      if (c == '_')
+        c = '-';
+    outs() << "  -" << name;
+    if (f.type != "bool")
+      outs() << "=<" << f.type << ">";
+    outs() << "\n      " << f.description;
+    if (!f.default_value.empty() && f.default_value != "false")
+      outs() << " (default: " << f.default_value << ")";
+    outs() << "\n";
+  }
+  outs().flush();
+}
+
+} // namespace
+
+void parseCommandLine(int &argc, char **&argv, const char *usage) {
+  static std::vector<std::string> storage;
+  static std::vector<char *> pointers;
+  storage.assign(1, argv[0]);
+  std::string symbols;
+  for (int i = 1; i < argc; ++i) {
+    StringRef arg = argv[i];
+    if (!arg.starts_with("-") || arg == "-" || arg == "--") {
+      storage.push_back(arg.str());
+      continue;
+    }
+    StringRef body = arg.drop_while([](char c) { return c == '-'; });
+    auto [rawName, value] = body.split('=');
+    bool hasValue = body.contains('=');
+    std::string name = normalizeFlagName(rawName.str());
+    if (name == "help" || name == "h" || name == "helpfull") {
+      printHelp(usage);
+      std::exit(0);
+    }
+    gflags::CommandLineFlagInfo info;
+    bool known = gflags::GetCommandLineFlagInfo(name.c_str(), &info);
+    std::string val = value.str();
+    // "-flag value": the next token is the value of a known non-bool flag.
+    if (!hasValue && known && info.type != "bool" && i + 1 < argc) {
+      val = argv[++i];
+      hasValue = true;
+    }
+    if (name == "onnx_define_symbol") {
+      symbols += (symbols.empty() ? "" : ";") + val;
+      continue;
+    }
+    storage.push_back("--" + name + (hasValue ? "=" + val : ""));
+  }
+  if (!symbols.empty())
+    storage.push_back("--onnx_define_symbol=" + symbols);
+  pointers.clear();
+  for (std::string &s : storage)
+    pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  argc = int(storage.size());
+  argv = pointers.data();
+  gflags::SetUsageMessage(usage);
+  gflags::ParseCommandLineFlags(&argc, &argv, true);
+}
+
+int reportError(Error err) {
+  std::string msg = errorToString(std::move(err));
+  SmallVector<StringRef, 8> lines;
+  StringRef(msg).split(lines, '\n');
+  // Indented lines continue the message before them (e.g. a list of unsupported nodes).
+  for (StringRef line : lines)
+    errs() << (line.starts_with(" ") ? "" : "error: ") << line << "\n";
+  return 1;
+}
+
+Expected<std::vector<InputFile>> readInputFiles() {
+  std::vector<InputFile> files;
+  if (FLAGS_input.empty())
+    return files;
+  SmallVector<StringRef, 4> items;
+  StringRef(FLAGS_input).split(items, ',', -1, false);
+  for (StringRef item : items) {
+    InputFile f;
+    auto [name, path] = item.split('=');
+    if (item.contains('=')) {
+      f.name = name.str();
+      f.path = path.str();
+    } else {
+      f.path = item.str();
+      if (items.size() > 1)
+        return makeError("-input: '" + item +
+                         "' needs a NAME=FILE form when several inputs are given");
+    }
+    if (f.path.empty())
+      return makeError("-input: empty file name in '" + item + "'");
+    for (const InputFile &other : files)
+      if (other.name == f.name)
+        return makeError("-input: input '" + f.name + "' is given twice");
+    EMBER_ASSIGN_OR_RETURN(f.tensor, readTensorFile(f.path));
+    files.push_back(std::move(f));
+  }
+  return std::move(files);
+}
+
+Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs) {
+  if (FLAGS_model.empty())
+    return makeError("no model given (-model=FILE)");
+  ImportOptions opts;
+  SmallVector<StringRef, 4> defs;
+  StringRef(FLAGS_onnx_define_symbol).split(defs, ';', -1, false);
+  for (StringRef def : defs) {
+    auto [name, value] = def.split(',');
+    int64_t v;
+    if (name.empty() || value.trim().getAsInteger(10, v) || v < 0)
+      return makeError("-onnx-define-symbol: expected NAME,VALUE with VALUE >= 0, got '" + def +
+                       "'");
+    opts.symbols[name.trim()] = v;
+  }
+  for (const InputFile &f : inputs) {
+    const auto &dims = f.tensor.getType().dims;
+    opts.inputShapes[f.name] = std::vector<int64_t>(dims.begin(), dims.end());
+  }
+  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M, loadModel(FLAGS_model, opts));
+  CompileOptions co;
+  co.backend = FLAGS_backend;
+  co.verifyEach = FLAGS_verify_each;
+  EMBER_ASSIGN_OR_RETURN(auto cm, CompiledModel::compile(std::move(M), co));
+  if (FLAGS_dump_graph)
+    cm->getFunction().dump(outs());
+  if (!FLAGS_dump_graph_DAG.empty()) {
+    std::error_code ec;
+    raw_fd_ostream os(FLAGS_dump_graph_DAG, ec, sys::fs::OF_Text);
+    if (ec)
+      return makeError(FLAGS_dump_graph_DAG + ": " + ec.message());
+    cm->getFunction().dumpDAG(os);
+  }
+  if (FLAGS_dump_ir)
+    cm->getIR().dump(outs());
+  return std::move(cm);
+}
+
+std::string legalizeFileName(StringRef name) {
+  std::string out = name.str();
+  for (char &c : out)
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-')
+      c = '_';
+  if (out.empty() || out == "." || out == "..")
+    out = "_" + out;
+  return out;
+}
+
+} // namespace tools
+} // namespace ember

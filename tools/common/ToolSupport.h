@@ -1,0 +1,53 @@
+// What model-runner and model-compiler share: flag conventions (Glow's dashed spellings),
+// -help, input files, and loading + compiling a model from the flags.
+#ifndef EMBER_TOOLS_COMMON_TOOLSUPPORT_H
+#define EMBER_TOOLS_COMMON_TOOLSUPPORT_H
+
+#include "ember/Driver/CompiledModel.h"
+#include "ember/Importer/ModelLoader.h"
+
+#include <gflags/gflags.h>
+
+#include <string>
+#include <vector>
+
+DECLARE_string(model);
+DECLARE_string(backend);
+DECLARE_string(input);
+DECLARE_string(onnx_define_symbol);
+DECLARE_bool(dump_graph);
+DECLARE_string(dump_graph_DAG);
+DECLARE_bool(dump_ir);
+DECLARE_bool(verify_each);
+
+namespace ember {
+namespace tools {
+
+/// Parses the command line: accepts -flag, --flag, -flag=v and -flag v, dashes or underscores
+/// in names, and Glow's aliases (-dumpGraph). Repeated -onnx-define-symbol flags accumulate.
+/// Handles -help (prints this tool's flags and exits 0). \p usage describes the tool.
+void parseCommandLine(int &argc, char **&argv, const char *usage);
+
+/// Prints "error: <message>" for each line of \p err and returns exit code 1.
+int reportError(llvm::Error err);
+
+struct InputFile {
+  std::string name; ///< graph input name; empty for the single-input form -input=FILE
+  std::string path;
+  Tensor tensor;
+};
+
+/// Reads every file named by -input.
+llvm::Expected<std::vector<InputFile>> readInputFiles();
+
+/// Loads -model with symbols and input shapes bound, compiles it for -backend, and prints
+/// the requested dumps.
+llvm::Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs);
+
+/// \p name with every character outside [A-Za-z0-9_.-] replaced by '_'.
+std::string legalizeFileName(llvm::StringRef name);
+
+} // namespace tools
+} // namespace ember
+
+#endif

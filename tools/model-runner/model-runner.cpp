@@ -1,0 +1,108 @@
+// model-runner: compile a model for a backend and run it once on input files.
+#include "../common/ToolSupport.h"
+
+#include "ember/Base/Npy.h"
+#include "ember/Support/Error.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace ember;
+using namespace llvm;
+
+DEFINE_string(output_dir, "", "Write every output as DIR/<name>.npy");
+
+namespace {
+
+/// Shape, range and first values; the index of the largest value for a vector of scores.
+void printOutput(StringRef name, const Tensor &t) {
+  size_t n = t.numElements();
+  outs() << "output '" << name << "' " << t.getType().str();
+  if (n) {
+    double lo = t.elementAsDouble(0), hi = lo;
+    size_t argmax = 0;
+    for (size_t i = 1; i < n; ++i) {
+      double v = t.elementAsDouble(i);
+      lo = std::min(lo, v);
+      if (v > hi) {
+        hi = v;
+        argmax = i;
+      }
+    }
+    outs() << " min " << format("%.7g", lo) << " max " << format("%.7g", hi);
+    size_t nonUnit = std::count_if(t.getType().dims.begin(), t.getType().dims.end(),
+                                   [](dim_t d) { return d != 1; });
+    if (nonUnit == 1)
+      outs() << " argmax " << argmax;
+  }
+  outs() << "\n  ";
+  t.print(outs(), 10);
+  outs() << "\n";
+}
+
+Error runMain() {
+  EMBER_ASSIGN_OR_RETURN(std::vector<tools::InputFile> inputs, tools::readInputFiles());
+  EMBER_ASSIGN_OR_RETURN(auto cm, tools::loadAndCompile(inputs));
+  std::vector<Placeholder *> modelInputs = cm->getInputs();
+  bool dumpOnly = inputs.empty() && !modelInputs.empty() &&
+                  (FLAGS_dump_graph || FLAGS_dump_ir || !FLAGS_dump_graph_DAG.empty());
+  if (dumpOnly)
+    return Error::success();
+  for (const tools::InputFile &f : inputs) {
+    std::string name = f.name;
+    if (name.empty()) {
+      if (modelInputs.size() != 1)
+        return makeError("-input=" + f.path + " names no input, but the model has " +
+                         Twine(modelInputs.size()) + " inputs; use -input=NAME=FILE");
+      name = modelInputs[0]->getName().str();
+    }
+    EMBER_TRY(withContext(cm->setInput(name, f.tensor), f.path));
+  }
+  std::string missing;
+  for (Placeholder *p : modelInputs) {
+    bool given = std::any_of(inputs.begin(), inputs.end(), [&](const tools::InputFile &f) {
+      return f.name == p->getName() || (f.name.empty() && modelInputs.size() == 1);
+    });
+    if (!given)
+      missing += (missing.empty() ? "'" : ", '") + p->getName().str() + "' " +
+                 p->getType().str();
+  }
+  if (!missing.empty())
+    return makeError("no data for model input(s) " + missing + " (use -input=NAME=FILE)");
+  EMBER_TRY(cm->run());
+  if (!FLAGS_output_dir.empty()) {
+    if (std::error_code ec = sys::fs::create_directories(FLAGS_output_dir))
+      return makeError(FLAGS_output_dir + ": " + ec.message());
+  }
+  for (Placeholder *p : cm->getOutputs()) {
+    EMBER_ASSIGN_OR_RETURN(Tensor t, cm->getOutput(p->getName()));
+    printOutput(p->getName(), t);
+    if (!FLAGS_output_dir.empty()) {
+      SmallString<256> path(FLAGS_output_dir);
+      sys::path::append(path, tools::legalizeFileName(p->getName()) + ".npy");
+      EMBER_TRY(writeNpyFile(path, t));
+    }
+  }
+  return Error::success();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  tools::parseCommandLine(argc, argv,
+                          "model-runner: compile a model and run it once.\n"
+                          "  model-runner -model=m.onnx -input=x=in.npy -output-dir=out/\n"
+                          "  model-runner -model=m.onnx -dump-graph -dump-ir");
+  if (argc > 1) {
+    errs() << "error: unexpected argument '" << argv[1] << "'\n";
+    return 1;
+  }
+  if (Error err = runMain())
+    return tools::reportError(std::move(err));
+  return 0;
+}
