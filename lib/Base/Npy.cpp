@@ -138,12 +138,11 @@ Error writeNpyFile(StringRef path, const Tensor &t) {
       descr = d.descr;
   if (!descr)
     return makeError(path + ": cannot write " + elemKindName(k) + " as .npy");
+  // numpy's own spelling: "()", "(5,)", "(2, 3)".
   std::string shape = "(";
-  for (dim_t d : t.getType().dims)
-    shape += std::to_string(d) + ",";
-  if (t.getType().rank() > 1)
-    shape.pop_back();
-  shape += ")";
+  for (size_t i = 0; i < t.getType().rank(); ++i)
+    shape += (i ? ", " : "") + std::to_string(t.getType().dims[i]);
+  shape += t.getType().rank() == 1 ? ",)" : ")";
   std::string header =
       "{'descr': '" + std::string(descr) + "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad so the data starts on a 64-byte boundary, header ends with '\n'.

@@ -2,6 +2,7 @@
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/Hashing.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -99,7 +100,7 @@ std::string Type::str() const {
   raw_string_ostream os(s);
   os << elemKindName(kind) << "<" << dimsToString(dims) << ">";
   if (isQuantized())
-    os << "{scale:" << scale << ",offset:" << offset << "}";
+    os << "{scale:" << format("%g", scale) << ",offset:" << offset << "}";
   return os.str();
 }
 

@@ -164,7 +164,7 @@ Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputF
   }
   for (const InputFile &f : inputs) {
     const auto &dims = f.tensor.getType().dims;
-    opts.inputShapes[f.name] = std::vector<int64_t>(dims.begin(), dims.end());
+    opts.inputShapes[f.name] = {std::vector<int64_t>(dims.begin(), dims.end()), f.path};
   }
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M, loadModel(FLAGS_model, opts));
   CompileOptions co;

@@ -8,6 +8,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ember {
@@ -15,9 +16,16 @@ namespace ember {
 struct ImportOptions {
   /// Values for symbolic dims (dim_param), from -onnx-define-symbol=NAME,VALUE.
   llvm::StringMap<int64_t> symbols;
+  /// The shape of an input's data and where it comes from (named in errors).
+  struct InputShape {
+    std::vector<int64_t> dims;
+    std::string source;
+  };
   /// Shapes of the input files by graph input name; they bind the inputs' symbolic dims.
   /// The key "" stands for the model's only input.
-  llvm::StringMap<std::vector<int64_t>> inputShapes;
+  llvm::StringMap<InputShape> inputShapes;
+  /// Shapes of unnamed input files, by position among the graph's inputs.
+  std::vector<InputShape> positionalInputShapes;
 };
 
 /// The name of the function a loader creates in the module.

@@ -82,6 +82,21 @@ Expected<int64_t> defaultDomainOpset(const onnx::ModelProto &model) {
   return opset;
 }
 
+/// The checker's message on one line: "what (context)".
+std::string checkerMessage(StringRef what) {
+  SmallVector<StringRef, 4> lines;
+  what.split(lines, '\n', -1, false);
+  std::string msg, context;
+  for (StringRef line : lines) {
+    line = line.trim();
+    if (line.consume_front("==> Context:"))
+      context += (context.empty() ? "" : "; ") + line.trim().str();
+    else if (!line.empty())
+      msg += (msg.empty() ? "" : " ") + line.str();
+  }
+  return context.empty() ? msg : msg + " (" + context + ")";
+}
+
 std::string nodeLabel(const onnx::NodeProto &n) {
   std::string name = !n.name().empty() ? n.name() : n.output_size() ? n.output(0) : "";
   return "node '" + name + "' (" + n.op_type() + ")";
@@ -100,7 +115,7 @@ class ONNXImporter {
   Error loadInputs();
   Error loadNodes();
   Error loadOutputs();
-  Expected<Type> inputType(const onnx::ValueInfoProto &vi);
+  Expected<Type> inputType(const onnx::ValueInfoProto &vi, size_t position);
 
 public:
   ONNXImporter(const onnx::ModelProto &model, const ImportOptions &opts)
@@ -116,7 +131,7 @@ public:
     try {
       onnx::checker::check_model(model_);
     } catch (const std::exception &e) {
-      return makeError("invalid ONNX model: " + StringRef(e.what()).trim());
+      return makeError("invalid ONNX model: " + checkerMessage(e.what()));
     }
     EMBER_TRY(loadInitializers());
     EMBER_TRY(loadInputs());
@@ -156,7 +171,7 @@ Error ONNXImporter::loadInitializers() {
   return Error::success();
 }
 
-Expected<Type> ONNXImporter::inputType(const onnx::ValueInfoProto &vi) {
+Expected<Type> ONNXImporter::inputType(const onnx::ValueInfoProto &vi, size_t position) {
   if (!vi.type().has_tensor_type())
     return makeError("only tensor inputs are supported");
   const auto &tt = vi.type().tensor_type();
@@ -167,8 +182,11 @@ Expected<Type> ONNXImporter::inputType(const onnx::ValueInfoProto &vi) {
   if (given == opts_.inputShapes.end() && model_.graph().input_size() -
                                                   model_.graph().initializer_size() <= 1)
     given = opts_.inputShapes.find("");
-  const std::vector<int64_t> *fileShape =
+  const ImportOptions::InputShape *file =
       given == opts_.inputShapes.end() ? nullptr : &given->second;
+  if (!file && position < opts_.positionalInputShapes.size())
+    file = &opts_.positionalInputShapes[position];
+  const std::vector<int64_t> *fileShape = file ? &file->dims : nullptr;
   auto modelShape = [&] {
     std::string s = "[";
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
@@ -185,14 +203,14 @@ Expected<Type> ONNXImporter::inputType(const onnx::ValueInfoProto &vi) {
     return s + "]";
   };
   if (fileShape && fileShape->size() != size_t(tt.shape().dim_size()))
-    return makeError("input file has shape " + fileShapeStr() + ", the model expects " +
+    return makeError(file->source + " has shape " + fileShapeStr() + ", the model expects " +
                      modelShape());
   SmallVector<int64_t, 6> dims;
   for (int i = 0; i < tt.shape().dim_size(); ++i) {
     const auto &d = tt.shape().dim(i);
     if (d.has_dim_value()) {
       if (fileShape && (*fileShape)[i] != d.dim_value())
-        return makeError("input file has shape " + fileShapeStr() + ", the model expects " +
+        return makeError(file->source + " has shape " + fileShapeStr() + ", the model expects " +
                          modelShape());
       dims.push_back(d.dim_value());
       continue;
@@ -201,7 +219,7 @@ Expected<Type> ONNXImporter::inputType(const onnx::ValueInfoProto &vi) {
       auto sym = opts_.symbols.find(d.dim_param());
       if (sym != opts_.symbols.end()) {
         if (fileShape && (*fileShape)[i] != sym->second)
-          return makeError("input file has shape " + fileShapeStr() + ", but '" + d.dim_param() +
+          return makeError(file->source + " has shape " + fileShapeStr() + ", but '" + d.dim_param() +
                            "' is defined as " + Twine(sym->second));
         dims.push_back(sym->second);
         continue;
@@ -225,7 +243,7 @@ Error ONNXImporter::loadInputs() {
   for (const auto &vi : model_.graph().input()) {
     if (values_.count(vi.name())) // older IR versions list initializers as inputs too
       continue;
-    auto ty = inputType(vi);
+    auto ty = inputType(vi, known.size());
     if (!ty)
       return withContext(ty.takeError(), "input '" + vi.name() + "'");
     if (!module_->reserveName(vi.name()))

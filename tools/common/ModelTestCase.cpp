@@ -1,0 +1,152 @@
+#include "ModelTestCase.h"
+
+#include "ember/Driver/CompiledModel.h"
+#include "ember/Importer/ModelLoader.h"
+#include "ember/Importer/TensorFiles.h"
+#include "ember/Support/Error.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace llvm;
+
+namespace ember {
+namespace tools {
+
+std::string compareTensors(const Tensor &got, const Tensor &want, const Tolerance &tol,
+                           double *maxAbsErr) {
+  if (maxAbsErr)
+    *maxAbsErr = 0;
+  if (got.getType().kind != want.getType().kind || got.getType().dims != want.getType().dims)
+    return "type " + got.getType().str() + ", expected " + want.getType().str();
+  bool exact = !isFloatKind(want.getType().kind);
+  for (size_t i = 0, e = want.numElements(); i < e; ++i) {
+    double g = got.elementAsDouble(i), w = want.elementAsDouble(i);
+    if (std::isnan(w) && std::isnan(g))
+      continue;
+    if (std::isinf(w) && g == w)
+      continue;
+    double diff = std::fabs(g - w);
+    if (maxAbsErr && !std::isnan(diff))
+      *maxAbsErr = std::max(*maxAbsErr, diff);
+    bool ok = exact ? g == w : diff <= tol.atol + tol.rtol * std::fabs(w);
+    if (!ok || std::isnan(diff))
+      return "element " + std::to_string(i) + " is " + std::to_string(g) + ", expected " +
+             std::to_string(w);
+  }
+  return "";
+}
+
+namespace {
+
+/// input_0.pb, input_1.pb, ... in numeric order.
+std::vector<std::string> numberedFiles(StringRef dir, StringRef prefix) {
+  std::vector<std::string> files;
+  for (unsigned i = 0;; ++i) {
+    SmallString<256> p(dir);
+    sys::path::append(p, prefix + Twine(i) + ".pb");
+    if (!sys::fs::exists(p))
+      break;
+    files.push_back(p.str().str());
+  }
+  return files;
+}
+
+Expected<std::string> findModel(StringRef dir) {
+  for (const char *name : {"model.onnx", "model.onnxtxt"}) {
+    SmallString<256> p(dir);
+    sys::path::append(p, name);
+    if (sys::fs::exists(p))
+      return p.str().str();
+  }
+  return makeError(dir + ": no model.onnx or model.onnxtxt");
+}
+
+} // namespace
+
+CaseResult runModelTestCase(StringRef dir, StringRef backend, const Tolerance &tol) {
+  auto refuse = [](Error e) { return CaseResult{CaseResult::Refused, errorToString(std::move(e))}; };
+  auto modelPath = findModel(dir);
+  if (!modelPath)
+    return refuse(modelPath.takeError());
+
+  std::vector<std::string> dataSets;
+  for (unsigned i = 0;; ++i) {
+    SmallString<256> p(dir);
+    sys::path::append(p, "test_data_set_" + Twine(i));
+    if (!sys::fs::is_directory(p))
+      break;
+    dataSets.push_back(p.str().str());
+  }
+  if (dataSets.empty())
+    return refuse(makeError(dir + ": no test_data_set_0"));
+
+  CaseResult result{CaseResult::Pass, ""};
+  for (const std::string &set : dataSets) {
+    // Inputs are matched by the tensor's stored name, else by position.
+    std::vector<std::pair<std::string, Tensor>> inputs;
+    ImportOptions opts;
+    for (const std::string &f : numberedFiles(set, "input_")) {
+      std::string name;
+      auto t = readTensorFile(f, &name);
+      if (!t)
+        return refuse(t.takeError());
+      inputs.push_back({name, std::move(*t)});
+    }
+    // Symbolic dims are bound from the data: by the tensor's stored name, else by position.
+    for (auto &[name, t] : inputs) {
+      const auto &dims = t.getType().dims;
+      ImportOptions::InputShape shape{std::vector<int64_t>(dims.begin(), dims.end()), "input data"};
+      if (name.empty())
+        opts.positionalInputShapes.push_back(shape);
+      else
+        opts.inputShapes[name] = shape;
+    }
+    auto module = loadModel(*modelPath, opts);
+    if (!module)
+      return refuse(module.takeError());
+    CompileOptions co;
+    co.backend = backend.str();
+    co.verifyEach = true;
+    auto cm = CompiledModel::compile(std::move(*module), co);
+    if (!cm)
+      return refuse(cm.takeError());
+    std::vector<Placeholder *> modelInputs = (*cm)->getInputs();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::string name = inputs[i].first;
+      if (name.empty() && i < modelInputs.size())
+        name = modelInputs[i]->getName().str();
+      if (Error e = (*cm)->setInput(name, inputs[i].second))
+        return refuse(std::move(e));
+    }
+    if (Error e = (*cm)->run())
+      return refuse(std::move(e));
+    std::vector<std::string> outFiles = numberedFiles(set, "output_");
+    std::vector<Placeholder *> outs = (*cm)->getOutputs();
+    if (outFiles.size() != outs.size())
+      return CaseResult{CaseResult::Wrong, "model has " + std::to_string(outs.size()) +
+                                               " outputs, test data " +
+                                               std::to_string(outFiles.size())};
+    for (size_t i = 0; i < outFiles.size(); ++i) {
+      auto want = readTensorFile(outFiles[i]);
+      if (!want)
+        return refuse(want.takeError());
+      auto got = (*cm)->getOutput(outs[i]->getName());
+      if (!got)
+        return refuse(got.takeError());
+      double err = 0;
+      std::string diff = compareTensors(*got, *want, tol, &err);
+      result.maxAbsErr = std::max(result.maxAbsErr, err);
+      if (!diff.empty())
+        return CaseResult{CaseResult::Wrong,
+                          "output '" + outs[i]->getName().str() + "': " + diff, err};
+    }
+  }
+  return result;
+}
+
+} // namespace tools
+} // namespace ember
