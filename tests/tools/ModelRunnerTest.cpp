@@ -1,0 +1,821 @@
+// End-to-end tests of model-runner: the binary is run as a user runs it (no shell), with its
+// stdout, stderr, exit status and the files it writes checked. Every bad input must end in a
+// clean "error: ..." and exit code 1: never a crash (signal), never a hang.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char *const kRunner = EMBER_MODEL_RUNNER;
+const std::string kModels = std::string(EMBER_SOURCE_DIR) + "/tests/models";
+const std::string kLinearSigmoid = kModels + "/linear_sigmoid";
+const std::string kConstAdd = kModels + "/const_add/model.onnxtxt";
+const std::string kSymbolicBatch = kModels + "/symbolic_batch/model.onnxtxt";
+
+//===----------------------------------------------------------------------------------------===//
+// Running the tool
+//===----------------------------------------------------------------------------------------===//
+
+struct RunResult {
+  std::string command; ///< for failure messages
+  bool timedOut = false;
+  bool signaled = false;
+  int signal = 0;
+  int exitCode = -1;
+  std::string out;
+  std::string err;
+
+  /// Everything a failed expectation should show.
+  std::string describe() const {
+    std::ostringstream os;
+    os << "command: " << command << "\n";
+    if (timedOut)
+      os << "status: HANG (killed after the timeout)\n";
+    else if (signaled)
+      os << "status: CRASH (signal " << signal << ": " << strsignal(signal) << ")\n";
+    else
+      os << "status: exit code " << exitCode << "\n";
+    os << "--- stdout ---\n" << out << "\n--- stderr ---\n" << err << "\n";
+    return os.str();
+  }
+};
+
+double nowSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/// Runs model-runner with \p args (no shell), stdin from /dev/null, stdout and stderr captured
+/// separately through pipes. After \p timeoutSec the process is killed and reported as a hang.
+RunResult runTool(const std::vector<std::string> &args, double timeoutSec = 60) {
+  RunResult r;
+  std::vector<std::string> argvStore;
+  argvStore.push_back(kRunner);
+  argvStore.insert(argvStore.end(), args.begin(), args.end());
+  for (const std::string &a : argvStore)
+    r.command += (r.command.empty() ? "" : " ") + a;
+
+  int outPipe[2], errPipe[2];
+  if (pipe2(outPipe, O_CLOEXEC) != 0 || pipe2(errPipe, O_CLOEXEC) != 0) {
+    ADD_FAILURE() << "pipe2: " << strerror(errno);
+    return r;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2);
+  std::vector<char *> argv;
+  for (std::string &a : argvStore)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid;
+  int rc = posix_spawn(&pid, kRunner, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(outPipe[1]);
+  close(errPipe[1]);
+  if (rc != 0) {
+    close(outPipe[0]);
+    close(errPipe[0]);
+    ADD_FAILURE() << "posix_spawn " << kRunner << ": " << strerror(rc);
+    return r;
+  }
+
+  const double deadline = nowSeconds() + timeoutSec;
+  pollfd fds[2] = {{outPipe[0], POLLIN, 0}, {errPipe[0], POLLIN, 0}};
+  std::string *sinks[2] = {&r.out, &r.err};
+  int openPipes = 2;
+  while (openPipes > 0) {
+    double left = deadline - nowSeconds();
+    if (left <= 0) {
+      r.timedOut = true;
+      break;
+    }
+    int n = poll(fds, 2, int(left * 1000) + 1);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      ADD_FAILURE() << "poll: " << strerror(errno);
+      r.timedOut = true;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      char buf[65536];
+      ssize_t got = read(fds[i].fd, buf, sizeof(buf));
+      if (got > 0) {
+        sinks[i]->append(buf, size_t(got));
+      } else if (got == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --openPipes;
+      }
+    }
+  }
+  for (pollfd &p : fds)
+    if (p.fd >= 0)
+      close(p.fd);
+  // Both pipes closed (or time is up): wait for the exit, still bounded by the deadline.
+  int status = 0;
+  while (!r.timedOut) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid)
+      break;
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w < 0) {
+      ADD_FAILURE() << "waitpid: " << strerror(errno);
+      return r;
+    }
+    if (nowSeconds() > deadline)
+      r.timedOut = true;
+    else
+      usleep(2000);
+  }
+  if (r.timedOut) {
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return r;
+  }
+  if (WIFSIGNALED(status)) {
+    r.signaled = true;
+    r.signal = WTERMSIG(status);
+  } else if (WIFEXITED(status)) {
+    r.exitCode = WEXITSTATUS(status);
+  }
+  return r;
+}
+
+/// The process neither hung nor crashed.
+#define EXPECT_NO_HANG_OR_CRASH(r)                                                                 \
+  do {                                                                                             \
+    EXPECT_FALSE((r).timedOut) << "HANG\n" << (r).describe();                                      \
+    EXPECT_FALSE((r).signaled) << "CRASH\n" << (r).describe();                                     \
+  } while (0)
+
+/// A successful run: exit code 0, no crash, no hang, nothing on stderr starting with "error:".
+#define EXPECT_SUCCESS(r)                                                                          \
+  do {                                                                                             \
+    EXPECT_NO_HANG_OR_CRASH(r);                                                                    \
+    EXPECT_EQ((r).exitCode, 0) << (r).describe();                                                  \
+    EXPECT_EQ((r).err.find("error:"), std::string::npos) << (r).describe();                        \
+  } while (0)
+
+/// A clean refusal: exit code 1, no crash or hang, stderr starts with "error:" and mentions every
+/// one of \p words.
+void expectCleanError(const RunResult &r, std::initializer_list<std::string> words) {
+  EXPECT_FALSE(r.timedOut) << "HANG\n" << r.describe();
+  EXPECT_FALSE(r.signaled) << "CRASH\n" << r.describe();
+  EXPECT_EQ(r.exitCode, 1) << r.describe();
+  EXPECT_EQ(r.err.rfind("error:", 0), 0u) << "stderr must start with 'error:'\n" << r.describe();
+  for (const std::string &w : words)
+    EXPECT_NE(r.err.find(w), std::string::npos)
+        << "stderr should mention '" << w << "'\n"
+        << r.describe();
+}
+
+/// A clean refusal about \p file: besides expectCleanError's checks, every stderr line that starts
+/// with "error:" reads "error: <file>: ..." (a message must not be split into fragments that
+/// lose the file, e.g. an empty "error: " line).
+void expectFileError(const RunResult &r, const std::string &file,
+                     std::initializer_list<std::string> words) {
+  expectCleanError(r, words);
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("error:", 0) == 0) {
+      EXPECT_EQ(line.rfind("error: " + file + ": ", 0), 0u)
+          << "every error line should name " << file << "; this one does not:\n  " << line
+          << "\n"
+          << r.describe();
+    }
+}
+
+//===----------------------------------------------------------------------------------------===//
+// Files
+//===----------------------------------------------------------------------------------------===//
+
+void writeFile(const std::string &path, const std::string &bytes) {
+  std::ofstream os(path, std::ios::binary | std::ios::trunc);
+  ASSERT_TRUE(os) << "cannot write " << path;
+  os.write(bytes.data(), std::streamsize(bytes.size()));
+  ASSERT_TRUE(os) << "cannot write " << path;
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream is(path, std::ios::binary);
+  EXPECT_TRUE(is) << "cannot read " << path;
+  std::ostringstream ss;
+  ss << is.rdbuf();
+  return ss.str();
+}
+
+/// A v1.0 .npy file: magic, version 1.0, little-endian uint16 header length, the header dict
+/// padded with spaces to a 128-byte boundary and ending in '\n', then \p payload.
+std::string npyBytes(const std::string &descr, const std::string &shape,
+                     const std::string &payload) {
+  std::string header =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  size_t total = 10 + header.size() + 1;
+  header.append((128 - total % 128) % 128, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += char(1);
+  out += char(0);
+  out += char(header.size() & 0xff);
+  out += char((header.size() >> 8) & 0xff);
+  return out + header + payload;
+}
+
+template <typename T> std::string rawBytes(const std::vector<T> &values) {
+  return std::string(reinterpret_cast<const char *>(values.data()), values.size() * sizeof(T));
+}
+
+std::string npyFloat32(const std::string &shape, const std::vector<float> &values) {
+  return npyBytes("<f4", shape, rawBytes(values));
+}
+
+struct NpyArray {
+  std::string descr;
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+
+/// "(1, 5)", "(1,5)", "(3,)", "()" -> dims.
+std::vector<int64_t> parseNpyShape(const std::string &text) {
+  std::vector<int64_t> dims;
+  std::string cur;
+  for (char c : text) {
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '-') {
+      cur += c;
+    } else if (!cur.empty()) {
+      dims.push_back(std::stoll(cur));
+      cur.clear();
+    }
+  }
+  return dims;
+}
+
+/// Reads a little-endian float32 .npy (v1 or v2 header).
+NpyArray readNpyFloat32(const std::string &path) {
+  NpyArray a;
+  std::string bytes = readFile(path);
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) {
+    ADD_FAILURE() << path << ": not an .npy file";
+    return a;
+  }
+  size_t headerStart = bytes[6] == 1 ? 10 : 12;
+  size_t headerLen = uint8_t(bytes[8]) | (size_t(uint8_t(bytes[9])) << 8);
+  if (bytes[6] != 1)
+    headerLen |= (size_t(uint8_t(bytes[10])) << 16) | (size_t(uint8_t(bytes[11])) << 24);
+  if (headerStart + headerLen > bytes.size()) {
+    ADD_FAILURE() << path << ": truncated header";
+    return a;
+  }
+  std::string header = bytes.substr(headerStart, headerLen);
+  EXPECT_EQ((headerStart + headerLen) % 64, 0u) << path << ": data is not 64-byte aligned";
+  size_t d = header.find("'descr':");
+  if (d != std::string::npos) {
+    size_t q1 = header.find('\'', d + 8), q2 = header.find('\'', q1 + 1);
+    a.descr = header.substr(q1 + 1, q2 - q1 - 1);
+  }
+  size_t s = header.find("'shape':");
+  if (s != std::string::npos) {
+    size_t open = header.find('(', s), close = header.find(')', s);
+    a.shape = parseNpyShape(header.substr(open, close - open + 1));
+  }
+  EXPECT_EQ(a.descr, "<f4") << path;
+  std::string data = bytes.substr(headerStart + headerLen);
+  EXPECT_EQ(data.size() % 4, 0u) << path;
+  a.values.resize(data.size() / 4);
+  std::memcpy(a.values.data(), data.data(), a.values.size() * 4);
+  return a;
+}
+
+//===----------------------------------------------------------------------------------------===//
+// Hand-written ONNX text models
+//===----------------------------------------------------------------------------------------===//
+
+/// A float tensor value_info: `input`/`output` entry with the given dims (numbers or symbols).
+std::string valueInfo(const std::string &field, const std::string &name,
+                      std::initializer_list<std::string> dims) {
+  std::string s = "  " + field + " { name: \"" + name +
+                  "\" type { tensor_type { elem_type: 1 shape {";
+  for (const std::string &d : dims) {
+    bool symbolic = !d.empty() && !(std::isdigit(static_cast<unsigned char>(d[0])) || d[0] == '-');
+    s += symbolic ? " dim { dim_param: \"" + d + "\" }" : " dim { dim_value: " + d + " }";
+  }
+  return s + " } } } }\n";
+}
+
+/// A float initializer with dims and float_data.
+std::string initializer(const std::string &name, std::initializer_list<int64_t> dims,
+                        const std::vector<float> &values) {
+  std::string s = "  initializer { name: \"" + name + "\" data_type: 1";
+  for (int64_t d : dims)
+    s += " dims: " + std::to_string(d);
+  for (float v : values) {
+    char buf[32];
+    snprintf(buf, sizeof(buf), "%.9g", double(v));
+    s += std::string(" float_data: ") + buf;
+  }
+  return s + " }\n";
+}
+
+std::string node(const std::string &name, const std::string &op,
+                 std::initializer_list<std::string> inputs,
+                 std::initializer_list<std::string> outputs) {
+  std::string s = "  node { name: \"" + name + "\" op_type: \"" + op + "\"";
+  for (const std::string &i : inputs)
+    s += " input: \"" + i + "\"";
+  for (const std::string &o : outputs)
+    s += " output: \"" + o + "\"";
+  return s + " }\n";
+}
+
+/// A ModelProto in protobuf text format around \p graphBody.
+std::string textModel(const std::string &graphBody, int opset = 13) {
+  return "ir_version: 8\n"
+         "opset_import { domain: \"\" version: " +
+         std::to_string(opset) +
+         " }\n"
+         "graph {\n"
+         "  name: \"g\"\n" +
+         graphBody + "}\n";
+}
+
+/// The template every hand-written model starts from: y = Relu(x), x and y float [2,3].
+const char *const kReluModel = R"(ir_version: 8
+opset_import { domain: "" version: 13 }
+graph {
+  name: "g"
+  node { name: "r" op_type: "Relu" input: "x" output: "y" }
+  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 3 } } } } }
+  output { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 3 } } } } }
+}
+)";
+
+//===----------------------------------------------------------------------------------------===//
+// Fixture: a fresh temp dir per test, removed afterwards
+//===----------------------------------------------------------------------------------------===//
+
+class ModelRunner : public ::testing::Test {
+protected:
+  std::string tmp;
+
+  void SetUp() override {
+    std::string base = ::testing::TempDir();
+    if (base.empty() || base.back() != '/')
+      base += '/';
+    std::string pattern = base + "ember-model-runner-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr) << "mkdtemp " << pattern << ": "
+                                                << strerror(errno);
+    tmp = pattern;
+  }
+
+  void TearDown() override {
+    if (!tmp.empty()) {
+      std::error_code ec;
+      fs::remove_all(tmp, ec);
+    }
+  }
+
+  /// Writes \p bytes to tmp/\p name and returns the path.
+  std::string put(const std::string &name, const std::string &bytes) {
+    std::string path = tmp + "/" + name;
+    writeFile(path, bytes);
+    return path;
+  }
+
+  /// The linear_sigmoid model (x: float [1,10] -> y: float [1,5]) and its input.
+  static std::string lsModel() { return kLinearSigmoid + "/model.onnx"; }
+  static std::string lsInput() { return kLinearSigmoid + "/x.npy"; }
+
+  /// Runs a hand-written text model with -dump-graph (no input data needed), expecting success:
+  /// the positive control that makes each bad model's refusal meaningful.
+  void expectModelLoads(const std::string &name, const std::string &text) {
+    std::string path = put(name, text);
+    RunResult r = runTool({"-model=" + path, "-dump-graph"});
+    EXPECT_SUCCESS(r);
+  }
+};
+
+//===----------------------------------------------------------------------------------------===//
+// 1-2. Seed walkthroughs
+//===----------------------------------------------------------------------------------------===//
+
+TEST_F(ModelRunner, ConstAddPrintsSum) {
+  RunResult r = runTool({"-model", kConstAdd});
+  EXPECT_SUCCESS(r);
+  EXPECT_NE(r.out.find("51.7, 14.4, 28.6"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("sum"), std::string::npos) << r.describe();
+}
+
+TEST_F(ModelRunner, ConstAddDumpGraphShowsOnlyLiveNodes) {
+  for (const char *flag : {"-dump-graph", "-dumpGraph", "--dump-graph", "-dump_graph"}) {
+    SCOPED_TRACE(flag);
+    RunResult r = runTool({"-model", kConstAdd, flag});
+    EXPECT_SUCCESS(r);
+    EXPECT_NE(r.out.find("add_live"), std::string::npos) << r.describe();
+    EXPECT_EQ(r.out.find("add_dead"), std::string::npos) << r.describe();
+  }
+}
+
+TEST_F(ModelRunner, ConstAddDumpGraphDAGWritesDot) {
+  std::string dot = tmp + "/g.dot";
+  RunResult r = runTool({"-model", kConstAdd, "-dump-graph-DAG=" + dot});
+  EXPECT_SUCCESS(r);
+  ASSERT_TRUE(fs::exists(dot)) << r.describe();
+  std::string text = readFile(dot);
+  EXPECT_EQ(text.rfind("digraph", 0), 0u) << text;
+  EXPECT_NE(text.find("add_live"), std::string::npos) << text;
+  EXPECT_EQ(text.find("add_dead"), std::string::npos) << text;
+}
+
+TEST_F(ModelRunner, ConstAddOutputDirWritesNpy) {
+  std::string out = tmp + "/out"; // does not exist yet: the tool creates it
+  RunResult r = runTool({"-model", kConstAdd, "-output-dir=" + out});
+  EXPECT_SUCCESS(r);
+  ASSERT_TRUE(fs::exists(out + "/sum.npy")) << r.describe();
+  NpyArray a = readNpyFloat32(out + "/sum.npy");
+  EXPECT_EQ(a.shape, std::vector<int64_t>({3}));
+  ASSERT_EQ(a.values.size(), 3u);
+  EXPECT_FLOAT_EQ(a.values[0], 51.7f);
+  EXPECT_FLOAT_EQ(a.values[1], 14.4f);
+  EXPECT_FLOAT_EQ(a.values[2], 28.6f);
+}
+
+TEST_F(ModelRunner, LinearSigmoidMatchesTorch) {
+  RunResult r = runTool({"-model", lsModel(), "-input=x=" + lsInput(), "-output-dir=" + tmp});
+  EXPECT_SUCCESS(r);
+  ASSERT_TRUE(fs::exists(tmp + "/y.npy")) << r.describe();
+  NpyArray got = readNpyFloat32(tmp + "/y.npy");
+  NpyArray want = readNpyFloat32(kLinearSigmoid + "/y_torch.npy");
+  EXPECT_EQ(want.shape, std::vector<int64_t>({1, 5}));
+  EXPECT_EQ(got.shape, want.shape);
+  ASSERT_EQ(want.values.size(), 5u);
+  ASSERT_EQ(got.values.size(), want.values.size());
+  for (size_t i = 0; i < want.values.size(); ++i)
+    EXPECT_NEAR(got.values[i], want.values[i], 1e-5) << "element " << i;
+}
+
+TEST_F(ModelRunner, LinearSigmoidDumpIR) {
+  RunResult r = runTool({"-model", lsModel(), "-input=x=" + lsInput(), "-dump-ir"});
+  EXPECT_SUCCESS(r);
+  const std::string &o = r.out;
+  EXPECT_NE(o.find("declare {"), std::string::npos) << r.describe();
+  bool outLine = false, inLine = false;
+  std::istringstream lines(o);
+  for (std::string line; std::getline(lines, line);) {
+    outLine |= line.find("@out") != std::string::npos;
+    inLine |= line.find("@in") != std::string::npos;
+  }
+  EXPECT_TRUE(outLine) << r.describe();
+  EXPECT_TRUE(inLine) << r.describe();
+  EXPECT_NE(o.find("matmul"), std::string::npos) << r.describe();
+  EXPECT_NE(o.find("sigmoid"), std::string::npos) << r.describe();
+}
+
+TEST_F(ModelRunner, LinearSigmoidFlagSpellings) {
+  // Each spelling must run the model and write the same y.npy.
+  std::vector<std::vector<std::string>> spellings = {
+      {"-model=" + lsModel(), "-input=" + lsInput()},  // single-input form
+      {"-model=" + lsModel(), "-input", lsInput()},    // "-flag value"
+      {"--model=" + lsModel(), "--input=" + lsInput()}, // double dash
+      {"--model", lsModel(), "-input", "x=" + lsInput()},
+  };
+  NpyArray want = readNpyFloat32(kLinearSigmoid + "/y_torch.npy");
+  int i = 0;
+  for (std::vector<std::string> args : spellings) {
+    std::string out = tmp + "/out" + std::to_string(i++);
+    args.push_back("-output-dir=" + out);
+    RunResult r = runTool(args);
+    SCOPED_TRACE(r.command);
+    EXPECT_SUCCESS(r);
+    EXPECT_NE(r.out.find("output 'y'"), std::string::npos) << r.describe();
+    ASSERT_TRUE(fs::exists(out + "/y.npy")) << r.describe();
+    NpyArray got = readNpyFloat32(out + "/y.npy");
+    ASSERT_EQ(got.values.size(), want.values.size());
+    for (size_t k = 0; k < want.values.size(); ++k)
+      EXPECT_NEAR(got.values[k], want.values[k], 1e-5) << "element " << k;
+  }
+}
+
+TEST_F(ModelRunner, LinearSigmoidONNXTensorInput) {
+  // The .pb input form (ONNX TensorProto), as in the test data sets.
+  RunResult r = runTool({"-model", lsModel(), "-input=" + kLinearSigmoid +
+                                                  "/test_data_set_0/input_0.pb",
+                         "-output-dir=" + tmp});
+  EXPECT_SUCCESS(r);
+  EXPECT_TRUE(fs::exists(tmp + "/y.npy")) << r.describe();
+}
+
+//===----------------------------------------------------------------------------------------===//
+// 3. -help
+//===----------------------------------------------------------------------------------------===//
+
+TEST_F(ModelRunner, HelpListsFlags) {
+  for (const char *flag : {"-help", "--help"}) {
+    RunResult r = runTool({flag});
+    SCOPED_TRACE(flag);
+    EXPECT_SUCCESS(r);
+    for (const char *f : {"-model", "-input", "-dump-graph", "-output-dir"})
+      EXPECT_NE(r.out.find(f), std::string::npos) << f << "\n" << r.describe();
+  }
+}
+
+//===----------------------------------------------------------------------------------------===//
+// Positive controls for the hand-written models
+//===----------------------------------------------------------------------------------------===//
+
+TEST_F(ModelRunner, HandWrittenTemplateRuns) {
+  std::string model = put("relu.onnxtxt", kReluModel);
+  std::string x = put("x.npy", npyFloat32("(2, 3)", {-1, 2, -3, 4, -5, 6}));
+  RunResult r = runTool({"-model=" + model, "-input=x=" + x, "-output-dir=" + tmp + "/out"});
+  EXPECT_SUCCESS(r);
+  NpyArray y = readNpyFloat32(tmp + "/out/y.npy");
+  EXPECT_EQ(y.shape, std::vector<int64_t>({2, 3}));
+  std::vector<float> want = {0, 2, 0, 4, 0, 6};
+  EXPECT_EQ(y.values, want);
+
+  // The generated template is the same model.
+  std::string gen = put("gen.onnxtxt", textModel(node("r", "Relu", {"x"}, {"y"}) +
+                                                 valueInfo("input", "x", {"2", "3"}) +
+                                                 valueInfo("output", "y", {"2", "3"})));
+  r = runTool({"-model=" + gen, "-input=" + x, "-output-dir=" + tmp + "/out2"});
+  EXPECT_SUCCESS(r);
+  EXPECT_EQ(readNpyFloat32(tmp + "/out2/y.npy").values, want);
+}
+
+//===----------------------------------------------------------------------------------------===//
+// 4. Bad inputs: exit code 1, "error: ..." naming the problem
+//===----------------------------------------------------------------------------------------===//
+
+TEST_F(ModelRunner, MissingModelFile) {
+  std::string path = tmp + "/does-not-exist.onnx";
+  expectFileError(runTool({"-model=" + path}), path, {"No such file"});
+}
+
+TEST_F(ModelRunner, ModelPathIsDirectory) {
+  expectFileError(runTool({"-model=" + tmp}), tmp, {"directory"});
+}
+
+TEST_F(ModelRunner, EmptyModelFile) {
+  std::string path = put("empty.onnx", "");
+  expectFileError(runTool({"-model=" + path}), path, {"empty"});
+}
+
+TEST_F(ModelRunner, TruncatedBinaryModel) {
+  std::string whole = readFile(lsModel());
+  ASSERT_GT(whole.size(), 100u);
+  // Positive control: a byte-exact copy runs.
+  std::string copy = put("copy.onnx", whole);
+  EXPECT_SUCCESS(runTool({"-model=" + copy, "-input=" + lsInput()}));
+  std::string path = put("truncated.onnx", whole.substr(0, whole.size() / 2));
+  expectFileError(runTool({"-model=" + path, "-input=" + lsInput()}), path, {});
+}
+
+TEST_F(ModelRunner, RandomBytesModel) {
+  std::mt19937 rng(12345);
+  std::string bytes(4096, '\0');
+  for (char &c : bytes)
+    c = char(rng() & 0xff);
+  std::string path = put("random.onnx", bytes);
+  expectFileError(runTool({"-model=" + path, "-dump-graph"}), path, {});
+}
+
+TEST_F(ModelRunner, BrokenTextModel) {
+  std::string path = put("broken.onnxtxt", "ir_version: 8 graph { node { op_type: ");
+  expectFileError(runTool({"-model=" + path}), path, {"text"});
+}
+
+TEST_F(ModelRunner, DanglingNodeInput) {
+  auto model = [](bool defined) {
+    return textModel(node("add", "Add", {"x", "ghost_value"}, {"y"}) +
+                     (defined ? initializer("ghost_value", {2, 3}, {1, 1, 1, 1, 1, 1}) : "") +
+                     valueInfo("input", "x", {"2", "3"}) + valueInfo("output", "y", {"2", "3"}));
+  };
+  expectModelLoads("ok.onnxtxt", model(true));
+  std::string path = put("dangling.onnxtxt", model(false));
+  expectFileError(runTool({"-model=" + path, "-dump-graph"}), path, {"ghost_value"});
+}
+
+TEST_F(ModelRunner, UnknownOpsAreAllListed) {
+  auto model = [](const std::string &op1, const std::string &op2) {
+    return textModel(node("n1", op1, {"x"}, {"a"}) + node("n2", "Relu", {"a"}, {"b"}) +
+                     node("n3", op2, {"b"}, {"y"}) + valueInfo("input", "x", {"2", "3"}) +
+                     valueInfo("output", "y", {"2", "3"}));
+  };
+  expectModelLoads("ok.onnxtxt", model("Relu", "Relu"));
+  std::string path = put("unknown.onnxtxt", model("FooOp", "BarOp"));
+  RunResult r = runTool({"-model=" + path, "-dump-graph"});
+  expectFileError(r, path, {"unsupported", "FooOp", "BarOp"});
+  // The supported Relu is not listed.
+  EXPECT_EQ(r.err.find("Relu"), std::string::npos) << r.describe();
+}
+
+TEST_F(ModelRunner, InitializerDataDoesNotMatchDims) {
+  auto model = [](size_t n) {
+    std::vector<float> values(n, 0.5f);
+    return textModel(node("add", "Add", {"x", "weights_w"}, {"y"}) +
+                     initializer("weights_w", {2, 3}, values) +
+                     valueInfo("input", "x", {"2", "3"}) + valueInfo("output", "y", {"2", "3"}));
+  };
+  expectModelLoads("ok.onnxtxt", model(6));
+  std::string path = put("bad_init.onnxtxt", model(5));
+  expectFileError(runTool({"-model=" + path, "-dump-graph"}), path, {"weights_w"});
+}
+
+TEST_F(ModelRunner, InitializerWithNegativeDims) {
+  auto model = [](int64_t d0) {
+    return textModel(node("add", "Add", {"x", "weights_w"}, {"y"}) +
+                     initializer("weights_w", {d0, 3}, {1, 2, 3}) +
+                     valueInfo("input", "x", {"1", "3"}) + valueInfo("output", "y", {"1", "3"}));
+  };
+  expectModelLoads("ok.onnxtxt", model(1));
+  std::string path = put("negative.onnxtxt", model(-1));
+  expectFileError(runTool({"-model=" + path, "-dump-graph"}), path, {"weights_w", "negative"});
+}
+
+TEST_F(ModelRunner, InputShapeOverflows) {
+  auto model = [](const std::string &d) {
+    return textModel(node("r", "Relu", {"x"}, {"y"}) + valueInfo("input", "x", {d, d, d}) +
+                     valueInfo("output", "y", {d, d, d}));
+  };
+  expectModelLoads("ok.onnxtxt", model("4"));
+  std::string path = put("overflow.onnxtxt", model("4294967296"));
+  expectFileError(runTool({"-model=" + path, "-dump-graph"}), path, {"overflow"});
+}
+
+TEST_F(ModelRunner, BroadcastMismatch) {
+  auto model = [](const std::string &bDim) {
+    return textModel(node("add", "Add", {"a", "b"}, {"y"}) + valueInfo("input", "a", {"2", "3"}) +
+                     valueInfo("input", "b", {bDim}) + valueInfo("output", "y", {"2", "3"}));
+  };
+  expectModelLoads("ok.onnxtxt", model("3"));
+  std::string path = put("broadcast.onnxtxt", model("4"));
+  expectFileError(runTool({"-model=" + path, "-dump-graph"}), path, {"broadcast"});
+}
+
+TEST_F(ModelRunner, OpsetTooNew) {
+  std::string body = node("r", "Relu", {"x"}, {"y"}) + valueInfo("input", "x", {"2", "3"}) +
+                     valueInfo("output", "y", {"2", "3"});
+  expectModelLoads("ok.onnxtxt", textModel(body, 13));
+  std::string path = put("opset99.onnxtxt", textModel(body, 99));
+  expectFileError(runTool({"-model=" + path, "-dump-graph"}), path, {"opset", "99"});
+}
+
+TEST_F(ModelRunner, ValueDefinedTwice) {
+  auto model = [](const std::string &secondOut) {
+    return textModel(node("r1", "Relu", {"x"}, {"dup_value"}) +
+                     node("r2", "Relu", {"x"}, {secondOut}) +
+                     node("add", "Add", {"dup_value", secondOut}, {"y"}) +
+                     valueInfo("input", "x", {"2", "3"}) + valueInfo("output", "y", {"2", "3"}));
+  };
+  expectModelLoads("ok.onnxtxt", model("other_value"));
+  std::string path = put("twice.onnxtxt", model("dup_value"));
+  expectFileError(runTool({"-model=" + path, "-dump-graph"}), path, {"dup_value"});
+}
+
+TEST_F(ModelRunner, MissingRequiredAttribute) {
+  // MaxPool without kernel_shape: the ONNX checker's message spans several lines; each line the
+  // tool prints as "error:" must still name the model (no empty "error: " fragment).
+  auto model = [](bool withKernel) {
+    std::string attr =
+        withKernel ? " attribute { name: \"kernel_shape\" ints: 2 ints: 2 type: INTS }" : "";
+    return textModel("  node { name: \"pool\" op_type: \"MaxPool\" input: \"x\" output: \"y\"" +
+                     attr + " }\n" + valueInfo("input", "x", {"1", "1", "4", "4"}) +
+                     valueInfo("output", "y", {"1", "1", "3", "3"}));
+  };
+  expectModelLoads("ok.onnxtxt", model(true));
+  std::string path = put("nokernel.onnxtxt", model(false));
+  expectFileError(runTool({"-model=" + path, "-dump-graph"}), path, {"kernel_shape", "MaxPool"});
+}
+
+TEST_F(ModelRunner, BadCommandLine) {
+  // Every command-line mistake is reported in the tool's own "error: ..." format, exit code 1.
+  expectCleanError(runTool({"-model=" + kConstAdd, "-no-such-flag"}), {"no_such_flag"});
+  expectCleanError(runTool({"-model"}), {"model"});
+  expectCleanError(runTool({"-model=" + kConstAdd, "stray"}), {"stray"});
+  expectCleanError(runTool({}), {"-model"});
+  expectCleanError(runTool({"-model=" + lsModel(), "-input=x="}), {"-input", "empty"});
+  expectCleanError(runTool({"-model=" + kSymbolicBatch, "-onnx-define-symbol=N,-1"}),
+                   {"-onnx-define-symbol", "N,-1"});
+}
+
+TEST_F(ModelRunner, InputNpyWrongShape) {
+  std::string x = put("x.npy", npyFloat32("(2, 3)", {1, 2, 3, 4, 5, 6}));
+  // Positive control: a generated .npy of the right shape runs.
+  std::string good = put("good.npy", npyFloat32("(1, 10)", std::vector<float>(10, 0.25f)));
+  EXPECT_SUCCESS(runTool({"-model=" + lsModel(), "-input=x=" + good}));
+  expectCleanError(runTool({"-model=" + lsModel(), "-input=x=" + x}), {"shape", "'x'", "2,3"});
+  // Same element count, different shape.
+  std::string x2 = put("x2.npy", npyFloat32("(10, 1)", std::vector<float>(10, 0.25f)));
+  expectCleanError(runTool({"-model=" + lsModel(), "-input=x=" + x2}), {"shape", "'x'", "10,1"});
+}
+
+TEST_F(ModelRunner, InputNpyWrongDtype) {
+  std::string x = put("x.npy", npyBytes("<f8", "(1, 10)", rawBytes(std::vector<double>(10, 0.5))));
+  expectFileError(runTool({"-model=" + lsModel(), "-input=x=" + x}), x, {"float64"});
+}
+
+TEST_F(ModelRunner, CorruptNpyBadMagic) {
+  std::string bytes = npyFloat32("(1, 10)", std::vector<float>(10, 0.5f));
+  bytes[1] = 'X'; // "\x93NUMPY" -> "\x93XUMPY"
+  std::string x = put("x.npy", bytes);
+  expectFileError(runTool({"-model=" + lsModel(), "-input=x=" + x}), x, {});
+}
+
+TEST_F(ModelRunner, CorruptNpyTruncatedData) {
+  std::string bytes = npyFloat32("(1, 10)", std::vector<float>(10, 0.5f));
+  std::string x = put("x.npy", bytes.substr(0, bytes.size() - 12));
+  expectFileError(runTool({"-model=" + lsModel(), "-input=x=" + x}), x, {});
+  // Truncated inside the header.
+  std::string h = put("h.npy", bytes.substr(0, 40));
+  expectFileError(runTool({"-model=" + lsModel(), "-input=x=" + h}), h, {});
+}
+
+TEST_F(ModelRunner, InputNameNotInModel) {
+  expectCleanError(runTool({"-model=" + lsModel(), "-input=nosuch=" + lsInput()}), {"nosuch"});
+}
+
+TEST_F(ModelRunner, ModelWithInputsButNoInputGiven) {
+  RunResult r = runTool({"-model=" + lsModel()});
+  expectCleanError(r, {"input", "'x'"});
+}
+
+TEST_F(ModelRunner, UnknownBackend) {
+  RunResult r = runTool({"-model=" + lsModel(), "-input=" + lsInput(), "-backend=Nope"});
+  expectCleanError(r, {"Nope", "Interpreter"});
+}
+
+TEST_F(ModelRunner, SymbolicDimNeedsBinding) {
+  RunResult r = runTool({"-model=" + kSymbolicBatch, "-dump-graph"});
+  expectFileError(r, kSymbolicBatch, {"symbolic", "'N'"});
+}
+
+TEST_F(ModelRunner, SymbolicDimDefined) {
+  RunResult r = runTool({"-model=" + kSymbolicBatch, "-onnx-define-symbol=N,3", "-dump-graph"});
+  EXPECT_SUCCESS(r);
+  EXPECT_NE(r.out.find("3 x 4"), std::string::npos) << r.describe();
+  // Space form, and a batch-3 input that agrees with the binding runs.
+  std::string x = put("x3.npy", npyFloat32("(3, 4)", std::vector<float>(12, -1.0f)));
+  r = runTool({"-model", kSymbolicBatch, "-onnx-define-symbol", "N,3", "-input", x});
+  EXPECT_SUCCESS(r);
+  EXPECT_NE(r.out.find("output 'y'"), std::string::npos) << r.describe();
+}
+
+TEST_F(ModelRunner, SymbolicDimConflictsWithInputShape) {
+  std::string x = put("x5.npy", npyFloat32("(5, 4)", std::vector<float>(20, 1.0f)));
+  RunResult r = runTool({"-model=" + kSymbolicBatch, "-onnx-define-symbol=N,3", "-input=" + x});
+  expectCleanError(r, {"shape", "5,4", "'N'"});
+}
+
+//===----------------------------------------------------------------------------------------===//
+// 5. -output-dir file names
+//===----------------------------------------------------------------------------------------===//
+
+TEST_F(ModelRunner, OutputDirLegalizesNames) {
+  std::string model = put("slash.onnxtxt",
+                          textModel(node("r", "Relu", {"x"}, {"out/put:0"}) +
+                                    valueInfo("input", "x", {"2", "3"}) +
+                                    valueInfo("output", "out/put:0", {"2", "3"})));
+  std::string x = put("x.npy", npyFloat32("(2, 3)", {-1, 2, -3, 4, -5, 6}));
+  std::string out = tmp + "/outdir";
+  RunResult r = runTool({"-model=" + model, "-input=" + x, "-output-dir=" + out});
+  EXPECT_SUCCESS(r);
+  ASSERT_TRUE(fs::exists(out + "/out_put_0.npy")) << r.describe();
+  EXPECT_FALSE(fs::exists(out + "/out")) << "the output name must not create a subdirectory";
+  std::vector<float> want = {0, 2, 0, 4, 0, 6};
+  EXPECT_EQ(readNpyFloat32(out + "/out_put_0.npy").values, want);
+}
+
+} // namespace
