@@ -52,13 +52,7 @@ Expected<Type> Type::checked(ElemKind k, ArrayRef<int64_t> dims) {
   DimsVec d;
   for (int64_t v : dims) {
     if (v < 0)
-      return makeError("negative dimension " + Twine(v) + " in shape [" +
-                       [&] {
-                         std::string s;
-                         for (size_t i = 0; i < dims.size(); ++i)
-                           s += (i ? "," : "") + std::to_string(dims[i]);
-                         return s;
-                       }() + "]");
+      return makeError("negative dimension " + Twine(v) + " in shape " + intsToString(dims));
     d.push_back(dim_t(v));
   }
   return checkedDims(k, d);
@@ -84,6 +78,13 @@ bool Type::operator==(const Type &o) const {
   if (kind != o.kind || dims != o.dims)
     return false;
   return !isQuantized() || (scale == o.scale && offset == o.offset);
+}
+
+std::string intsToString(ArrayRef<int64_t> values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(values[i]);
+  return s + "]";
 }
 
 std::string dimsToString(ArrayRef<dim_t> dims) {

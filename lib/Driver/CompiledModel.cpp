@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -34,6 +35,11 @@ public:
 };
 
 Expected<uint8_t *> allocateRegion(uint64_t bytes, StringRef what) {
+  // Refuse up front what cannot fit: touching it would only get the process killed.
+  uint64_t physical = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+  if (bytes > physical)
+    return makeError("the " + what + " region needs " + Twine(bytes) +
+                     " bytes, more than this machine's memory (" + Twine(physical) + " bytes)");
   uint64_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
   void *p = std::aligned_alloc(kTensorAlignment, rounded ? rounded : kTensorAlignment);
   if (!p)

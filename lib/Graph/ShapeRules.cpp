@@ -14,13 +14,6 @@ namespace {
 
 std::string dimsStr(ArrayRef<dim_t> d) { return dimsToString(d); }
 
-std::string intsStr(ArrayRef<int64_t> v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 Error expectRank(const Type &t, unsigned rank, StringRef what) {
   if (t.rank() != rank)
     return makeError(what + " must have rank " + Twine(rank) + ", got " + t.str());
@@ -53,8 +46,8 @@ Expected<DimsVec> windowOutputDims(ArrayRef<dim_t> spatial, const Window &w) {
   if (w.kernels.size() != n || w.strides.size() != n || w.dilations.size() != n ||
       w.pads.size() != 2 * n)
     return makeError("window attributes do not match " + Twine(n) + " spatial dims: kernels " +
-                     intsStr(w.kernels) + ", strides " + intsStr(w.strides) + ", pads " +
-                     intsStr(w.pads) + ", dilations " + intsStr(w.dilations));
+                     intsToString(w.kernels) + ", strides " + intsToString(w.strides) + ", pads " +
+                     intsToString(w.pads) + ", dilations " + intsToString(w.dilations));
   DimsVec out;
   std::string kernelStr, paddedStr;
   bool tooLarge = false;
@@ -63,9 +56,9 @@ Expected<DimsVec> windowOutputDims(ArrayRef<dim_t> spatial, const Window &w) {
     int64_t pb = w.pads[i], pe = w.pads[i + n];
     if (k <= 0 || s <= 0 || d <= 0 || pb < 0 || pe < 0 || k > (int64_t(1) << 31) ||
         d > (int64_t(1) << 31) || pb > (int64_t(1) << 31) || pe > (int64_t(1) << 31))
-      return makeError("invalid window: kernels " + intsStr(w.kernels) + ", strides " +
-                       intsStr(w.strides) + ", pads " + intsStr(w.pads) + ", dilations " +
-                       intsStr(w.dilations));
+      return makeError("invalid window: kernels " + intsToString(w.kernels) + ", strides " +
+                       intsToString(w.strides) + ", pads " + intsToString(w.pads) + ", dilations " +
+                       intsToString(w.dilations));
     int64_t effective = (k - 1) * d + 1;
     int64_t padded = int64_t(spatial[i]) + pb + pe;
     kernelStr += (i ? "x" : "") + std::to_string(effective);
@@ -153,7 +146,7 @@ Expected<TypeList> inferTypesConv(ArrayRef<Type> in, const AttrList &attrs) {
   Window win = windowFromAttrs(attrs, true, false);
   if (win.kernels.size() == 2 &&
       (dim_t(win.kernels[0]) != w.dims[2] || dim_t(win.kernels[1]) != w.dims[3]))
-    return makeError("kernel_shape " + intsStr(win.kernels) + " does not match filter " + w.str());
+    return makeError("kernel_shape " + intsToString(win.kernels) + " does not match filter " + w.str());
   EMBER_ASSIGN_OR_RETURN(DimsVec spatial,
                          windowOutputDims(ArrayRef<dim_t>(x.dims).drop_front(2), win));
   DimsVec dims{x.dims[0], cout};
@@ -204,7 +197,7 @@ Expected<TypeList> inferTypesReshape(ArrayRef<Type> in, const AttrList &attrs) {
   const auto &dims = attrs.get<AttrKind::Dims>();
   EMBER_ASSIGN_OR_RETURN(Type t, Type::checked(in[0].kind, dims));
   if (t.numElements() != in[0].numElements())
-    return makeError("cannot reshape " + in[0].str() + " to " + intsStr(dims) +
+    return makeError("cannot reshape " + in[0].str() + " to " + intsToString(dims) +
                      ": element counts differ");
   return TypeList{in[0].withDims(t.dims)};
 }
@@ -214,12 +207,12 @@ Expected<TypeList> inferTypesTranspose(ArrayRef<Type> in, const AttrList &attrs)
   unsigned rank = in[0].rank();
   std::vector<bool> seen(rank, false);
   if (shuffle.size() != rank)
-    return makeError("permutation " + intsStr(shuffle) + " does not match rank of " +
+    return makeError("permutation " + intsToString(shuffle) + " does not match rank of " +
                      in[0].str());
   DimsVec dims;
   for (int64_t s : shuffle) {
     if (s < 0 || s >= int64_t(rank) || seen[s])
-      return makeError(intsStr(shuffle) + " is not a permutation of " + Twine(rank) + " axes");
+      return makeError(intsToString(shuffle) + " is not a permutation of " + Twine(rank) + " axes");
     seen[s] = true;
     dims.push_back(in[0].dims[s]);
   }

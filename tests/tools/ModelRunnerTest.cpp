@@ -720,15 +720,45 @@ TEST_F(ModelRunner, MissingRequiredAttribute) {
   expectFileError(runTool({"-model=" + path, "-dump-graph"}), path, {"kernel_shape", "MaxPool"});
 }
 
-TEST_F(ModelRunner, BadCommandLine) {
-  // Every command-line mistake is reported in the tool's own "error: ..." format, exit code 1.
-  expectCleanError(runTool({"-model=" + kConstAdd, "-no-such-flag"}), {"no_such_flag"});
+// Command-line mistakes are reported in the tool's own "error: ..." format, exit code 1.
+TEST_F(ModelRunner, UnknownFlag) {
+  expectCleanError(runTool({"-model=" + kConstAdd, "-no-such-flag"}), {"no-such-flag"});
+}
+
+TEST_F(ModelRunner, FlagMissingItsValue) {
   expectCleanError(runTool({"-model"}), {"model"});
+}
+
+TEST_F(ModelRunner, StrayPositionalArgument) {
   expectCleanError(runTool({"-model=" + kConstAdd, "stray"}), {"stray"});
-  expectCleanError(runTool({}), {"-model"});
+}
+
+TEST_F(ModelRunner, NoModelGiven) { expectCleanError(runTool({}), {"-model"}); }
+
+TEST_F(ModelRunner, EmptyInputFileName) {
   expectCleanError(runTool({"-model=" + lsModel(), "-input=x="}), {"-input", "empty"});
-  expectCleanError(runTool({"-model=" + kSymbolicBatch, "-onnx-define-symbol=N,-1"}),
-                   {"-onnx-define-symbol", "N,-1"});
+}
+
+TEST_F(ModelRunner, MalformedSymbolDefinition) {
+  for (const char *def : {"N,-1", "N=3", "N,abc", ",3"}) {
+    SCOPED_TRACE(def);
+    expectCleanError(
+        runTool({"-model=" + kSymbolicBatch, "-onnx-define-symbol=" + std::string(def)}),
+        {"-onnx-define-symbol", def});
+  }
+}
+
+TEST_F(ModelRunner, GraphOutputIsGraphInput) {
+  // A valid ONNX graph may list a graph input directly as a graph output (the ONNX checker
+  // accepts it). ember refuses it with a message that says so (inputs and outputs are
+  // distinct placeholders), not "input 'x' is defined twice".
+  std::string model = put("passthrough.onnxtxt", textModel(valueInfo("input", "x", {"2", "3"}) +
+                                                           valueInfo("output", "x", {"2", "3"})));
+  std::vector<float> values = {-1, 2, -3, 4, -5, 6};
+  std::string x = put("in.npy", npyFloat32("(2, 3)", values));
+  RunResult r = runTool({"-model=" + model, "-input=" + x, "-output-dir=" + tmp + "/out"});
+  expectCleanError(r, {model, "graph output 'x' is also a graph input"});
+  EXPECT_EQ(r.err.find("defined twice"), std::string::npos) << r.describe();
 }
 
 TEST_F(ModelRunner, InputNpyWrongShape) {
@@ -736,10 +766,10 @@ TEST_F(ModelRunner, InputNpyWrongShape) {
   // Positive control: a generated .npy of the right shape runs.
   std::string good = put("good.npy", npyFloat32("(1, 10)", std::vector<float>(10, 0.25f)));
   EXPECT_SUCCESS(runTool({"-model=" + lsModel(), "-input=x=" + good}));
-  expectCleanError(runTool({"-model=" + lsModel(), "-input=x=" + x}), {"shape", "'x'", "2,3"});
+  expectCleanError(runTool({"-model=" + lsModel(), "-input=x=" + x}), {x, "shape", "'x'", "2,3"});
   // Same element count, different shape.
   std::string x2 = put("x2.npy", npyFloat32("(10, 1)", std::vector<float>(10, 0.25f)));
-  expectCleanError(runTool({"-model=" + lsModel(), "-input=x=" + x2}), {"shape", "'x'", "10,1"});
+  expectCleanError(runTool({"-model=" + lsModel(), "-input=x=" + x2}), {x2, "shape", "'x'", "10,1"});
 }
 
 TEST_F(ModelRunner, InputNpyWrongDtype) {
@@ -796,7 +826,7 @@ TEST_F(ModelRunner, SymbolicDimDefined) {
 TEST_F(ModelRunner, SymbolicDimConflictsWithInputShape) {
   std::string x = put("x5.npy", npyFloat32("(5, 4)", std::vector<float>(20, 1.0f)));
   RunResult r = runTool({"-model=" + kSymbolicBatch, "-onnx-define-symbol=N,3", "-input=" + x});
-  expectCleanError(r, {"shape", "5,4", "'N'"});
+  expectCleanError(r, {x, "shape", "5,4", "'N'"});
 }
 
 //===----------------------------------------------------------------------------------------===//

@@ -65,48 +65,59 @@ void printHelp(const char *usage) {
 } // namespace
 
 void parseCommandLine(int &argc, char **&argv, const char *usage) {
-  static std::vector<std::string> storage;
-  static std::vector<char *> pointers;
-  storage.assign(1, argv[0]);
+  // Flags are set one by one through gflags so that every mistake gets ember's own
+  // "error: ..." and exit code 1 instead of gflags' messages.
+  static std::vector<char *> positional;
+  positional.assign(1, argv[0]);
+  gflags::SetUsageMessage(usage);
+  auto fail = [](const Twine &msg) {
+    errs() << "error: " << msg << " (see -help)\n";
+    std::exit(1);
+  };
   std::string symbols;
   for (int i = 1; i < argc; ++i) {
     StringRef arg = argv[i];
-    if (!arg.starts_with("-") || arg == "-" || arg == "--") {
-      storage.push_back(arg.str());
+    if (!arg.starts_with("-") || arg == "-") {
+      positional.push_back(argv[i]);
       continue;
     }
+    if (arg == "--") {
+      for (++i; i < argc; ++i)
+        positional.push_back(argv[i]);
+      break;
+    }
     StringRef body = arg.drop_while([](char c) { return c == '-'; });
-    auto [rawName, value] = body.split('=');
+    auto [rawName, rawValue] = body.split('=');
     bool hasValue = body.contains('=');
     std::string name = normalizeFlagName(rawName.str());
-    if (name == "help" || name == "h" || name == "helpfull") {
+    if (name == "help" || name == "h" || name == "helpfull" || name == "helpshort") {
       printHelp(usage);
       std::exit(0);
     }
     gflags::CommandLineFlagInfo info;
-    bool known = gflags::GetCommandLineFlagInfo(name.c_str(), &info);
-    std::string val = value.str();
-    // "-flag value": the next token is the value of a known non-bool flag.
-    if (!hasValue && known && info.type != "bool" && i + 1 < argc) {
-      val = argv[++i];
-      hasValue = true;
+    if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info) ||
+        info.filename.find("tools/") == std::string::npos)
+      fail("unknown flag '" + arg + "'");
+    std::string value = rawValue.str();
+    if (!hasValue) {
+      if (info.type == "bool") {
+        value = "true";
+      } else if (i + 1 < argc) {
+        value = argv[++i]; // "-flag value"
+      } else {
+        fail("flag '" + arg + "' needs a value");
+      }
     }
-    if (name == "onnx_define_symbol") {
-      symbols += (symbols.empty() ? "" : ";") + val;
-      continue;
+    if (name == "onnx_define_symbol") { // repeatable: the definitions accumulate
+      symbols += (symbols.empty() ? "" : ";") + value;
+      value = symbols;
     }
-    storage.push_back("--" + name + (hasValue ? "=" + val : ""));
+    if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty())
+      fail("invalid value '" + value + "' for flag '-" + rawName + "' (" + info.type + ")");
   }
-  if (!symbols.empty())
-    storage.push_back("--onnx_define_symbol=" + symbols);
-  pointers.clear();
-  for (std::string &s : storage)
-    pointers.push_back(s.data());
-  pointers.push_back(nullptr);
-  argc = int(storage.size());
-  argv = pointers.data();
-  gflags::SetUsageMessage(usage);
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  positional.push_back(nullptr);
+  argc = int(positional.size()) - 1;
+  argv = positional.data();
 }
 
 int reportError(Error err) {

@@ -102,7 +102,11 @@ int main(int argc, char **argv) {
     errs() << "error: unexpected argument '" << argv[1] << "'\n";
     return 1;
   }
-  if (Error err = runMain())
-    return tools::reportError(std::move(err));
+  try {
+    if (Error err = runMain())
+      return tools::reportError(std::move(err));
+  } catch (const std::bad_alloc &) {
+    return tools::reportError(makeError("out of memory"));
+  }
   return 0;
 }

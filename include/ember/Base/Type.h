@@ -80,6 +80,8 @@ public:
 
 /// "2 x 3 x 4" (or "scalar" for rank 0).
 std::string dimsToString(llvm::ArrayRef<dim_t> dims);
+/// "[1, -1, 3]": attribute values and shapes as users wrote them.
+std::string intsToString(llvm::ArrayRef<int64_t> values);
 
 } // namespace ember
 

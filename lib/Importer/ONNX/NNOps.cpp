@@ -9,13 +9,6 @@ namespace ember {
 
 namespace {
 
-std::string intsStr(ArrayRef<int64_t> v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 /// Spatial window attributes of Conv and the pools, with auto_pad resolved into explicit pads.
 struct WindowAttrs {
   std::vector<int64_t> kernels, strides, pads, dilations;
@@ -33,8 +26,8 @@ Expected<WindowAttrs> readWindow(OpContext &ctx, const Type &input,
   w.pads = ctx.getInts("pads", std::vector<int64_t>(2 * n, 0));
   if (w.kernels.size() != n || w.strides.size() != n || w.dilations.size() != n ||
       w.pads.size() != 2 * n)
-    return ctx.fail("kernel_shape " + intsStr(w.kernels) + ", strides " + intsStr(w.strides) +
-                    ", dilations " + intsStr(w.dilations) + " and pads " + intsStr(w.pads) +
+    return ctx.fail("kernel_shape " + intsToString(w.kernels) + ", strides " + intsToString(w.strides) +
+                    ", dilations " + intsToString(w.dilations) + " and pads " + intsToString(w.pads) +
                     " do not describe 2 spatial dims");
   for (size_t i = 0; i < n; ++i)
     if (w.strides[i] <= 0 || w.dilations[i] <= 0 || w.kernels[i] <= 0)

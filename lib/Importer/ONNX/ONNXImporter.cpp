@@ -124,7 +124,18 @@ public:
   Expected<std::unique_ptr<Module>> run() {
     EMBER_ASSIGN_OR_RETURN(opset_, defaultDomainOpset(model_));
     EMBER_TRY(checkOperatorsSupported());
-    // Inputs and outputs keep their exact names: users bind and read them by name.
+    // Inputs and outputs keep their exact names: users bind and read them by name, so a
+    // graph input passed straight through as an output cannot be told apart.
+    StringSet<> inputNames;
+    for (const auto &vi : model_.graph().input())
+      inputNames.insert(vi.name());
+    for (const auto &init : model_.graph().initializer())
+      inputNames.erase(init.name());
+    for (const auto &vi : model_.graph().output())
+      if (inputNames.count(vi.name()))
+        return makeError("graph output '" + vi.name() +
+                         "' is also a graph input; passing an input straight through is not "
+                         "supported");
     for (const auto &vi : model_.graph().output())
       if (!module_->reserveName(vi.name()))
         return makeError("graph output '" + vi.name() + "' is listed twice");

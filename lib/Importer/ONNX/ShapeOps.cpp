@@ -11,13 +11,6 @@ namespace ember {
 
 namespace {
 
-std::string intsStr(ArrayRef<int64_t> v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 /// ONNX Reshape's target: 0 copies the input dim (unless allowzero), -1 takes what is left.
 Expected<DimsVec> resolveReshape(OpContext &ctx, const Type &in, ArrayRef<int64_t> shape,
                                  bool allowZero) {
@@ -28,30 +21,30 @@ Expected<DimsVec> resolveReshape(OpContext &ctx, const Type &in, ArrayRef<int64_
     int64_t s = shape[i];
     if (s == -1) {
       if (inferAt >= 0)
-        return ctx.fail("shape " + intsStr(shape) + " has more than one -1");
+        return ctx.fail("shape " + intsToString(shape) + " has more than one -1");
       inferAt = int(i);
       dims.push_back(1);
       continue;
     }
     if (s == 0 && !allowZero) {
       if (i >= in.rank())
-        return ctx.fail("shape " + intsStr(shape) + " copies dim " + Twine(i) + " of " +
+        return ctx.fail("shape " + intsToString(shape) + " copies dim " + Twine(i) + " of " +
                         in.str() + ", which has none");
       s = int64_t(in.dims[i]);
     }
     if (s < 0)
-      return ctx.fail("shape " + intsStr(shape) + " has a negative dim");
+      return ctx.fail("shape " + intsToString(shape) + " has a negative dim");
     dims.push_back(dim_t(s));
     if (!checkedMul(known, dim_t(s), known))
-      return ctx.fail("shape " + intsStr(shape) + " overflows");
+      return ctx.fail("shape " + intsToString(shape) + " overflows");
   }
   size_t total = in.numElements();
   if (inferAt >= 0) {
     if (known == 0 || total % known)
-      return ctx.fail("cannot reshape " + in.str() + " to " + intsStr(shape));
+      return ctx.fail("cannot reshape " + in.str() + " to " + intsToString(shape));
     dims[inferAt] = total / known;
   } else if (known != total) {
-    return ctx.fail("cannot reshape " + in.str() + " to " + intsStr(shape) +
+    return ctx.fail("cannot reshape " + in.str() + " to " + intsToString(shape) +
                     ": element counts differ");
   }
   return dims;
