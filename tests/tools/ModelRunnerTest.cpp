@@ -748,6 +748,22 @@ TEST_F(ModelRunner, MalformedSymbolDefinition) {
   }
 }
 
+TEST_F(ModelRunner, SymbolDefinitionConflictsAndTypos) {
+  expectCleanError(runTool({"-model=" + kSymbolicBatch, "-onnx-define-symbol=N,3",
+                            "-onnx-define-symbol=N,4", "-dump-graph"}),
+                   {"'N' is defined as both 3 and 4"});
+  expectCleanError(runTool({"-model=" + kSymbolicBatch, "-onnx-define-symbol=N,3",
+                            "-onnx-define-symbol=Batch,4", "-dump-graph"}),
+                   {kSymbolicBatch, "no input of the model has a symbolic dim named 'Batch'"});
+}
+
+TEST_F(ModelRunner, OutputDirThatIsAFileFailsBeforeRunning) {
+  std::string file = put("afile", "not a directory");
+  RunResult r = runTool({"-model=" + kConstAdd, "-output-dir=" + file});
+  expectCleanError(r, {file});
+  EXPECT_EQ(r.out.find("output 'sum'"), std::string::npos) << r.describe();
+}
+
 TEST_F(ModelRunner, GraphOutputIsGraphInput) {
   // A valid ONNX graph may list a graph input directly as a graph output (the ONNX checker
   // accepts it). ember refuses it with a message that says so (inputs and outputs are

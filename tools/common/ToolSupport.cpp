@@ -171,7 +171,10 @@ Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputF
     if (name.empty() || value.trim().getAsInteger(10, v) || v < 0)
       return makeError("-onnx-define-symbol: expected NAME,VALUE with VALUE >= 0, got '" + def +
                        "'");
-    opts.symbols[name.trim()] = v;
+    auto [it, inserted] = opts.symbols.try_emplace(name.trim(), v);
+    if (!inserted && it->second != v)
+      return makeError("-onnx-define-symbol: '" + name.trim() + "' is defined as both " +
+                       Twine(it->second) + " and " + Twine(v));
   }
   for (const InputFile &f : inputs) {
     const auto &dims = f.tensor.getType().dims;

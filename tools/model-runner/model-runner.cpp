@@ -74,11 +74,13 @@ Error runMain() {
   }
   if (!missing.empty())
     return makeError("no data for model input(s) " + missing + " (use -input=NAME=FILE)");
-  EMBER_TRY(cm->run());
   if (!FLAGS_output_dir.empty()) {
     if (std::error_code ec = sys::fs::create_directories(FLAGS_output_dir))
       return makeError(FLAGS_output_dir + ": " + ec.message());
+    if (!sys::fs::is_directory(FLAGS_output_dir))
+      return makeError(FLAGS_output_dir + ": exists and is not a directory");
   }
+  EMBER_TRY(cm->run());
   for (Placeholder *p : cm->getOutputs()) {
     EMBER_ASSIGN_OR_RETURN(Tensor t, cm->getOutput(p->getName()));
     printOutput(p->getName(), t);

@@ -109,6 +109,7 @@ class ONNXImporter {
   std::unique_ptr<Module> module_ = std::make_unique<Module>();
   Function *fn_ = module_->createFunction(kMainFunctionName);
   StringMap<NodeValue> values_;
+  StringSet<> symbolsSeen_; ///< dim_params of the graph inputs
 
   Error checkOperatorsSupported();
   Error loadInitializers();
@@ -227,6 +228,7 @@ Expected<Type> ONNXImporter::inputType(const onnx::ValueInfoProto &vi, size_t po
       continue;
     }
     if (d.has_dim_param()) {
+      symbolsSeen_.insert(d.dim_param());
       auto sym = opts_.symbols.find(d.dim_param());
       if (sym != opts_.symbols.end()) {
         if (fileShape && (*fileShape)[i] != sym->second)
@@ -263,6 +265,9 @@ Error ONNXImporter::loadInputs() {
     values_[vi.name()] = p->getResult();
     known.insert(vi.name());
   }
+  for (const auto &sym : opts_.symbols)
+    if (!symbolsSeen_.count(sym.getKey()))
+      return makeError("no input of the model has a symbolic dim named '" + sym.getKey() + "'");
   for (const auto &entry : opts_.inputShapes)
     if (!entry.getKey().empty() && !known.count(entry.getKey())) {
       std::string names;
