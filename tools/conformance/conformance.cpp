@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
     for (const std::string &dir : dirs) {
       Outcome o = runIsolated(dir);
       counts[o.status]++;
-      outs() << o.status << "\t" << sys::path::filename(dir);
+      outs() << o.status << "\t" << sys::path::filename(suite) << "/" << sys::path::filename(dir);
       if (FLAGS_verbose && o.status != "pass")
         outs() << "\t" << o.detail;
       outs() << "\n";
