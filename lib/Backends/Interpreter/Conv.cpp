@@ -58,5 +58,7 @@ Error runConv(const KernelContext &ctx) {
   return Error::success();
 }
 
+bool supportsConv(const Node &n) { return resultKindIn(n, {ElemKind::Float32}); }
+
 } // namespace interp
 } // namespace ember

@@ -114,5 +114,11 @@ Error runConcat(const KernelContext &ctx) {
   return Error::success();
 }
 
+// Data movement copies bytes: any element kind.
+bool supportsReshape(const Node &) { return true; }
+bool supportsTranspose(const Node &) { return true; }
+bool supportsBroadcast(const Node &) { return true; }
+bool supportsConcat(const Node &) { return true; }
+
 } // namespace interp
 } // namespace ember

@@ -14,6 +14,10 @@ namespace interp {
 
 namespace {
 
+/// The kinds the arithmetic kernels (and Relu) are instantiated for.
+constexpr std::initializer_list<ElemKind> kArithKinds = {ElemKind::Float32, ElemKind::Int32,
+                                                         ElemKind::Int64};
+
 /// Calls fn(T()) with T the C++ type of the result's element kind, for the kinds the arithmetic
 /// kernels support.
 template <typename Fn> Error dispatchArith(const KernelContext &ctx, Fn &&fn) {
@@ -144,6 +148,14 @@ Error runTanh(const KernelContext &ctx) {
   EMBER_TRY(expectFloat32(ctx));
   return unaryLoop<float>(ctx, [](float x) { return std::tanh(x); });
 }
+
+bool supportsAdd(const Node &n) { return resultKindIn(n, kArithKinds); }
+bool supportsSub(const Node &n) { return resultKindIn(n, kArithKinds); }
+bool supportsMul(const Node &n) { return resultKindIn(n, kArithKinds); }
+bool supportsDiv(const Node &n) { return resultKindIn(n, kArithKinds); }
+bool supportsRelu(const Node &n) { return resultKindIn(n, kArithKinds); }
+bool supportsSigmoid(const Node &n) { return resultKindIn(n, {ElemKind::Float32}); }
+bool supportsTanh(const Node &n) { return resultKindIn(n, {ElemKind::Float32}); }
 
 } // namespace interp
 } // namespace ember

@@ -27,38 +27,19 @@ Error runSave(const KernelContext &ctx) {
   return ctx.unsupported("Save is generated as a Copy instruction");
 }
 
-namespace {
-
-bool isOneOf(ElemKind k, std::initializer_list<ElemKind> kinds) {
-  for (ElemKind c : kinds)
-    if (c == k)
-      return true;
-  return false;
-}
-
-} // namespace
+bool supportsSave(const Node &) { return true; }
 
 bool hasKernel(const Node &n) {
-  ElemKind k = n.getNumResults() ? n.getType(0).kind : n.getOperand(0).getType().kind;
   switch (n.getKind()) {
-  case NodeKind::Reshape:
-  case NodeKind::Transpose:
-  case NodeKind::Broadcast:
-  case NodeKind::Concat:
-  case NodeKind::Save:
-    return true; // data movement works on bytes of any kind
-  case NodeKind::Add:
-  case NodeKind::Sub:
-  case NodeKind::Mul:
-  case NodeKind::Div:
-  case NodeKind::Relu:
-    return isOneOf(k, {ElemKind::Float32, ElemKind::Int32, ElemKind::Int64});
   case NodeKind::Placeholder:
   case NodeKind::Constant:
     return true;
-  default:
-    return k == ElemKind::Float32;
+#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
+  case NodeKind::K:                                                                                \
+    return supports##K(n);
+#include "ember/Graph/Nodes.def"
   }
+  return false;
 }
 
 namespace {

@@ -46,8 +46,12 @@ public:
   llvm::Error unsupported(const llvm::Twine &why) const;
 };
 
+/// Per node kind K: `run<K>` executes an instruction of kind K, and `supports<K>` says whether
+/// run<K> handles a node's element kinds. Both sit in the family's file.
 llvm::Error runCopy(const KernelContext &ctx);
-#define NODE(K, OPS, RES, ATTRS, ARITY, DOC) llvm::Error run##K(const KernelContext &ctx);
+#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
+  llvm::Error run##K(const KernelContext &ctx);                                                    \
+  bool supports##K(const Node &n);
 #include "ember/Graph/Nodes.def"
 
 /// Whether a kernel exists for this node kind and these element kinds.

@@ -29,5 +29,7 @@ Error runMatMul(const KernelContext &ctx) {
   return Error::success();
 }
 
+bool supportsMatMul(const Node &n) { return resultKindIn(n, {ElemKind::Float32}); }
+
 } // namespace interp
 } // namespace ember

@@ -67,5 +67,8 @@ Error runSoftmax(const KernelContext &ctx) {
   return Error::success();
 }
 
+bool supportsBatchNorm(const Node &n) { return resultKindIn(n, {ElemKind::Float32}); }
+bool supportsSoftmax(const Node &n) { return resultKindIn(n, {ElemKind::Float32}); }
+
 } // namespace interp
 } // namespace ember

@@ -85,5 +85,8 @@ Error runAvgPool(const KernelContext &ctx) {
   });
 }
 
+bool supportsMaxPool(const Node &n) { return resultKindIn(n, {ElemKind::Float32}); }
+bool supportsAvgPool(const Node &n) { return resultKindIn(n, {ElemKind::Float32}); }
+
 } // namespace interp
 } // namespace ember

@@ -32,6 +32,8 @@ const OpRegistry &OpRegistry::get() {
     registerMathOps(r);
     registerNNOps(r);
     registerShapeOps(r);
+    registerReduceOps(r);
+    registerQuantOps(r);
     return r;
   }();
   return registry;

@@ -1,6 +1,7 @@
 // What an ONNX operator loader sees: the node's inputs as graph values, its attributes, and
 // helpers to create ember nodes named after it. Loaders are registered by op type and the first
-// opset they handle (OpRegistry), one family per file (MathOps.cpp, NNOps.cpp, ShapeOps.cpp).
+// opset they handle (OpRegistry), one family per file (MathOps.cpp, NNOps.cpp, ShapeOps.cpp,
+// ReduceOps.cpp, QuantOps.cpp).
 #ifndef EMBER_LIB_IMPORTER_ONNX_OPCONTEXT_H
 #define EMBER_LIB_IMPORTER_ONNX_OPCONTEXT_H
 
@@ -38,6 +39,8 @@ public:
 void registerMathOps(OpRegistry &r);
 void registerNNOps(OpRegistry &r);
 void registerShapeOps(OpRegistry &r);
+void registerReduceOps(OpRegistry &r);
+void registerQuantOps(OpRegistry &r);
 
 class OpContext {
   const onnx::NodeProto &node_;

@@ -1,0 +1,10 @@
+// Interpreter kernels: Quantized.
+#include "KernelUtils.h"
+
+using namespace llvm;
+
+namespace ember {
+namespace interp {
+
+} // namespace interp
+} // namespace ember
