@@ -3,6 +3,9 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "ember/Base/Float16.h"
+
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -134,6 +137,32 @@ double Tensor::elementAsDouble(size_t i) const {
     return dataAs<bool>()[i] ? 1.0 : 0.0;
   }
   return 0;
+}
+
+void Tensor::setElementFromDouble(size_t i, double v) {
+  switch (type_.kind) {
+  case ElemKind::Float32: dataAs<float>()[i] = float(v); return;
+  case ElemKind::Float64: dataAs<double>()[i] = v; return;
+  case ElemKind::Float16: dataAs<float16_t>()[i] = float16_t(float(v)); return;
+  case ElemKind::BFloat16: dataAs<bfloat16_t>()[i] = bfloat16_t(float(v)); return;
+  case ElemKind::Int8: dataAs<int8_t>()[i] = int8_t(v); return;
+  case ElemKind::UInt8: dataAs<uint8_t>()[i] = uint8_t(v); return;
+  case ElemKind::Int16: dataAs<int16_t>()[i] = int16_t(v); return;
+  case ElemKind::UInt16: dataAs<uint16_t>()[i] = uint16_t(v); return;
+  case ElemKind::Int32: dataAs<int32_t>()[i] = int32_t(v); return;
+  case ElemKind::UInt32: dataAs<uint32_t>()[i] = uint32_t(v); return;
+  case ElemKind::Int64: dataAs<int64_t>()[i] = int64_t(v); return;
+  case ElemKind::UInt64: dataAs<uint64_t>()[i] = uint64_t(v); return;
+  case ElemKind::Bool: dataAs<bool>()[i] = v != 0; return;
+  case ElemKind::QInt8:
+    dataAs<int8_t>()[i] =
+        int8_t(std::clamp(std::nearbyint(v / type_.scale) + type_.offset, -128.0, 127.0));
+    return;
+  case ElemKind::QUInt8:
+    dataAs<uint8_t>()[i] =
+        uint8_t(std::clamp(std::nearbyint(v / type_.scale) + type_.offset, 0.0, 255.0));
+    return;
+  }
 }
 
 void Tensor::print(raw_ostream &os, size_t maxValues) const {

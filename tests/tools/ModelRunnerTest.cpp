@@ -748,6 +748,24 @@ TEST_F(ModelRunner, MalformedSymbolDefinition) {
   }
 }
 
+TEST_F(ModelRunner, DefineInputBindsAShapeInputAtCompileTime) {
+  // From the ONNX backend suite (libonnx-testdata): Reshape's shape is a graph input.
+  const std::string dir = "/usr/share/libonnx-testdata/data/node/test_reshape_one_dim";
+  const std::string model = dir + "/model.onnx";
+  const std::string data = dir + "/test_data_set_0/input_0.pb";
+  const std::string shape = dir + "/test_data_set_0/input_1.pb";
+  expectCleanError(runTool({"-model=" + model, "-input=data=" + data, "-dump-graph"}),
+                   {model, "must be a constant known at compile time", "depends on input 'shape'"});
+  RunResult r = runTool({"-model=" + model, "-onnx-define-input=shape=" + shape,
+                         "-input=data=" + data});
+  EXPECT_SUCCESS(r);
+  EXPECT_NE(r.out.find("output 'reshaped' float32<24>"), std::string::npos) << r.describe();
+  expectCleanError(runTool({"-model=" + model, "-onnx-define-input=nosuch=3", "-input=" + data}),
+                   {"no input named 'nosuch'"});
+  expectCleanError(runTool({"-model=" + model, "-onnx-define-input=shape=abc", "-input=" + data}),
+                   {"neither a number nor a .npy/.pb file"});
+}
+
 TEST_F(ModelRunner, SymbolDefinitionConflictsAndTypos) {
   expectCleanError(runTool({"-model=" + kSymbolicBatch, "-onnx-define-symbol=N,3",
                             "-onnx-define-symbol=N,4", "-dump-graph"}),

@@ -1,6 +1,7 @@
 // The ONNX importer on the .onnxtxt models in tests/models and on small broken models.
 #include "TestUtils.h"
 
+#include "ember/Driver/ConstantEvaluator.h"
 #include "ember/Importer/ModelLoader.h"
 #include "ember/Importer/TensorFiles.h"
 
@@ -139,6 +140,69 @@ TEST(Importer, ReadsTensorProtoFiles) {
       Tensor t, readTensorFile(sourcePath("tests/models/conv_basic/test_data_set_0/input_0.pb"), &name));
   EXPECT_EQ(name, "x");
   EXPECT_EQ(t.getType(), Type(ElemKind::Float32, {1, 2, 5, 5}));
+}
+
+} // namespace
+
+namespace {
+
+// A Reshape whose shape is computed at load time (Concat of two constants), as exporters emit.
+const char *kComputedShapeModel = R"(
+ir_version: 8
+opset_import { domain: "" version: 13 }
+graph {
+  name: "g"
+  initializer { name: "rows" dims: 1 data_type: 7 int64_data: 2 }
+  initializer { name: "rest" dims: 1 data_type: 7 int64_data: -1 }
+  node { name: "cat" op_type: "Concat" input: "rows" input: "rest" output: "shape" attribute { name: "axis" type: INT i: 0 } }
+  node { name: "r" op_type: "Reshape" input: "x" input: "shape" output: "y" }
+  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 3 } dim { dim_value: 2 } } } } }
+  output { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 3 } } } } }
+}
+)";
+
+TEST(Importer, ComputedShapesFoldWhenAnEvaluatorIsGiven) {
+  TempDir dir;
+  std::string path = dir.write("m.onnxtxt", kComputedShapeModel);
+  std::string err = errorOf(loadModel(path));
+  EXPECT_NE(err.find("node 'r' (Reshape): input 1 ('shape') must be a constant known at compile time"),
+            std::string::npos)
+      << err;
+  ASSERT_OK_AND_ASSIGN(auto M, loadModel(path, withConstantEvaluation({})));
+  bool sawReshape = false;
+  for (const auto &n : M->getFunction(kMainFunctionName)->getNodes())
+    if (n->getKind() == NodeKind::Reshape) {
+      sawReshape = true;
+      EXPECT_EQ(n->getType(), Type(ElemKind::Float32, {2, 3}));
+    }
+  EXPECT_TRUE(sawReshape);
+}
+
+TEST(Importer, InputsBoundToConstants) {
+  TempDir dir;
+  std::string path = dir.write("m.onnxtxt", withNodes(R"(
+    node { name: "r" op_type: "Relu" input: "x" output: "y" })"));
+  ImportOptions opts;
+  opts.constantInputs["x"].scalar = -2.5;
+  ASSERT_OK_AND_ASSIGN(auto M, loadModel(path, opts));
+  EXPECT_TRUE(M->getInputPlaceholders().empty());
+  bool found = false;
+  for (const auto &c : M->getConstants())
+    if (c->getName() == "x") {
+      found = true;
+      EXPECT_EQ(c->getType(), Type(ElemKind::Float32, {2, 3}));
+      EXPECT_EQ(c->getPayload().elementAsDouble(5), -2.5);
+    }
+  EXPECT_TRUE(found);
+  ImportOptions wrongKind;
+  wrongKind.constantInputs["x"].tensor =
+      std::make_shared<const Tensor>(Tensor::fromValues<int64_t>({2, 3}, {1, 2, 3, 4, 5, 6}));
+  wrongKind.constantInputs["x"].source = "x.npy";
+  EXPECT_NE(errorOf(loadModel(path, wrongKind)).find("x.npy holds int64, the model expects float32"),
+            std::string::npos);
+  ImportOptions unknown;
+  unknown.constantInputs["nosuch"].scalar = 1;
+  EXPECT_NE(errorOf(loadModel(path, unknown)).find("no input named 'nosuch'"), std::string::npos);
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "ToolSupport.h"
 
+#include "ember/Driver/ConstantEvaluator.h"
 #include "ember/Importer/TensorFiles.h"
 #include "ember/Support/Error.h"
 
@@ -17,6 +18,9 @@ DEFINE_string(input, "",
               "FILE is .npy or an ONNX TensorProto .pb");
 DEFINE_string(onnx_define_symbol, "",
               "NAME,VALUE: bind a symbolic dim of the model's inputs (repeatable)");
+DEFINE_string(onnx_define_input, "",
+              "NAME=VALUE or NAME=FILE: bind a model input to a constant at compile time, so "
+              "what depends on it alone folds away (repeatable; FILE is .npy or .pb)");
 DEFINE_bool(dump_graph, false, "Print the optimized graph (alias -dumpGraph)");
 DEFINE_string(dump_graph_DAG, "", "Write the optimized graph to this file as Graphviz DOT");
 DEFINE_bool(dump_ir, false, "Print the IR with its memory plan");
@@ -74,7 +78,7 @@ void parseCommandLine(int &argc, char **&argv, const char *usage) {
     errs() << "error: " << msg << " (see -help)\n";
     std::exit(1);
   };
-  std::string symbols;
+  std::string symbols, definedInputs;
   for (int i = 1; i < argc; ++i) {
     StringRef arg = argv[i];
     if (!arg.starts_with("-") || arg == "-") {
@@ -108,9 +112,13 @@ void parseCommandLine(int &argc, char **&argv, const char *usage) {
         fail("flag '" + arg + "' needs a value");
       }
     }
-    if (name == "onnx_define_symbol") { // repeatable: the definitions accumulate
+    // Repeatable flags: the definitions accumulate.
+    if (name == "onnx_define_symbol") {
       symbols += (symbols.empty() ? "" : ";") + value;
       value = symbols;
+    } else if (name == "onnx_define_input") {
+      definedInputs += (definedInputs.empty() ? "" : ";") + value;
+      value = definedInputs;
     }
     if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty())
       fail("invalid value '" + value + "' for flag '-" + rawName + "' (" + info.type + ")");
@@ -176,11 +184,30 @@ Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputF
       return makeError("-onnx-define-symbol: '" + name.trim() + "' is defined as both " +
                        Twine(it->second) + " and " + Twine(v));
   }
+  SmallVector<StringRef, 4> bindings;
+  StringRef(FLAGS_onnx_define_input).split(bindings, ';', -1, false);
+  for (StringRef binding : bindings) {
+    auto [name, value] = binding.split('=');
+    if (name.empty() || value.empty())
+      return makeError("-onnx-define-input: expected NAME=VALUE or NAME=FILE, got '" + binding +
+                       "'");
+    ImportOptions::ConstantInput c;
+    c.source = value.str();
+    if (value.ends_with(".npy") || value.ends_with(".pb")) {
+      EMBER_ASSIGN_OR_RETURN(Tensor t, readTensorFile(value));
+      c.tensor = std::make_shared<const Tensor>(std::move(t));
+    } else if (value.trim().getAsDouble(c.scalar)) {
+      return makeError("-onnx-define-input: '" + value + "' is neither a number nor a .npy/.pb file");
+    }
+    if (!opts.constantInputs.try_emplace(name, std::move(c)).second)
+      return makeError("-onnx-define-input: '" + name + "' is bound twice");
+  }
   for (const InputFile &f : inputs) {
     const auto &dims = f.tensor.getType().dims;
     opts.inputShapes[f.name] = {std::vector<int64_t>(dims.begin(), dims.end()), f.path};
   }
-  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M, loadModel(FLAGS_model, opts));
+  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M,
+                         loadModel(FLAGS_model, withConstantEvaluation(std::move(opts))));
   CompileOptions co;
   co.backend = FLAGS_backend;
   co.verifyEach = FLAGS_verify_each;

@@ -57,6 +57,14 @@ public:
   bool bitwiseEqual(const Tensor &o) const;
   /// Element \p i converted to double, for printing and comparisons of any kind.
   double elementAsDouble(size_t i) const;
+  /// Sets element \p i to \p v converted to the element kind (C++ conversion rules; float16
+  /// and bfloat16 round to nearest even; quantized kinds store round(v / scale) + offset).
+  void setElementFromDouble(size_t i, double v);
+  /// Sets every element to \p v, converted as by setElementFromDouble.
+  void fill(double v) {
+    for (size_t i = 0, e = numElements(); i < e; ++i)
+      setElementFromDouble(i, v);
+  }
   /// Prints the type and up to \p maxValues values.
   void print(llvm::raw_ostream &os, size_t maxValues = 16) const;
 };

@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,21 @@ struct ImportOptions {
   llvm::StringMap<InputShape> inputShapes;
   /// Shapes of unnamed input files, by position among the graph's inputs.
   std::vector<InputShape> positionalInputShapes;
+
+  /// Graph inputs bound to a value at compile time (-onnx-define-input): the input becomes a
+  /// Constant, so everything computed from it alone can fold away.
+  struct ConstantInput {
+    std::shared_ptr<const Tensor> tensor; ///< the value; else `scalar` fills the declared type
+    double scalar = 0;
+    std::string source; ///< named in errors
+  };
+  llvm::StringMap<ConstantInput> constantInputs;
+
+  /// Evaluates a value computed only from Constants (set by the driver to run it on the
+  /// Interpreter). Loaders that need an operand at compile time (a Reshape's shape computed by
+  /// Shape -> Gather -> Concat) get it folded through this; without it such operands must be
+  /// Constants already.
+  std::function<llvm::Expected<Tensor>(NodeValue)> evaluateConstant;
 };
 
 /// The name of the function a loader creates in the module.

@@ -110,6 +110,7 @@ class ONNXImporter {
   Function *fn_ = module_->createFunction(kMainFunctionName);
   StringMap<NodeValue> values_;
   StringSet<> symbolsSeen_; ///< dim_params of the graph inputs
+  StringSet<> bound_;       ///< graph inputs bound to constants
 
   Error checkOperatorsSupported();
   Error loadInitializers();
@@ -117,6 +118,8 @@ class ONNXImporter {
   Error loadNodes();
   Error loadOutputs();
   Expected<Type> inputType(const onnx::ValueInfoProto &vi, size_t position);
+  Expected<Constant *> constantForInput(const onnx::ValueInfoProto &vi,
+                                        const ImportOptions::ConstantInput &value);
 
 public:
   ONNXImporter(const onnx::ModelProto &model, const ImportOptions &opts)
@@ -251,11 +254,51 @@ Expected<Type> ONNXImporter::inputType(const onnx::ValueInfoProto &vi, size_t po
   return Type::checked(kind, dims);
 }
 
+Expected<Constant *> ONNXImporter::constantForInput(const onnx::ValueInfoProto &vi,
+                                                    const ImportOptions::ConstantInput &value) {
+  if (!vi.type().has_tensor_type())
+    return makeError("only tensor inputs can be bound to constants");
+  const auto &tt = vi.type().tensor_type();
+  EMBER_ASSIGN_OR_RETURN(ElemKind kind, elemKindFromONNX(tt.elem_type()));
+  if (!value.tensor) { // a number filling the declared (static) shape
+    EMBER_ASSIGN_OR_RETURN(Type ty, inputType(vi, SIZE_MAX));
+    Tensor t(ty);
+    t.fill(value.scalar);
+    return module_->createConstant(std::move(t), vi.name());
+  }
+  const Tensor &t = *value.tensor;
+  if (t.getType().kind != kind)
+    return makeError(value.source + " holds " + elemKindName(t.getType().kind) +
+                     ", the model expects " + elemKindName(kind));
+  if (tt.has_shape()) {
+    bool compatible = tt.shape().dim_size() == int(t.getType().rank());
+    for (int i = 0; compatible && i < tt.shape().dim_size(); ++i) {
+      const auto &d = tt.shape().dim(i);
+      if (d.has_dim_param())
+        symbolsSeen_.insert(d.dim_param());
+      compatible = !d.has_dim_value() || dim_t(d.dim_value()) == t.getType().dims[i];
+    }
+    if (!compatible)
+      return makeError(value.source + " has shape " + t.getType().str() +
+                       ", which does not fit the model's input shape");
+  }
+  return module_->createConstant(t.clone(), vi.name());
+}
+
 Error ONNXImporter::loadInputs() {
   StringSet<> known;
   for (const auto &vi : model_.graph().input()) {
     if (values_.count(vi.name())) // older IR versions list initializers as inputs too
       continue;
+    auto bound = opts_.constantInputs.find(vi.name());
+    if (bound != opts_.constantInputs.end()) {
+      auto c = constantForInput(vi, bound->second);
+      if (!c)
+        return withContext(c.takeError(), "input '" + vi.name() + "'");
+      values_[vi.name()] = (*c)->getResult();
+      bound_.insert(vi.name());
+      continue;
+    }
     auto ty = inputType(vi, known.size());
     if (!ty)
       return withContext(ty.takeError(), "input '" + vi.name() + "'");
@@ -265,11 +308,15 @@ Error ONNXImporter::loadInputs() {
     values_[vi.name()] = p->getResult();
     known.insert(vi.name());
   }
+  for (const auto &entry : opts_.constantInputs)
+    if (!bound_.count(entry.getKey()))
+      return makeError("-onnx-define-input: the model has no input named '" + entry.getKey() +
+                       "'");
   for (const auto &sym : opts_.symbols)
     if (!symbolsSeen_.count(sym.getKey()))
       return makeError("no input of the model has a symbolic dim named '" + sym.getKey() + "'");
   for (const auto &entry : opts_.inputShapes)
-    if (!entry.getKey().empty() && !known.count(entry.getKey())) {
+    if (!entry.getKey().empty() && !known.count(entry.getKey()) && !bound_.count(entry.getKey())) {
       std::string names;
       for (const auto &k : known)
         names += (names.empty() ? "" : ", ") + k.getKey().str();
@@ -281,7 +328,7 @@ Error ONNXImporter::loadInputs() {
 
 Error ONNXImporter::loadNodes() {
   for (const auto &n : model_.graph().node()) {
-    OpContext ctx(n, opset_, *module_, *fn_, values_);
+    OpContext ctx(n, opts_, opset_, *module_, *fn_, values_);
     OpLoader load = OpRegistry::get().find(n.op_type(), opset_);
     Error err = load(ctx);
     err = joinErrors(std::move(err), ctx.takeAttrError());

@@ -1,5 +1,6 @@
 #include "OpContext.h"
 
+#include "ember/Importer/ModelLoader.h"
 #include "ember/Support/Error.h"
 
 #include <algorithm>
@@ -61,10 +62,19 @@ Expected<NodeValue> OpContext::input(unsigned i) {
 
 Expected<const Tensor *> OpContext::constantInput(unsigned i) {
   EMBER_ASSIGN_OR_RETURN(NodeValue v, input(i));
-  if (v.node->getKind() != NodeKind::Constant)
-    return makeError("input " + Twine(i) + " ('" + node_.input(i) +
-                     "') must be a constant known at compile time");
-  return &static_cast<Constant *>(v.node)->getPayload();
+  if (v.node->getKind() == NodeKind::Constant)
+    return &static_cast<Constant *>(v.node)->getPayload();
+  std::string why = "input " + std::to_string(i) + " ('" + node_.input(i) +
+                    "') must be a constant known at compile time";
+  if (!opts_.evaluateConstant)
+    return makeError(why);
+  auto value = opts_.evaluateConstant(v);
+  if (!value)
+    return withContext(value.takeError(), why);
+  // Later readers of the same ONNX value see the folded constant directly.
+  Constant *c = module_.createConstant(std::move(*value), node_.input(i));
+  values_[node_.input(i)] = c->getResult();
+  return &c->getPayload();
 }
 
 Expected<std::vector<int64_t>> OpContext::constantInts(unsigned i) {

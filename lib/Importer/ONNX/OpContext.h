@@ -42,8 +42,11 @@ void registerShapeOps(OpRegistry &r);
 void registerReduceOps(OpRegistry &r);
 void registerQuantOps(OpRegistry &r);
 
+struct ImportOptions;
+
 class OpContext {
   const onnx::NodeProto &node_;
+  const ImportOptions &opts_;
   int64_t opset_;
   Module &module_;
   Function &fn_;
@@ -54,9 +57,9 @@ class OpContext {
                                        onnx::AttributeProto::AttributeType type);
 
 public:
-  OpContext(const onnx::NodeProto &node, int64_t opset, Module &m, Function &f,
-            llvm::StringMap<NodeValue> &values)
-      : node_(node), opset_(opset), module_(m), fn_(f), values_(values) {}
+  OpContext(const onnx::NodeProto &node, const ImportOptions &opts, int64_t opset, Module &m,
+            Function &f, llvm::StringMap<NodeValue> &values)
+      : node_(node), opts_(opts), opset_(opset), module_(m), fn_(f), values_(values) {}
   ~OpContext() { llvm::consumeError(std::move(attrError_)); }
 
   const onnx::NodeProto &proto() const { return node_; }
@@ -69,7 +72,9 @@ public:
   unsigned numInputs() const { return node_.input_size(); }
   bool hasInput(unsigned i) const { return int(i) < node_.input_size() && !node_.input(i).empty(); }
   llvm::Expected<NodeValue> input(unsigned i);
-  /// The input's value when it is a Constant (weights, shape tensors), else an error.
+  /// The input's value when it is a Constant (weights, shape tensors) or computed from
+  /// Constants only (then it is evaluated once and the input rebound to the result), else an
+  /// error.
   llvm::Expected<const Tensor *> constantInput(unsigned i);
   /// A constant input read as int64 values (shapes, axes).
   llvm::Expected<std::vector<int64_t>> constantInts(unsigned i);
