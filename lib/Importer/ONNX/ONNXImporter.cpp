@@ -97,10 +97,6 @@ std::string checkerMessage(StringRef what) {
   return context.empty() ? msg : msg + " (" + context + ")";
 }
 
-std::string nodeLabel(const onnx::NodeProto &n) {
-  std::string name = !n.name().empty() ? n.name() : n.output_size() ? n.output(0) : "";
-  return "node '" + name + "' (" + n.op_type() + ")";
-}
 
 class ONNXImporter {
   const onnx::ModelProto &model_;
@@ -163,7 +159,7 @@ Error ONNXImporter::checkOperatorsSupported() {
     bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
     if (defaultDomain && OpRegistry::get().find(n.op_type(), opset_))
       continue;
-    missing.push_back(nodeLabel(n) + (defaultDomain ? "" : " in domain '" + n.domain() + "'") +
+    missing.push_back(onnxNodeLabel(n) + (defaultDomain ? "" : " in domain '" + n.domain() + "'") +
                       " at opset " + std::to_string(opset_));
   }
   if (missing.empty())
@@ -333,10 +329,10 @@ Error ONNXImporter::loadNodes() {
     Error err = load(ctx);
     err = joinErrors(std::move(err), ctx.takeAttrError());
     if (err)
-      return withContext(std::move(err), nodeLabel(n));
+      return withContext(std::move(err), onnxNodeLabel(n));
     for (int i = 0; i < n.output_size(); ++i)
       if (!n.output(i).empty() && !values_.count(n.output(i)))
-        return makeError(nodeLabel(n) + ": output " + Twine(i) + " ('" + n.output(i) +
+        return makeError(onnxNodeLabel(n) + ": output " + Twine(i) + " ('" + n.output(i) +
                          "') is not supported");
   }
   return Error::success();

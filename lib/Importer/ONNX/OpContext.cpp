@@ -1,5 +1,7 @@
 #include "OpContext.h"
 
+#include "ONNXTensor.h"
+
 #include "ember/Importer/ModelLoader.h"
 #include "ember/Support/Error.h"
 
@@ -38,6 +40,40 @@ const OpRegistry &OpRegistry::get() {
     return r;
   }();
   return registry;
+}
+
+std::string onnxNodeLabel(const onnx::NodeProto &n) {
+  std::string name = !n.name().empty() ? n.name() : n.output_size() ? n.output(0) : "";
+  return "node '" + name + "' (" + n.op_type() + ")";
+}
+
+Error OpContext::importSubgraph(const onnx::GraphProto &graph) {
+  for (const auto &init : graph.initializer()) {
+    auto t = tensorFromONNX(init);
+    if (!t)
+      return withContext(t.takeError(), "initializer '" + init.name() + "'");
+    values_[init.name()] = module_.createConstant(std::move(*t), init.name())->getResult();
+  }
+  for (const auto &n : graph.node()) {
+    bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
+    OpLoader load = defaultDomain ? OpRegistry::get().find(n.op_type(), opset_) : nullptr;
+    if (!load)
+      return makeError("subgraph '" + graph.name() + "': unsupported operator " +
+                       onnxNodeLabel(n) + " at opset " + Twine(opset_));
+    OpContext sub(n, opts_, opset_, module_, fn_, values_);
+    Error err = load(sub);
+    err = joinErrors(std::move(err), sub.takeAttrError());
+    if (err)
+      return withContext(std::move(err), "subgraph '" + graph.name() + "': " + onnxNodeLabel(n));
+  }
+  return Error::success();
+}
+
+Expected<NodeValue> OpContext::value(StringRef name) const {
+  auto it = values_.find(name);
+  if (it == values_.end())
+    return makeError("value '" + name + "' is not defined");
+  return it->second;
 }
 
 std::string OpContext::baseName() const {

@@ -105,7 +105,16 @@ public:
   llvm::Expected<NodeValue> broadcastTo(NodeValue v, llvm::ArrayRef<dim_t> dims);
   /// An error about this node's inputs or attributes (the importer adds the node and file).
   llvm::Error fail(const llvm::Twine &why) const;
+
+  /// Imports the initializers and nodes of \p graph (an If branch, say) into the current
+  /// function; they see every value defined so far. Afterwards value(name) finds its outputs.
+  llvm::Error importSubgraph(const onnx::GraphProto &graph);
+  /// The graph value an ONNX name is bound to.
+  llvm::Expected<NodeValue> value(llvm::StringRef name) const;
 };
+
+/// "node 'conv3' (Conv)": how errors name an ONNX node.
+std::string onnxNodeLabel(const onnx::NodeProto &n);
 
 /// Normalizes \p axis (may be negative) for \p rank; error if out of range.
 llvm::Expected<int64_t> normalizeAxis(int64_t axis, unsigned rank);
