@@ -1,0 +1,228 @@
+// ONNX normalizations, softmaxes and losses: BatchNormalization, InstanceNormalization,
+// LayerNormalization, MeanVarianceNormalization, LRN, Softmax/LogSoftmax/Hardmax,
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss. Registered by registerReduceOps.
+#include "ONNXTensor.h"
+#include "OpContext.h"
+
+#include "ember/Support/Error.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace ember {
+
+namespace {
+
+/// A constant of \p kind and \p dims with every element \p value (an omitted weight or bias).
+NodeValue splat(OpContext &ctx, ElemKind kind, ArrayRef<dim_t> dims, double value,
+                StringRef suffix) {
+  Tensor t(Type(kind, dims));
+  t.fill(value);
+  return ctx.createConstant(std::move(t), suffix)->getResult();
+}
+
+Error loadBatchNormalization(OpContext &ctx) {
+  if (ctx.getInt("spatial", 1) != 1)
+    return ctx.fail("spatial=0 is not supported");
+  SmallVector<NodeValue, 5> operands;
+  for (unsigned i = 0; i < 5; ++i) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue v, ctx.input(i));
+    operands.push_back(v);
+  }
+  float eps = ctx.getFloat("epsilon", 1e-5f);
+  // Training mode (statistics of the batch itself) is the attribute training_mode from opset
+  // 14, requested outputs beyond Y in opsets 7-13, and is_test=0 (the default) before 7.
+  bool anyStatistics = false;
+  for (unsigned i = 1; i < ctx.numOutputs(); ++i)
+    anyStatistics |= ctx.hasOutput(i);
+  bool training = ctx.opset() >= 14  ? ctx.getInt("training_mode", 0) != 0
+                  : ctx.opset() >= 7 ? anyStatistics
+                                     : ctx.getInt("is_test", 0) == 0;
+  if (!training && anyStatistics)
+    return ctx.fail("outputs beyond Y need training mode");
+  if (training) {
+    // Outputs 1 and 2 are the updated running mean and variance in every opset; the saved
+    // statistics of opsets before 14 (outputs 3 and 4) are not supported.
+    for (unsigned i = 3; i < ctx.numOutputs(); ++i)
+      if (ctx.hasOutput(i))
+        return ctx.fail("output " + Twine(i) + " (saved mean/variance) is not supported");
+    AttrList attrs;
+    attrs.set<AttrKind::Epsilon>(eps).set<AttrKind::Momentum>(ctx.getFloat("momentum", 0.9f));
+    EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::BatchNormTraining, operands, attrs));
+    EMBER_TRY(ctx.setOutput(0, y));
+    EMBER_TRY(ctx.setOutput(1, y.node->getResult(ops::BatchNormTraining::RunningMean)));
+    return ctx.setOutput(2, y.node->getResult(ops::BatchNormTraining::RunningVar));
+  }
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::BatchNorm, operands,
+                                                 AttrList().set<AttrKind::Epsilon>(eps)));
+  return ctx.setOutput(0, y);
+}
+
+Error loadInstanceNormalization(OpContext &ctx) {
+  SmallVector<NodeValue, 3> operands;
+  for (unsigned i = 0; i < 3; ++i) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue v, ctx.input(i));
+    operands.push_back(v);
+  }
+  EMBER_ASSIGN_OR_RETURN(
+      NodeValue y, ctx.create(NodeKind::InstanceNorm, operands,
+                              AttrList().set<AttrKind::Epsilon>(ctx.getFloat("epsilon", 1e-5f))));
+  return ctx.setOutput(0, y);
+}
+
+/// Scale or bias of LayerNormalization broadcast to the normalized dims.
+Expected<NodeValue> toNormalizedDims(OpContext &ctx, NodeValue v, ArrayRef<dim_t> normalized,
+                                     StringRef what) {
+  auto dims = broadcastShapes(v.getType().dims, normalized);
+  if (!dims || ArrayRef<dim_t>(*dims) != normalized) {
+    consumeError(dims.takeError());
+    return ctx.fail(what + " " + v.getType().str() + " does not broadcast to the normalized dims " +
+                    dimsToString(normalized));
+  }
+  return ctx.broadcastTo(v, normalized);
+}
+
+Error loadLayerNormalization(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  EMBER_ASSIGN_OR_RETURN(NodeValue scale, ctx.input(1));
+  const Type &t = x.getType();
+  EMBER_ASSIGN_OR_RETURN(int64_t axis, normalizeAxis(ctx.getInt("axis", -1), t.rank()));
+  ArrayRef<dim_t> normalized = ArrayRef<dim_t>(t.dims).drop_front(axis);
+  EMBER_ASSIGN_OR_RETURN(scale, toNormalizedDims(ctx, scale, normalized, "scale"));
+  NodeValue bias;
+  if (ctx.hasInput(2)) {
+    EMBER_ASSIGN_OR_RETURN(bias, ctx.input(2));
+    EMBER_ASSIGN_OR_RETURN(bias, toNormalizedDims(ctx, bias, normalized, "bias"));
+  } else {
+    bias = splat(ctx, t.kind, normalized, 0.0, "bias");
+  }
+  EMBER_ASSIGN_OR_RETURN(ElemKind stash, elemKindFromONNX(int(ctx.getInt("stash_type", 1))));
+  if (!isFloatKind(stash))
+    return ctx.fail("stash_type must be a float type, got " + elemKindName(stash));
+  AttrList attrs;
+  attrs.set<AttrKind::Axis>(axis)
+      .set<AttrKind::Epsilon>(ctx.getFloat("epsilon", 1e-5f))
+      .set<AttrKind::StashKind>(elemKindName(stash).str());
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::LayerNorm, {x, scale, bias}, attrs));
+  EMBER_TRY(ctx.setOutput(0, y));
+  EMBER_TRY(ctx.setOutput(1, y.node->getResult(ops::LayerNorm::Mean)));
+  return ctx.setOutput(2, y.node->getResult(ops::LayerNorm::InvStdDev));
+}
+
+Error loadMeanVarianceNormalization(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  std::vector<int64_t> axes = ctx.getInts("axes", {0, 2, 3});
+  for (int64_t &a : axes) {
+    EMBER_ASSIGN_OR_RETURN(a, normalizeAxis(a, x.getType().rank()));
+  }
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  // The operator's definition adds 1e-9 to the standard deviation.
+  AttrList attrs;
+  attrs.set<AttrKind::Axes>(axes).set<AttrKind::Epsilon>(1e-9f);
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::MeanVarNorm, {x}, attrs));
+  return ctx.setOutput(0, y);
+}
+
+Error loadLRN(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  if (!ctx.hasAttr("size"))
+    return ctx.fail("attribute 'size' is required");
+  AttrList attrs;
+  attrs.set<AttrKind::Alpha>(ctx.getFloat("alpha", 1e-4f))
+      .set<AttrKind::Beta>(ctx.getFloat("beta", 0.75f))
+      .set<AttrKind::Bias>(ctx.getFloat("bias", 1.0f))
+      .set<AttrKind::Size>(ctx.getInt("size", 0));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::LRN, {x}, attrs));
+  return ctx.setOutput(0, y);
+}
+
+/// Softmax, LogSoftmax and Hardmax from opset 13: along one axis (default -1).
+template <NodeKind K> Error loadAlongAxis13(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  EMBER_ASSIGN_OR_RETURN(int64_t axis, normalizeAxis(ctx.getInt("axis", -1), x.getType().rank()));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(K, {x}, AttrList().set<AttrKind::Axis>(axis)));
+  return ctx.setOutput(0, y);
+}
+
+/// Opsets 1-12: the input is coerced to 2-D at axis (default 1) and the op runs over the
+/// flattened trailing dims.
+template <NodeKind K> Error loadAlongAxisLegacy(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  const Type &t = x.getType();
+  // axis == rank is allowed: everything is outer and the inner dim is 1.
+  int64_t axis = ctx.getInt("axis", 1);
+  if (axis != int64_t(t.rank())) {
+    EMBER_ASSIGN_OR_RETURN(axis, normalizeAxis(axis, t.rank()));
+  }
+  dim_t outer = 1, inner = 1;
+  for (unsigned i = 0; i < t.rank(); ++i)
+    (int64_t(i) < axis ? outer : inner) *= t.dims[i];
+  EMBER_ASSIGN_OR_RETURN(NodeValue flat, ctx.reshape(x, {outer, inner}));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(K, {flat}, AttrList().set<AttrKind::Axis>(1)));
+  EMBER_ASSIGN_OR_RETURN(y, ctx.reshape(y, t.dims));
+  return ctx.setOutput(0, y);
+}
+
+/// NLLLoss of \p logProb [N, C, ...] against input \p target (index 1) with the optional
+/// weight input 2; the attributes reduction and ignore_index are the ONNX node's.
+Expected<NodeValue> emitNLLLoss(OpContext &ctx, NodeValue logProb) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue target, ctx.input(1));
+  const Type &t = logProb.getType();
+  if (t.rank() < 2)
+    return ctx.fail("input must have rank >= 2 (N x C x ...), got " + t.str());
+  NodeValue weight;
+  if (ctx.hasInput(2)) {
+    EMBER_ASSIGN_OR_RETURN(weight, ctx.input(2));
+  } else {
+    // Unit weights: the weighted mean is then the plain mean over the counted targets.
+    weight = splat(ctx, t.kind, {t.dims[1]}, 1.0, "weight");
+  }
+  std::vector<int64_t> ignore;
+  if (ctx.hasAttr("ignore_index"))
+    ignore.push_back(ctx.getInt("ignore_index", 0));
+  AttrList attrs;
+  attrs.set<AttrKind::Reduction>(ctx.getString("reduction", "mean"))
+      .set<AttrKind::IgnoreIndex>(ignore);
+  return ctx.create(NodeKind::NLLLoss, {logProb, target, weight}, attrs, "loss");
+}
+
+Error loadNegativeLogLikelihoodLoss(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  EMBER_ASSIGN_OR_RETURN(NodeValue loss, emitNLLLoss(ctx, x));
+  return ctx.setOutput(0, loss);
+}
+
+/// SoftmaxCrossEntropyLoss = NLLLoss of LogSoftmax over the class axis 1.
+Error loadSoftmaxCrossEntropyLoss(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  if (x.getType().rank() < 2)
+    return ctx.fail("scores must have rank >= 2 (N x C x ...), got " + x.getType().str());
+  EMBER_ASSIGN_OR_RETURN(
+      NodeValue logProb,
+      ctx.create(NodeKind::LogSoftmax, {x}, AttrList().set<AttrKind::Axis>(1), "log_prob"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue loss, emitNLLLoss(ctx, logProb));
+  EMBER_TRY(ctx.setOutput(0, loss));
+  return ctx.setOutput(1, logProb);
+}
+
+} // namespace
+
+void registerReduceNormalizationOps(OpRegistry &r) {
+  r.add("BatchNormalization", 1, loadBatchNormalization);
+  r.add("InstanceNormalization", 1, loadInstanceNormalization);
+  r.add("LayerNormalization", 17, loadLayerNormalization);
+  r.add("MeanVarianceNormalization", 9, loadMeanVarianceNormalization);
+  r.add("LRN", 1, loadLRN);
+  r.add("Softmax", 1, loadAlongAxisLegacy<NodeKind::Softmax>);
+  r.add("Softmax", 13, loadAlongAxis13<NodeKind::Softmax>);
+  r.add("LogSoftmax", 1, loadAlongAxisLegacy<NodeKind::LogSoftmax>);
+  r.add("LogSoftmax", 13, loadAlongAxis13<NodeKind::LogSoftmax>);
+  r.add("Hardmax", 1, loadAlongAxisLegacy<NodeKind::Hardmax>);
+  r.add("Hardmax", 13, loadAlongAxis13<NodeKind::Hardmax>);
+  r.add("NegativeLogLikelihoodLoss", 12, loadNegativeLogLikelihoodLoss);
+  r.add("SoftmaxCrossEntropyLoss", 12, loadSoftmaxCrossEntropyLoss);
+}
+
+} // namespace ember
