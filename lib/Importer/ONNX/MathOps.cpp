@@ -1,34 +1,270 @@
-// ONNX element-wise arithmetic, comparisons, logic and activations.
-#include "OpContext.h"
+// ONNX element-wise arithmetic, comparisons, logic, selection, clamping and conversion. The
+// one-input functions and activations are in MathOpsActivations.cpp.
+#include "MathOps.h"
+#include "ONNXTensor.h"
 
 #include "ember/Support/Error.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
 
 using namespace llvm;
 
 namespace ember {
 
+Expected<SmallVector<NodeValue, 3>> broadcastTogether(OpContext &ctx, ArrayRef<NodeValue> values) {
+  DimsVec dims = values[0].getType().dims;
+  for (NodeValue v : values.drop_front()) {
+    EMBER_ASSIGN_OR_RETURN(dims, broadcastShapes(dims, v.getType().dims));
+  }
+  SmallVector<NodeValue, 3> out;
+  for (NodeValue v : values) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue b, ctx.broadcastTo(v, dims));
+    out.push_back(b);
+  }
+  return out;
+}
+
 namespace {
 
-/// Binary element-wise op with numpy broadcasting: both operands are broadcast to the common
-/// shape, so the ember node sees equal types.
-template <NodeKind K> Error loadBinary(OpContext &ctx) {
-  if (ctx.opset() < 7 && ctx.hasAttr("broadcast"))
-    return ctx.fail("legacy 'broadcast' attribute (opset < 7) is not supported");
-  EMBER_ASSIGN_OR_RETURN(NodeValue a, ctx.input(0));
-  EMBER_ASSIGN_OR_RETURN(NodeValue b, ctx.input(1));
-  if (a.getType().kind != b.getType().kind)
-    return ctx.fail("operand types differ: " + a.getType().str() + " and " + b.getType().str());
-  EMBER_ASSIGN_OR_RETURN(DimsVec dims, broadcastShapes(a.getType().dims, b.getType().dims));
-  EMBER_ASSIGN_OR_RETURN(a, ctx.broadcastTo(a, dims));
-  EMBER_ASSIGN_OR_RETURN(b, ctx.broadcastTo(b, dims));
-  EMBER_ASSIGN_OR_RETURN(NodeValue r, ctx.create(K, {a, b}));
+/// A binary op's operands brought to one shape. From opset 7 that is numpy broadcasting. Before,
+/// shapes must match unless broadcast=1, and then only B broadcasts, to A's shape: B holds one
+/// element, or its dims equal A's starting at 'axis' (by default, A's last dims). Dims of 1 in B
+/// also expand, as the exporters of that time (PyTorch) expect, though the spec says they don't.
+Expected<SmallVector<NodeValue, 3>> broadcastBinary(OpContext &ctx, NodeValue a, NodeValue b) {
+  if (ctx.opset() >= 7)
+    return broadcastTogether(ctx, {a, b});
+  const Type &at = a.getType(), &bt = b.getType();
+  if (ctx.getInt("broadcast", 0) == 0) {
+    if (at.dims != bt.dims)
+      return ctx.fail("operand shapes " + at.str() + " and " + bt.str() +
+                      " differ and 'broadcast' is not set (opset < 7)");
+    return SmallVector<NodeValue, 3>{a, b};
+  }
+  DimsVec dims(at.rank(), 1);
+  if (bt.numElements() != 1) {
+    int64_t axis = ctx.getInt("axis", int64_t(at.rank()) - int64_t(bt.rank()));
+    if (axis < 0 || axis + bt.rank() > at.rank())
+      return ctx.fail("B " + bt.str() + " does not fit in A " + at.str() + " at axis " +
+                      Twine(axis));
+    for (unsigned i = 0; i < bt.rank(); ++i) {
+      if (bt.dims[i] != at.dims[axis + i] && bt.dims[i] != 1)
+        return ctx.fail("B " + bt.str() + " does not match A " + at.str() + " at axis " +
+                        Twine(axis));
+      dims[axis + i] = bt.dims[i];
+    }
+  }
+  EMBER_ASSIGN_OR_RETURN(b, ctx.reshape(b, dims));
+  EMBER_ASSIGN_OR_RETURN(b, ctx.broadcastTo(b, at.dims));
+  return SmallVector<NodeValue, 3>{a, b};
+}
+
+Expected<SmallVector<NodeValue, 3>> inputs(OpContext &ctx, unsigned count) {
+  SmallVector<NodeValue, 3> values;
+  for (unsigned i = 0; i < count; ++i) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue v, ctx.input(i));
+    values.push_back(v);
+  }
+  return values;
+}
+
+Error expectSameKinds(OpContext &ctx, ArrayRef<NodeValue> values) {
+  for (NodeValue v : values.drop_front())
+    if (v.getType().kind != values[0].getType().kind)
+      return ctx.fail("operand types differ: " + values[0].getType().str() + " and " +
+                      v.getType().str());
+  return Error::success();
+}
+
+/// Operands broadcast together and \p kind created on them.
+Error createBroadcast(OpContext &ctx, NodeKind kind, ArrayRef<NodeValue> operands,
+                      AttrList attrs = {}) {
+  EMBER_ASSIGN_OR_RETURN(auto broadcast, broadcastTogether(ctx, operands));
+  EMBER_ASSIGN_OR_RETURN(NodeValue r, ctx.create(kind, broadcast, std::move(attrs)));
   return ctx.setOutput(0, r);
 }
 
-template <NodeKind K> Error loadUnary(OpContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
-  EMBER_ASSIGN_OR_RETURN(NodeValue r, ctx.create(K, {x}));
+/// Binary element-wise op; its operands have one element kind, except Pow's exponent (which
+/// may differ from opset 12).
+template <NodeKind K> Error loadBinary(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(auto operands, inputs(ctx, 2));
+  if (K != NodeKind::Pow)
+    EMBER_TRY(expectSameKinds(ctx, operands));
+  EMBER_ASSIGN_OR_RETURN(auto broadcast, broadcastBinary(ctx, operands[0], operands[1]));
+  EMBER_ASSIGN_OR_RETURN(NodeValue r, ctx.create(K, broadcast));
   return ctx.setOutput(0, r);
+}
+
+Error loadMod(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(auto operands, inputs(ctx, 2));
+  EMBER_TRY(expectSameKinds(ctx, operands));
+  int64_t fmod = ctx.getInt("fmod", 0);
+  if (fmod != 0 && fmod != 1)
+    return ctx.fail("fmod must be 0 or 1, got " + Twine(fmod));
+  if (fmod == 0 && isFloatKind(operands[0].getType().kind))
+    return ctx.fail("floating point Mod needs fmod=1, got fmod=0 for " +
+                    operands[0].getType().str());
+  return createBroadcast(ctx, NodeKind::Mod, operands, AttrList().set<AttrKind::FMod>(fmod));
+}
+
+Error loadBitShift(OpContext &ctx) {
+  std::string direction = ctx.getString("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    return ctx.fail("direction must be \"LEFT\" or \"RIGHT\", got \"" + direction + "\"");
+  EMBER_ASSIGN_OR_RETURN(auto operands, inputs(ctx, 2));
+  EMBER_TRY(expectSameKinds(ctx, operands));
+  return createBroadcast(ctx, direction == "LEFT" ? NodeKind::ShiftLeft : NodeKind::ShiftRight,
+                         operands);
+}
+
+/// Max, Min, Sum (K = Add) and Mean (K = Add, then a division): 1 or more inputs, folded
+/// pairwise from the left with numpy broadcasting at each step (before opset 8 the shapes must
+/// be equal, a special case).
+template <NodeKind K, bool Mean = false> Error loadVariadic(OpContext &ctx) {
+  if (ctx.numInputs() == 0)
+    return ctx.fail("needs at least one input");
+  EMBER_ASSIGN_OR_RETURN(auto operands, inputs(ctx, ctx.numInputs()));
+  EMBER_TRY(expectSameKinds(ctx, operands));
+  if (Mean && !isFloatKind(operands[0].getType().kind))
+    return ctx.fail("Mean needs floating point inputs, got " + operands[0].getType().str());
+  NodeValue acc = operands[0];
+  for (size_t i = 1; i < operands.size(); ++i) {
+    EMBER_ASSIGN_OR_RETURN(auto pair, broadcastTogether(ctx, {acc, operands[i]}));
+    EMBER_ASSIGN_OR_RETURN(acc, ctx.create(K, pair));
+  }
+  if (Mean && operands.size() > 1) {
+    const Type &t = acc.getType();
+    Tensor count(Type(t.kind, {}));
+    count.setElementFromDouble(0, double(operands.size()));
+    NodeValue countValue = ctx.createConstant(std::move(count), "count")->getResult();
+    EMBER_ASSIGN_OR_RETURN(NodeValue divisor, ctx.broadcastTo(countValue, t.dims));
+    EMBER_ASSIGN_OR_RETURN(acc, ctx.create(NodeKind::Div, {acc, divisor}));
+  }
+  return ctx.setOutput(0, acc);
+}
+
+/// Y = X < 0 ? slope * X : X with the slope broadcast to X (unidirectionally).
+Error loadPRelu(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(auto operands, inputs(ctx, 2));
+  EMBER_TRY(expectSameKinds(ctx, operands));
+  NodeValue s = operands[1];
+  const Type &x = operands[0].getType(), &slope = s.getType();
+  // Before opset 7 a slope is one value, one per channel (axis 1), or one per element.
+  if (ctx.opset() < 7 && slope.numElements() != 1 && slope.dims != x.dims) {
+    if (slope.rank() != 1 || x.rank() < 2 || slope.dims[0] != x.dims[1])
+      return ctx.fail("slope " + slope.str() + " (opset < 7) is neither one value, one per " +
+                      "channel, nor one per element of " + x.str());
+    DimsVec perChannel(x.rank() - 1, 1);
+    perChannel[0] = slope.dims[0];
+    EMBER_ASSIGN_OR_RETURN(s, ctx.reshape(s, perChannel));
+  }
+  auto dims = broadcastShapes(x.dims, s.getType().dims);
+  if (!dims || *dims != x.dims) {
+    if (!dims)
+      consumeError(dims.takeError());
+    return ctx.fail("slope " + slope.str() + " does not broadcast to the input " + x.str());
+  }
+  EMBER_ASSIGN_OR_RETURN(s, ctx.broadcastTo(s, x.dims));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::PRelu, {operands[0], s}));
+  return ctx.setOutput(0, y);
+}
+
+Error loadWhere(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(auto operands, inputs(ctx, 3));
+  if (operands[1].getType().kind != operands[2].getType().kind)
+    return ctx.fail("X and Y types differ: " + operands[1].getType().str() + " and " +
+                    operands[2].getType().str());
+  return createBroadcast(ctx, NodeKind::Where, operands);
+}
+
+/// A one-element constant of \p kind that bounds nothing: the lowest (or highest) value of an
+/// integer kind, -inf (or +inf) for a float kind.
+Tensor unboundedLimit(ElemKind kind, bool highest) {
+  Tensor t(Type(kind, {}));
+  auto store = [&](auto tag) {
+    using T = decltype(tag);
+    T v = highest ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest();
+    std::memcpy(t.data(), &v, sizeof v);
+  };
+  switch (kind) {
+  case ElemKind::Int8: store(int8_t()); break;
+  case ElemKind::UInt8: store(uint8_t()); break;
+  case ElemKind::Int16: store(int16_t()); break;
+  case ElemKind::UInt16: store(uint16_t()); break;
+  case ElemKind::Int32: store(int32_t()); break;
+  case ElemKind::UInt32: store(uint32_t()); break;
+  case ElemKind::Int64: store(int64_t()); break;
+  case ElemKind::UInt64: store(uint64_t()); break;
+  default: // float kinds; the Clip shape rule refuses the rest
+    t.setElementFromDouble(0, highest ? INFINITY : -INFINITY);
+  }
+  return t;
+}
+
+/// Clip: the bounds are attributes before opset 11 and optional one-element inputs from it
+/// (integer kinds from opset 12); a missing bound bounds nothing.
+Error loadClip(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  ElemKind kind = x.getType().kind;
+  NodeValue bounds[2];
+  const char *names[2] = {"min", "max"};
+  for (unsigned b = 0; b < 2; ++b) {
+    bool highest = b == 1;
+    if (ctx.opset() >= 11 && ctx.hasInput(1 + b)) {
+      EMBER_ASSIGN_OR_RETURN(bounds[b], ctx.input(1 + b));
+      continue;
+    }
+    Tensor limit = unboundedLimit(kind, highest);
+    if (ctx.opset() < 11 && ctx.hasAttr(names[b])) {
+      if (!isFloatKind(kind))
+        return ctx.fail("Clip before opset 11 takes floating point inputs, got " +
+                        x.getType().str());
+      limit.setElementFromDouble(0, ctx.getFloat(names[b], 0.0f));
+    }
+    bounds[b] = ctx.createConstant(std::move(limit), names[b])->getResult();
+  }
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Clip, {x, bounds[0], bounds[1]}));
+  return ctx.setOutput(0, y);
+}
+
+Error createCast(OpContext &ctx, NodeValue x, ElemKind to) {
+  if (x.getType().kind == to)
+    return ctx.setOutput(0, x);
+  EMBER_ASSIGN_OR_RETURN(NodeValue y,
+                         ctx.create(NodeKind::Cast, {x},
+                                    AttrList().set<AttrKind::ResultKind>(elemKindName(to).str())));
+  return ctx.setOutput(0, y);
+}
+
+/// Cast's target is a TensorProto data type number, or its name before opset 6.
+Error loadCast(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  if (!ctx.hasAttr("to"))
+    return ctx.fail("attribute 'to' is required");
+  int to = 0;
+  if (ctx.opset() < 6) {
+    std::string name = ctx.getString("to", "");
+    onnx::TensorProto::DataType parsed;
+    if (!onnx::TensorProto::DataType_Parse(name, &parsed))
+      return ctx.fail("'to' names no tensor data type: \"" + name + "\"");
+    to = parsed;
+  } else {
+    to = int(ctx.getInt("to", 0));
+  }
+  if (to == onnx::TensorProto::STRING)
+    return ctx.fail("casting to STRING is not supported: ember has no string tensors");
+  auto kind = elemKindFromONNX(to);
+  if (!kind)
+    return withContext(kind.takeError(), "'to'");
+  return createCast(ctx, x, *kind);
+}
+
+/// CastLike: Cast to the element type of the second input.
+Error loadCastLike(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  EMBER_ASSIGN_OR_RETURN(NodeValue like, ctx.input(1));
+  return createCast(ctx, x, like.getType().kind);
 }
 
 } // namespace
@@ -38,9 +274,27 @@ void registerMathOps(OpRegistry &r) {
   r.add("Sub", 1, loadBinary<NodeKind::Sub>);
   r.add("Mul", 1, loadBinary<NodeKind::Mul>);
   r.add("Div", 1, loadBinary<NodeKind::Div>);
-  r.add("Relu", 1, loadUnary<NodeKind::Relu>);
-  r.add("Sigmoid", 1, loadUnary<NodeKind::Sigmoid>);
-  r.add("Tanh", 1, loadUnary<NodeKind::Tanh>);
+  r.add("Pow", 1, loadBinary<NodeKind::Pow>);
+  r.add("Mod", 10, loadMod);
+  r.add("BitShift", 11, loadBitShift);
+  r.add("PRelu", 1, loadPRelu);
+  r.add("Max", 1, loadVariadic<NodeKind::Max>);
+  r.add("Min", 1, loadVariadic<NodeKind::Min>);
+  r.add("Sum", 1, loadVariadic<NodeKind::Add>);
+  r.add("Mean", 1, loadVariadic<NodeKind::Add, true>);
+  r.add("Equal", 1, loadBinary<NodeKind::Equal>);
+  r.add("Less", 1, loadBinary<NodeKind::Less>);
+  r.add("LessOrEqual", 12, loadBinary<NodeKind::LessOrEqual>);
+  r.add("Greater", 1, loadBinary<NodeKind::Greater>);
+  r.add("GreaterOrEqual", 12, loadBinary<NodeKind::GreaterOrEqual>);
+  r.add("And", 1, loadBinary<NodeKind::And>);
+  r.add("Or", 1, loadBinary<NodeKind::Or>);
+  r.add("Xor", 1, loadBinary<NodeKind::Xor>);
+  r.add("Where", 9, loadWhere);
+  r.add("Clip", 1, loadClip);
+  r.add("Cast", 1, loadCast);
+  r.add("CastLike", 15, loadCastLike);
+  registerMathActivationOps(r);
 }
 
 } // namespace ember
