@@ -1,35 +1,109 @@
-// MatMul: [M,K] x [K,N] -> [M,N], row-major, float32.
-#include "KernelUtils.h"
+// MatMul, row-major: [B.., M, K] x [B.., K, N] with numpy broadcasting of the batch dims (ONNX
+// Gemm is lowered onto it). Every numeric kind: floats accumulate in float (double for double);
+// integers accumulate modulo 2^64 and wrap to the result's width, as two's complement hardware
+// (and numpy) do, with no undefined overflow.
+#include "ConvPoolUtils.h"
+
+#include <vector>
 
 using namespace llvm;
 
 namespace ember {
 namespace interp {
 
-Error runMatMul(const KernelContext &ctx) {
-  EMBER_TRY(expectFloat32(ctx));
-  TensorArg a = ctx.in(ops::MatMul::LHS), b = ctx.in(ops::MatMul::RHS), r = ctx.out();
-  size_t M = a.dims()[0], K = a.dims()[1], N = b.dims()[1];
-  const float *A = a.as<float>(), *B = b.as<float>();
-  float *R = r.as<float>();
+namespace {
 
-  // i-k-j order walks B and R row by row (cache friendly) while every R[i][j] still sums its
-  // products in ascending k, exactly as the textbook i-j-k dot product would.
-  for (size_t i = 0; i < M; ++i) {
-    float *row = R + i * N;
-    for (size_t j = 0; j < N; ++j)
-      row[j] = 0.0f;
-    for (size_t k = 0; k < K; ++k) {
-      float aik = A[i * K + k];
-      const float *bRow = B + k * N;
+/// How T's products accumulate and store back.
+template <typename T> struct ProductArith {
+  using Acc = std::conditional_t<std::is_integral_v<T>, uint64_t, FloatAccum<T>>;
+  static Acc widen(T v) {
+    if constexpr (std::is_integral_v<T>)
+      return Acc(int64_t(v)); // sign-extends, so the modular arithmetic below is exact
+    else
+      return Acc(v);
+  }
+  static T narrow(Acc v) {
+    if constexpr (std::is_integral_v<T>)
+      return T(int64_t(v)); // keeps the low bits (two's complement)
+    else
+      return T(v);
+  }
+};
+
+template <typename T>
+constexpr bool isProductKind = isFloatStorage<T> ||
+                               (std::is_integral_v<T> && !std::is_same_v<T, bool>);
+
+/// Calls kernel(T()) for the numeric (non-bool) result kinds.
+template <typename Fn> Error dispatchProductKinds(const KernelContext &ctx, Fn &&kernel) {
+  ElemKind k = ctx.out().type.kind;
+  return dispatchAllKinds(k, [&](auto tag) -> Error {
+    using T = decltype(tag);
+    if constexpr (isProductKind<T>)
+      return kernel(T());
+    else
+      return ctx.unsupported("no kernel for element kind " + elemKindName(k));
+  });
+}
+
+template <typename T> Error matMul(const KernelContext &ctx) {
+  using Arith = ProductArith<T>;
+  using Acc = typename Arith::Acc;
+  TensorArg a = ctx.in(ops::MatMul::LHS), b = ctx.in(ops::MatMul::RHS), r = ctx.out();
+  size_t rank = r.dims().size(), batchRank = rank - 2;
+  size_t M = a.dims()[rank - 2], K = a.dims()[rank - 1], N = b.dims()[rank - 1];
+  ArrayRef<dim_t> batchDims = ArrayRef<dim_t>(r.dims()).take_front(batchRank);
+  // Element strides of each operand's matrices along the result's batch dims; a broadcast
+  // (size 1) dim does not move.
+  DimsVec aStrides(batchRank), bStrides(batchRank);
+  size_t aStride = M * K, bStride = K * N;
+  for (size_t d = batchRank; d-- > 0;) {
+    aStrides[d] = a.dims()[d] == 1 ? 0 : aStride;
+    bStrides[d] = b.dims()[d] == 1 ? 0 : bStride;
+    aStride *= a.dims()[d];
+    bStride *= b.dims()[d];
+  }
+  const T *A = a.as<T>(), *B = b.as<T>();
+  T *R = r.as<T>();
+  SmallVector<int64_t, 6> idx(batchRank);
+  std::vector<Acc> row;
+  for (size_t batch = 0, e = dimsProduct(batchDims, 0, batchRank); batch < e; ++batch) {
+    unflatten(batch, batchDims, idx);
+    size_t aOffset = 0, bOffset = 0;
+    for (size_t d = 0; d < batchRank; ++d) {
+      aOffset += size_t(idx[d]) * aStrides[d];
+      bOffset += size_t(idx[d]) * bStrides[d];
+    }
+    const T *lhs = A + aOffset, *rhs = B + bOffset;
+    T *out = R + batch * M * N;
+    // i-k-j order walks rhs and the accumulators row by row (cache friendly) while every
+    // element still sums its products in ascending k, as the textbook dot product would.
+    for (size_t i = 0; i < M; ++i) {
+      row.assign(N, Acc(0));
+      for (size_t k = 0; k < K; ++k) {
+        Acc aik = Arith::widen(lhs[i * K + k]);
+        const T *rhsRow = rhs + k * N;
+        for (size_t j = 0; j < N; ++j)
+          row[j] += aik * Arith::widen(rhsRow[j]);
+      }
       for (size_t j = 0; j < N; ++j)
-        row[j] += aik * bRow[j];
+        out[i * N + j] = Arith::narrow(row[j]);
     }
   }
   return Error::success();
 }
 
-bool supportsMatMul(const Node &n) { return resultKindIn(n, {ElemKind::Float32}); }
+} // namespace
+
+Error runMatMul(const KernelContext &ctx) {
+  return dispatchProductKinds(ctx, [&](auto tag) { return matMul<decltype(tag)>(ctx); });
+}
+
+/// Every numeric kind but the quantized ones (QuantOps lowers those) and bool.
+bool supportsMatMul(const Node &n) {
+  ElemKind k = resultKind(n);
+  return k != ElemKind::Bool && !isQuantizedKind(k);
+}
 
 } // namespace interp
 } // namespace ember

@@ -1,9 +1,11 @@
-// Pooling kernels, NCHW, float32: MaxPool and AvgPool. Both walk the same windows; they differ
-// only in how a window's cells are combined.
-#include "KernelUtils.h"
+// Window pooling, N-D and channels first: MaxPool (with the index of each max), AvgPool and
+// LpPool. All three walk the same windows; they differ only in how a window's cells combine.
+// MaxUnpool and MaxRoiPool are in PoolUnpool.cpp.
+#include "ConvPoolUtils.h"
 
-#include <algorithm>
+#include <cmath>
 #include <limits>
+#include <vector>
 
 using namespace llvm;
 
@@ -12,81 +14,195 @@ namespace interp {
 
 namespace {
 
-/// One window's extent along one spatial axis, in input coordinates.
+/// The cells one window covers along one spatial axis.
 struct AxisWindow {
-  int64_t begin, end; ///< the cells inside the real input: [begin, end), possibly empty
-  int64_t padded;     ///< how many window cells lie inside the padded input
+  SmallVector<int64_t, 8> cells; ///< input coordinates inside the real input
+  int64_t padded = 0;            ///< how many window cells lie inside the padded input
 };
 
-/// Window \p o along an axis of \p size cells with \p padBegin/\p padEnd padding. With ceil mode
-/// the last window may run past the end padding; cells out there exist in neither count.
-AxisWindow axisWindow(int64_t o, int64_t stride, int64_t kernel, int64_t padBegin, int64_t padEnd,
-                      int64_t size) {
-  int64_t start = o * stride - padBegin; // never below -padBegin
-  int64_t stop = start + kernel;
+/// Window \p o along an axis of \p size cells. With ceil mode the last window may run past the
+/// end padding; cells out there exist in neither count.
+AxisWindow axisWindow(int64_t o, int64_t stride, int64_t kernel, int64_t dilation,
+                      int64_t padBegin, int64_t padEnd, int64_t size) {
   AxisWindow w;
-  w.begin = std::max<int64_t>(start, 0);
-  w.end = std::max(w.begin, std::min(stop, size));
-  w.padded = std::max<int64_t>(std::min(stop, size + padEnd) - start, 0);
+  int64_t start = o * stride - padBegin; // never below -padBegin
+  for (int64_t j = 0; j < kernel; ++j) {
+    int64_t c = start + j * dilation;
+    if (c >= 0 && c < size)
+      w.cells.push_back(c);
+    if (c < size + padEnd)
+      ++w.padded;
+  }
   return w;
 }
 
-/// Calls fn(plane, planeWidth, hWindow, wWindow) for every output cell and stores what it returns.
-template <typename Fn> Error forEachWindow(const KernelContext &ctx, Fn fn) {
-  EMBER_TRY(expectFloat32(ctx));
-  // MaxPool and AvgPool share operand and result numbering.
-  TensorArg x = ctx.in(ops::MaxPool::Input), y = ctx.out();
-  const auto &kernels = ctx.attr<AttrKind::Kernels>();
-  const auto &strides = ctx.attr<AttrKind::Strides>();
-  const auto &pads = ctx.attr<AttrKind::Pads>(); // [top, left, bottom, right]
-  int64_t planes = int64_t(x.dims()[0] * x.dims()[1]);
-  int64_t H = x.dims()[2], W = x.dims()[3], OH = y.dims()[2], OW = y.dims()[3];
+/// One window cell inside the input: its offset within an input plane, row-major (the layout)
+/// and column-major (how MaxPool's storage_order 1 numbers it).
+struct Cell {
+  size_t rowMajor, colMajor;
+};
 
-  const float *in = x.as<float>();
-  float *out = y.as<float>();
-  for (int64_t p = 0; p < planes; ++p) {
-    const float *plane = in + p * H * W;
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      AxisWindow hw = axisWindow(oh, strides[0], kernels[0], pads[0], pads[2], H);
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        AxisWindow ww = axisWindow(ow, strides[1], kernels[1], pads[1], pads[3], W);
-        out[(p * OH + oh) * OW + ow] = fn(plane, W, hw, ww);
-      }
+/// The window geometry of a pooling instruction (MaxPool, AvgPool and LpPool share operand
+/// numbering and the window attributes).
+struct PoolWindows {
+  size_t planes, inPlane, outPlane;
+  ArrayRef<dim_t> outDims;
+  std::vector<std::vector<AxisWindow>> axes; ///< [axis][output coordinate]
+  DimsVec rowStrides, colStrides;
+
+  PoolWindows(const KernelContext &ctx, ArrayRef<int64_t> dilations) {
+    TensorArg x = ctx.in(ops::MaxPool::Input), y = ctx.out();
+    const auto &kernels = ctx.attr<AttrKind::Kernels>();
+    const auto &strides = ctx.attr<AttrKind::Strides>();
+    const auto &pads = ctx.attr<AttrKind::Pads>();
+    ArrayRef<dim_t> inDims = spatialDims(x);
+    outDims = spatialDims(y);
+    size_t n = inDims.size();
+    planes = x.dims()[0] * x.dims()[1];
+    inPlane = dimsProduct(inDims, 0, n);
+    outPlane = dimsProduct(outDims, 0, n);
+    rowStrides = rowMajorStrides(inDims);
+    colStrides = DimsVec(n, 1);
+    for (size_t a = 1; a < n; ++a)
+      colStrides[a] = colStrides[a - 1] * inDims[a - 1];
+    for (size_t a = 0; a < n; ++a) {
+      axes.emplace_back();
+      for (dim_t o = 0; o < outDims[a]; ++o)
+        axes[a].push_back(axisWindow(int64_t(o), strides[a], kernels[a],
+                                     dilations.empty() ? 1 : dilations[a], pads[a], pads[a + n],
+                                     int64_t(inDims[a])));
     }
   }
+
+  /// Calls fn(outputOffset, cells, paddedCount) for every output position (offset within an
+  /// output plane); cells run row-major through the window, paddedCount counts the window's
+  /// cells inside the padded input.
+  template <typename Fn> void forEach(Fn fn) const {
+    size_t n = axes.size();
+    SmallVector<int64_t, 6> o(n), pick(n);
+    std::vector<Cell> cells;
+    for (size_t op = 0; op < outPlane; ++op) {
+      unflatten(op, outDims, o);
+      DimsVec counts;
+      int64_t padded = 1;
+      for (size_t a = 0; a < n; ++a) {
+        const AxisWindow &w = axes[a][size_t(o[a])];
+        counts.push_back(w.cells.size());
+        padded *= w.padded;
+      }
+      cells.clear();
+      size_t volume = dimsProduct(counts, 0, n);
+      for (size_t c = 0; c < volume; ++c) {
+        unflatten(c, counts, pick);
+        Cell cell{0, 0};
+        for (size_t a = 0; a < n; ++a) {
+          size_t coord = size_t(axes[a][size_t(o[a])].cells[size_t(pick[a])]);
+          cell.rowMajor += coord * rowStrides[a];
+          cell.colMajor += coord * colStrides[a];
+        }
+        cells.push_back(cell);
+      }
+      fn(op, ArrayRef<Cell>(cells), padded);
+    }
+  }
+};
+
+/// The smallest value of T (-infinity for the 16-bit floats, which have no numeric_limits).
+template <typename T> T lowestValue() {
+  if constexpr (std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>)
+    return T(-std::numeric_limits<float>::infinity());
+  else
+    return std::numeric_limits<T>::lowest();
+}
+
+template <typename T> Error maxPool(const KernelContext &ctx) {
+  PoolWindows win(ctx, ctx.attr<AttrKind::Dilations>());
+  bool colMajor = ctx.attr<AttrKind::StorageOrder>() != 0;
+  const T *in = ctx.in(ops::MaxPool::Input).as<T>();
+  T *out = ctx.out(ops::MaxPool::Result).as<T>();
+  int64_t *indices = ctx.out(ops::MaxPool::Indices).as<int64_t>();
+  win.forEach([&](size_t op, ArrayRef<Cell> cells, int64_t) {
+    for (size_t p = 0; p < win.planes; ++p) {
+      const T *plane = in + p * win.inPlane;
+      // Only real cells are visited, so padding never wins; the first of equal maxima wins. A
+      // window of padding alone gives `lowest` (as onnxruntime does) and index -1.
+      T best = lowestValue<T>();
+      int64_t bestIndex = -1;
+      for (const Cell &c : cells)
+        if (bestIndex < 0 || plane[c.rowMajor] > best) {
+          best = plane[c.rowMajor];
+          bestIndex = int64_t(p * win.inPlane + (colMajor ? c.colMajor : c.rowMajor));
+        }
+      out[p * win.outPlane + op] = best;
+      indices[p * win.outPlane + op] = bestIndex;
+    }
+  });
+  return Error::success();
+}
+
+/// AvgPool and LpPool: out = finish(sum of term(x) over the window's real cells, how many
+/// those are, how many window cells lie inside the padded input).
+template <typename T, typename Term, typename Finish>
+Error sumPool(const KernelContext &ctx, Term term, Finish finish) {
+  using Acc = FloatAccum<T>;
+  PoolWindows win(ctx, {});
+  const T *in = ctx.in(ops::AvgPool::Input).as<T>();
+  T *out = ctx.out().as<T>();
+  win.forEach([&](size_t op, ArrayRef<Cell> cells, int64_t padded) {
+    for (size_t p = 0; p < win.planes; ++p) {
+      const T *plane = in + p * win.inPlane;
+      Acc sum = 0;
+      for (const Cell &c : cells)
+        sum += term(Acc(plane[c.rowMajor]));
+      out[p * win.outPlane + op] = T(finish(sum, int64_t(cells.size()), padded));
+    }
+  });
   return Error::success();
 }
 
 } // namespace
 
 Error runMaxPool(const KernelContext &ctx) {
-  return forEachWindow(ctx, [](const float *plane, int64_t W, AxisWindow hw, AxisWindow ww) {
-    // Only real cells are visited, so padding never wins. A window of padding alone keeps
-    // `lowest`, as onnxruntime does.
-    float m = std::numeric_limits<float>::lowest();
-    for (int64_t h = hw.begin; h < hw.end; ++h)
-      for (int64_t w = ww.begin; w < ww.end; ++w)
-        m = std::max(m, plane[h * W + w]);
-    return m;
+  ElemKind k = ctx.out().type.kind;
+  return dispatchAllKinds(k, [&](auto tag) -> Error {
+    using T = decltype(tag);
+    if constexpr (isFloatStorage<T> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>)
+      return maxPool<T>(ctx);
+    else
+      return ctx.unsupported("no kernel for element kind " + elemKindName(k));
   });
 }
 
 Error runAvgPool(const KernelContext &ctx) {
   bool countPad = ctx.attr<AttrKind::CountIncludePad>() != 0;
-  return forEachWindow(ctx, [&](const float *plane, int64_t W, AxisWindow hw, AxisWindow ww) {
-    float sum = 0.0f;
-    for (int64_t h = hw.begin; h < hw.end; ++h)
-      for (int64_t w = ww.begin; w < ww.end; ++w)
-        sum += plane[h * W + w];
-    int64_t count = countPad ? hw.padded * ww.padded
-                             : (hw.end - hw.begin) * (ww.end - ww.begin);
-    // An empty window (padding only, excluded from the count) has nothing to average.
-    return count ? sum / float(count) : 0.0f;
+  return dispatchFloatKinds(ctx, [&](auto tag) {
+    using Acc = FloatAccum<decltype(tag)>;
+    return sumPool<decltype(tag)>(
+        ctx, [](Acc v) { return v; },
+        [&](Acc sum, int64_t cells, int64_t padded) {
+          int64_t count = countPad ? padded : cells;
+          // An empty window (padding only, excluded from the count) has nothing to average.
+          return count ? sum / Acc(count) : Acc(0);
+        });
   });
 }
 
-bool supportsMaxPool(const Node &n) { return resultKindIn(n, {ElemKind::Float32}); }
-bool supportsAvgPool(const Node &n) { return resultKindIn(n, {ElemKind::Float32}); }
+Error runLpPool(const KernelContext &ctx) {
+  float p = ctx.attr<AttrKind::P>();
+  return dispatchFloatKinds(ctx, [&](auto tag) {
+    using Acc = FloatAccum<decltype(tag)>;
+    // Padding adds |0|^p = 0, so it needs no count.
+    return sumPool<decltype(tag)>(
+        ctx, [&](Acc v) { return Acc(std::pow(std::fabs(v), Acc(p))); },
+        [&](Acc sum, int64_t, int64_t) { return Acc(std::pow(sum, Acc(1) / Acc(p))); });
+  });
+}
+
+bool supportsMaxPool(const Node &n) {
+  return resultKindIn(n, kFloatKinds) || resultKindIn(n, {ElemKind::Int8, ElemKind::UInt8});
+}
+bool supportsAvgPool(const Node &n) { return resultKindIn(n, kFloatKinds); }
+bool supportsLpPool(const Node &n) { return resultKindIn(n, kFloatKinds); }
 
 } // namespace interp
 } // namespace ember

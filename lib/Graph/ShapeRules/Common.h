@@ -32,6 +32,13 @@ inline llvm::Expected<TypeList> elementwiseBinary(llvm::ArrayRef<Type> in) {
   return TypeList{in[0]};
 }
 
+/// The result dims of a convolution of \p x ([N, C, D1..Dn]) with filter \p w and bias \p b
+/// under the window attributes (Kernels, Strides, Pads, Dilations, Group): groups, channels,
+/// kernel sizes and window bounds checked. Shared by Conv and the integer convolutions; the
+/// element kinds are the caller's to check.
+llvm::Expected<DimsVec> convResultDims(const Type &x, const Type &w, const Type &b,
+                                       const AttrList &attrs);
+
 } // namespace shape
 } // namespace ember
 
