@@ -44,7 +44,7 @@ if [ "$update" = "--update" ]; then
     echo "| test | result | reason |"
     echo "| --- | --- | --- |"
     awk -F'\t' 'NF >= 2 && $1 != "summary:" {
-        reason = $3; gsub(/\|/, "\\|", reason); if (length(reason) > 160) reason = substr(reason, 1, 160) "...";
+        reason = ($1 == "pass") ? "" : $3; gsub(/\|/, "\\|", reason); if (length(reason) > 160) reason = substr(reason, 1, 160) "...";
         sub(/^.*\/usr\/share\/libonnx-testdata\/data\//, "", reason);
         printf "| %s | %s | %s |\n", $2, $1, reason }' "$results"
   } >"$root/docs/conformance.md"

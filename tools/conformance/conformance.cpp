@@ -5,10 +5,13 @@
 #include "../common/ToolSupport.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,15 +23,20 @@ DEFINE_string(suite, "/usr/share/libonnx-testdata/data/node",
               "A folder of test cases, or several separated by ','");
 DEFINE_string(filter, "", "Only cases whose name contains this");
 DEFINE_int32(timeout, 60, "Seconds per case before it counts as a hang");
-DEFINE_bool(verbose, false, "Print the reason for every case that does not pass");
+DEFINE_bool(verbose, false,
+            "Print the reason for every case that does not pass, and the largest absolute "
+            "error of every case that does");
+DEFINE_double(atol, 1e-5, "Absolute tolerance for floats: |got - want| <= atol + rtol * |want|");
+DEFINE_double(rtol, 1e-3, "Relative tolerance for floats: |got - want| <= atol + rtol * |want|");
 
 namespace {
 
 struct Outcome {
   std::string status, detail;
+  double maxAbsErr = 0;
 };
 
-/// Runs one case in a child; the child reports "status\tdetail" through a pipe.
+/// Runs one case in a child; the child reports "status\tmaxAbsErr\tdetail" through a pipe.
 Outcome runIsolated(const std::string &dir) {
   int fds[2];
   if (pipe(fds) != 0)
@@ -37,12 +45,18 @@ Outcome runIsolated(const std::string &dir) {
   if (pid == 0) {
     close(fds[0]);
     alarm(FLAGS_timeout);
-    tools::CaseResult r = tools::runModelTestCase(dir, FLAGS_backend);
+    tools::Tolerance tol;
+    tol.atol = FLAGS_atol;
+    tol.rtol = FLAGS_rtol;
+    tools::CaseResult r = tools::runModelTestCase(dir, FLAGS_backend, tol);
     const char *status = r.status == tools::CaseResult::Pass    ? "pass"
                          : r.status == tools::CaseResult::Wrong ? "wrong"
                                                                 : "refused";
-    std::string line = std::string(status) + "\t" + r.detail;
-    std::replace(line.begin() + line.find('\t') + 1, line.end(), '\n', ' ');
+    std::string detail = r.detail;
+    std::replace(detail.begin(), detail.end(), '\n', ' ');
+    char err[32];
+    snprintf(err, sizeof(err), "%.3g", r.maxAbsErr);
+    std::string line = std::string(status) + "\t" + err + "\t" + detail;
     (void)!write(fds[1], line.data(), line.size());
     _exit(0);
   }
@@ -59,9 +73,11 @@ Outcome runIsolated(const std::string &dir) {
     return {WTERMSIG(status) == SIGALRM ? "hung" : "crashed",
             "signal " + std::to_string(WTERMSIG(status))};
   size_t tab = out.find('\t');
-  if (tab == std::string::npos)
+  size_t tab2 = tab == std::string::npos ? tab : out.find('\t', tab + 1);
+  if (tab2 == std::string::npos)
     return {"crashed", "no result"};
-  return {out.substr(0, tab), out.substr(tab + 1)};
+  return {out.substr(0, tab), out.substr(tab2 + 1),
+          std::strtod(out.substr(tab + 1, tab2 - tab - 1).c_str(), nullptr)};
 }
 
 } // namespace
@@ -91,6 +107,8 @@ int main(int argc, char **argv) {
       outs() << o.status << "\t" << sys::path::filename(suite) << "/" << sys::path::filename(dir);
       if (FLAGS_verbose && o.status != "pass")
         outs() << "\t" << o.detail;
+      else if (FLAGS_verbose)
+        outs() << "\tmax abs err " << format("%.3g", o.maxAbsErr);
       outs() << "\n";
     }
   }

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs a zoo of real networks (torchvision CNNs, a transformer encoder, an MLP; random weights,
+# exported by utils/models/export_zoo.py) through ember on a backend and compares each output with
+# torch's: |got - want| <= 1e-5 + 1e-4 * |want|. Fails unless every model of the set passes.
+#   utils/zoo.sh [--set ci|full] [Backend]      (default: --set ci, Interpreter)
+# Exports are cached in $EMBER_BUILD_DIR/zoo/models (default build/), the export log is
+# zoo/export.log; zoo/<set>/ holds links to the set's models, the suite the conformance tool runs.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${EMBER_BUILD_DIR:-$root/build}"
+set=ci
+backend=Interpreter
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --set) set="${2:?--set needs ci or full}"; shift 2 ;;
+    --set=*) set="${1#--set=}"; shift ;;
+    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "zoo.sh: unknown option $1" >&2; exit 2 ;;
+    *) backend="$1"; shift ;;
+  esac
+done
+case "$set" in ci|full) ;; *) echo "zoo.sh: --set must be ci or full, not '$set'" >&2; exit 2 ;; esac
+conformance="$build/tools/conformance"
+[ -x "$conformance" ] || { echo "zoo.sh: $conformance not built" >&2; exit 1; }
+
+exporter=(/usr/bin/python3 "$root/utils/models/export_zoo.py")
+zoo="$build/zoo"
+mkdir -p "$zoo"
+if ! "${exporter[@]}" --out "$zoo/models" --set "$set" >"$zoo/export.log" 2>&1; then
+  echo "zoo.sh: exporting the zoo failed:" >&2
+  cat "$zoo/export.log" >&2
+  exit 1
+fi
+rm -rf "${zoo:?}/$set"
+mkdir "$zoo/$set"
+for name in $("${exporter[@]}" --set "$set" --list); do
+  ln -s "../models/$name" "$zoo/$set/$name"
+done
+
+results="$(mktemp)"
+trap 'rm -f "$results"' EXIT
+status=0
+"$conformance" -suite="$zoo/$set" -backend="$backend" -rtol=1e-4 -atol=1e-5 -verbose \
+  -timeout=600 >"$results" || status=$?
+# "status<TAB>set/name<TAB>detail" per model, then "summary: ..."
+awk -F'\t' '!/^summary:/ { sub(/^[^\/]*\//, "", $2); printf "%-8s %-20s %s\n", $1, $2, $3 }' \
+  "$results"
+passed=$(grep -c '^pass' "$results" || true)
+total=$(grep -vc '^summary:' "$results" || true)
+echo "$passed passed, $((total - passed)) failed"
+[ "$status" -eq 0 ] && [ "$passed" -eq "$total" ] && [ "$total" -gt 0 ]
