@@ -1,9 +1,12 @@
 #include "ember/Driver/CompiledModel.h"
 
+#include "ember/Driver/ConstantEvaluator.h"
 #include "ember/IR/IRGen.h"
 #include "ember/Importer/ModelLoader.h"
 #include "ember/IROptimizer/MemoryPlan.h"
 #include "ember/Support/Error.h"
+
+#include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -72,7 +75,11 @@ Error CompiledModel::build(const CompileOptions &opts) {
     OptimizerOptions oo;
     oo.verifyEach = opts.verifyEach;
     oo.stats = &summary_.passStats;
-    EMBER_TRY(optimize(*fn_, defaultPipeline(), oo));
+    oo.context.evaluateConstant = evaluateConstant;
+    oo.context.shouldLower = [this](const Node &n) { return backend_->shouldLower(n); };
+    oo.dumpAfter = opts.dumpGraphAfter;
+    oo.dumpStream = &outs();
+    EMBER_TRY(optimize(*fn_, opts.pipeline.empty() ? defaultPipeline() : opts.pipeline, oo));
     EMBER_TRY(withContext(fn_->verify(), "after graph optimization"));
   }
   summary_.nodesAfter = fn_->size();

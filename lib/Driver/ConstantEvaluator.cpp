@@ -63,6 +63,8 @@ Expected<Tensor> evaluateConstant(NodeValue v) {
   EMBER_TRY(F->createNode(NodeKind::Save, "save", {NodeValue(copy, v.resNo), out}).takeError());
   CompileOptions opts;
   opts.backend = "Interpreter";
+  // Only DCE: constant folding here would evaluate this very subgraph again, without end.
+  opts.pipeline = {"dce"};
   EMBER_ASSIGN_OR_RETURN(auto cm, CompiledModel::compile(std::move(M), opts));
   EMBER_TRY(cm->run());
   return cm->getOutput("value");

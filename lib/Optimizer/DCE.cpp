@@ -9,7 +9,7 @@ using namespace llvm;
 
 namespace ember {
 
-bool runDCE(Function &F) {
+bool runDCE(Function &F, const PassContext &) {
   DenseSet<Node *> live;
   SmallVector<Node *, 64> work;
   for (const auto &n : F.getNodes())

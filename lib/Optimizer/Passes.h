@@ -1,12 +1,13 @@
-// Pass entry points; each pass lives in its own file and is registered in GraphOptimizer.cpp.
+// Pass entry points, one per file, declared from Passes.def.
 #ifndef EMBER_LIB_OPTIMIZER_PASSES_H
 #define EMBER_LIB_OPTIMIZER_PASSES_H
 
-#include "ember/Graph/Graph.h"
+#include "ember/Optimizer/GraphOptimizer.h"
 
 namespace ember {
 
-bool runDCE(Function &F);
+#define PASS(NAME, FN, DEFAULT, DOC) bool FN(Function &F, const PassContext &ctx);
+#include "ember/Optimizer/Passes.def"
 
 } // namespace ember
 

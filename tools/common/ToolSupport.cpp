@@ -5,6 +5,7 @@
 #include "ember/Support/Error.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -24,6 +25,10 @@ DEFINE_string(onnx_define_input, "",
 DEFINE_bool(dump_graph, false, "Print the optimized graph (alias -dumpGraph)");
 DEFINE_string(dump_graph_DAG, "", "Write the optimized graph to this file as Graphviz DOT");
 DEFINE_bool(dump_ir, false, "Print the IR with its memory plan");
+DEFINE_string(dump_graph_after, "",
+              "Print the graph after these graph passes (comma-separated names, or 'all')");
+DEFINE_bool(print_pass_stats, false,
+            "Print one line per graph pass run: nodes before and after, time");
 DEFINE_bool(verify_each, false, "Verify the graph after every pass and the IR after IRGen");
 
 namespace ember {
@@ -211,7 +216,19 @@ Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputF
   CompileOptions co;
   co.backend = FLAGS_backend;
   co.verifyEach = FLAGS_verify_each;
+  SmallVector<StringRef, 4> after;
+  StringRef(FLAGS_dump_graph_after).split(after, ',', -1, false);
+  for (StringRef a : after)
+    co.dumpGraphAfter.push_back(a.trim().str());
   EMBER_ASSIGN_OR_RETURN(auto cm, CompiledModel::compile(std::move(M), co));
+  if (FLAGS_print_pass_stats) {
+    const CompileSummary &s = cm->getSummary();
+    outs() << "graph passes: " << s.nodesBefore << " nodes before, " << s.nodesAfter
+           << " after\n";
+    for (const PassStats &p : s.passStats)
+      outs() << format("  %-24s %6zu -> %-6zu %8.3f ms%s\n", p.pass.c_str(), p.nodesBefore,
+                       p.nodesAfter, p.millis, p.changed ? "  changed" : "");
+  }
   if (FLAGS_dump_graph)
     cm->getFunction().dump(outs());
   if (!FLAGS_dump_graph_DAG.empty()) {

@@ -20,6 +20,8 @@ DECLARE_bool(dump_graph);
 DECLARE_string(dump_graph_DAG);
 DECLARE_bool(dump_ir);
 DECLARE_bool(verify_each);
+DECLARE_string(dump_graph_after);
+DECLARE_bool(print_pass_stats);
 
 namespace ember {
 namespace tools {

@@ -20,6 +20,10 @@ struct CompileOptions {
   std::string backend = "Interpreter";
   /// Verify the graph after every pass and the IR after every IR step.
   bool verifyEach = false;
+  /// Graph passes to run; the default pipeline when empty.
+  std::vector<std::string> pipeline;
+  /// Print the graph after these passes ("all" for every one) to stdout.
+  std::vector<std::string> dumpGraphAfter;
 };
 
 struct CompileSummary {

@@ -6,6 +6,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,11 +16,22 @@ class raw_ostream;
 
 namespace ember {
 
+/// What a pass may ask of the rest of the compiler, passed in so the optimizer depends on
+/// neither the backends nor the Interpreter.
+struct PassContext {
+  /// Evaluates a value computed from Constants only (the driver runs it on the Interpreter).
+  /// Constant folding does nothing without it.
+  std::function<llvm::Expected<Tensor>(NodeValue)> evaluateConstant;
+  /// The backend's wish to see a node expanded into simpler ones (lowering); none by default.
+  std::function<bool(const Node &)> shouldLower;
+};
+
 /// A graph pass: rewrites \p F and returns whether it changed anything.
 struct GraphPass {
   const char *name;
   const char *description;
-  bool (*run)(Function &F);
+  bool inDefaultPipeline;
+  bool (*run)(Function &F, const PassContext &ctx);
 };
 
 /// All registered passes.
@@ -30,6 +42,7 @@ struct PassStats {
   std::string pass;
   size_t nodesBefore = 0, nodesAfter = 0;
   bool changed = false;
+  double millis = 0;
 };
 
 struct OptimizerOptions {
@@ -37,6 +50,10 @@ struct OptimizerOptions {
   bool verifyEach = false;
   /// Stats per pass run are appended here when non-null.
   std::vector<PassStats> *stats = nullptr;
+  PassContext context;
+  /// Print the function after each pass named here ("all" for every pass) to dumpStream.
+  std::vector<std::string> dumpAfter;
+  llvm::raw_ostream *dumpStream = nullptr;
 };
 
 /// The default pipeline's pass names, in order.

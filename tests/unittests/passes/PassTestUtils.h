@@ -1,0 +1,87 @@
+// Checking a graph pass: the rewritten structure, and that the Interpreter computes the same
+// outputs before and after it.
+#ifndef EMBER_TESTS_PASSES_PASSTESTUTILS_H
+#define EMBER_TESTS_PASSES_PASSTESTUTILS_H
+
+#include "../TestUtils.h"
+
+#include "../../../tools/common/ModelTestCase.h"
+
+#include "ember/Driver/CompiledModel.h"
+#include "ember/Driver/ConstantEvaluator.h"
+#include "ember/Importer/ModelLoader.h"
+
+#include <map>
+#include <random>
+
+namespace ember {
+namespace test {
+
+/// How many nodes of each kind \p F has ("Conv" -> 2).
+inline std::map<std::string, int> kindCounts(const Function &F) {
+  std::map<std::string, int> counts;
+  for (const auto &n : F.getNodes())
+    counts[n->getKindName().str()]++;
+  return counts;
+}
+
+/// Fills every float input with seeded values in [-2, 2] (integers in [0, 3]).
+inline void fillInputs(CompiledModel &cm, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-2.0, 2.0);
+  for (Placeholder *p : cm.getInputs()) {
+    Tensor t(p->getType());
+    for (size_t i = 0; i < t.numElements(); ++i)
+      t.setElementFromDouble(i, isFloatKind(t.getType().kind) ? dist(rng)
+                                                              : double(rng() % 4));
+    llvm::cantFail(cm.setInput(p->getName(), t));
+  }
+}
+
+/// The result of running a model through a pipeline.
+struct PipelineRun {
+  std::unique_ptr<CompiledModel> model;
+  std::vector<Tensor> outputs;
+  const Function &graph() const { return model->getFunction(); }
+};
+
+/// Loads ONNX text \p modelText, optimizes it with \p pipeline (the graph verifier runs after
+/// every pass), and runs it on the Interpreter on seeded inputs.
+inline llvm::Expected<PipelineRun> runPipeline(const std::string &modelText,
+                                               std::vector<std::string> pipeline,
+                                               unsigned seed = 1) {
+  TempDir dir;
+  std::string path = dir.write("m.onnxtxt", modelText);
+  EMBER_ASSIGN_OR_RETURN(auto M, loadModel(path, withConstantEvaluation({})));
+  CompileOptions co;
+  co.verifyEach = true;
+  co.pipeline = std::move(pipeline);
+  PipelineRun run;
+  EMBER_ASSIGN_OR_RETURN(run.model, CompiledModel::compile(std::move(M), co));
+  fillInputs(*run.model, seed);
+  EMBER_TRY(run.model->run());
+  for (Placeholder *p : run.model->getOutputs()) {
+    EMBER_ASSIGN_OR_RETURN(Tensor t, run.model->getOutput(p->getName()));
+    run.outputs.push_back(std::move(t));
+  }
+  return std::move(run);
+}
+
+/// Runs \p modelText with only DCE and with \p pipeline, expects equal outputs (1e-5
+/// relative), and returns the optimized run for structural checks.
+inline llvm::Expected<PipelineRun> expectSameResults(const std::string &modelText,
+                                                     std::vector<std::string> pipeline) {
+  EMBER_ASSIGN_OR_RETURN(PipelineRun reference, runPipeline(modelText, {"dce"}));
+  EMBER_ASSIGN_OR_RETURN(PipelineRun optimized, runPipeline(modelText, std::move(pipeline)));
+  EXPECT_EQ(reference.outputs.size(), optimized.outputs.size());
+  for (size_t i = 0; i < reference.outputs.size() && i < optimized.outputs.size(); ++i)
+    EXPECT_EQ(tools::compareTensors(optimized.outputs[i], reference.outputs[i], {1e-6, 1e-5}),
+              "")
+        << "output " << i;
+  return std::move(optimized);
+}
+
+} // namespace test
+} // namespace ember
+
+#endif
