@@ -6,8 +6,10 @@
 // tap reads along each spatial axis (Conv: i = o*stride - pad + k*dilation; ConvTranspose, which
 // scatters input i to o = i*stride - pad + k*dilation, read backwards: i = (o + pad -
 // k*dilation) / stride when that divides) and in the filter's layout ([C_out, C_in/group, k..]
-// vs [C_in, C_out/group, k..]).
+// vs [C_in, C_out/group, k..]). FusedConv is Conv with an activation applied to each stored
+// result (FusedActivation.h).
 #include "ConvPoolUtils.h"
+#include "FusedActivation.h"
 
 #include <vector>
 
@@ -51,7 +53,8 @@ AxisSources axisSources(bool transposed, int64_t outSize, int64_t inSize, int64_
   return a;
 }
 
-template <typename T> Error convolve(const KernelContext &ctx, bool transposed) {
+template <typename T>
+Error convolve(const KernelContext &ctx, bool transposed, const FusedActivation &act) {
   using Acc = FloatAccum<T>;
   // Conv and ConvTranspose share operand numbering.
   TensorArg x = ctx.in(ops::Conv::Input), w = ctx.in(ops::Conv::Filter),
@@ -107,7 +110,7 @@ template <typename T> Error convolve(const KernelContext &ctx, bool transposed) 
           for (const Tap &t : taps)
             sum += Acc(plane[t.input]) * Acc(kernel[t.filter]);
         }
-        out[(bn * cout + oc) * outPlane + op] = T(sum);
+        out[(bn * cout + oc) * outPlane + op] = act.apply(T(sum));
       }
   }
   return Error::success();
@@ -116,15 +119,26 @@ template <typename T> Error convolve(const KernelContext &ctx, bool transposed) 
 } // namespace
 
 Error runConv(const KernelContext &ctx) {
-  return dispatchFloatKinds(ctx, [&](auto tag) { return convolve<decltype(tag)>(ctx, false); });
+  return dispatchFloatKinds(ctx, [&](auto tag) {
+    return convolve<decltype(tag)>(ctx, false, FusedActivation::none());
+  });
+}
+
+Error runFusedConv(const KernelContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(FusedActivation act, FusedActivation::of(ctx));
+  return dispatchFloatKinds(ctx,
+                            [&](auto tag) { return convolve<decltype(tag)>(ctx, false, act); });
 }
 
 Error runConvTranspose(const KernelContext &ctx) {
-  return dispatchFloatKinds(ctx, [&](auto tag) { return convolve<decltype(tag)>(ctx, true); });
+  return dispatchFloatKinds(ctx, [&](auto tag) {
+    return convolve<decltype(tag)>(ctx, true, FusedActivation::none());
+  });
 }
 
 bool supportsConv(const Node &n) { return resultKindIn(n, kFloatKinds); }
 bool supportsConvTranspose(const Node &n) { return resultKindIn(n, kFloatKinds); }
+bool supportsFusedConv(const Node &n) { return resultKindIn(n, kFloatKinds); }
 
 } // namespace interp
 } // namespace ember

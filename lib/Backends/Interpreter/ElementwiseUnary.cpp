@@ -50,6 +50,18 @@ template <typename C> C stableSoftplus(C x) {
   return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
 }
 
+/// GELU, x * Phi(x) with Phi the standard normal CDF, and its tanh approximation; computed in
+/// double for every float kind and rounded once (recognize-gelu replaces the float32 graphs of
+/// these formulas by them; they agree to float32 rounding).
+double geluErf(double x) {
+  constexpr double kSqrtHalf = 0.7071067811865476; // 1 / sqrt(2)
+  return 0.5 * x * (1.0 + std::erf(x * kSqrtHalf));
+}
+double geluTanh(double x) {
+  constexpr double kSqrt2OverPi = 0.7978845608028654; // sqrt(2 / pi)
+  return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
+}
+
 /// \p fn of a float element, computed in C (float or double).
 template <typename C> C floatFunction(UnaryFn fn, C x) {
   switch (fn) {
@@ -78,6 +90,8 @@ template <typename C> C floatFunction(UnaryFn fn, C x) {
   case UnaryFn::Softsign: return x / (C(1) + std::fabs(x));
   case UnaryFn::Softplus: return stableSoftplus(x);
   case UnaryFn::HardSwish: return x * clampKeepingNaN(x / C(6) + C(0.5), C(0), C(1));
+  case UnaryFn::Gelu: return C(geluErf(double(x)));
+  case UnaryFn::GeluTanh: return C(geluTanh(double(x)));
   case UnaryFn::Not: break; // bool only
   }
   return x;
