@@ -1,0 +1,45 @@
+// merge-concats: a Concat input that is itself a Concat along the same axis, used by nothing
+// else, is replaced by that Concat's inputs, in place. Safe because concatenation along one axis
+// is associative: the result's elements, their order and type are the same, and no value is
+// computed twice since the inner Concat has no other user.
+#include "FusionUtils.h"
+#include "Passes.h"
+
+using namespace llvm;
+
+namespace ember {
+
+using namespace fusion;
+
+namespace {
+
+bool flatten(Function &F, Node *concat) {
+  int64_t axis = concat->attr<AttrKind::Axis>();
+  SmallVector<NodeValue, 8> inputs;
+  bool spliced = false;
+  for (NodeValue v : concat->getOperands()) {
+    Node *inner = v.node;
+    if (inner->getKind() == NodeKind::Concat && inner != concat &&
+        inner->attr<AttrKind::Axis>() == axis && onlyUsedBy(inner, concat)) {
+      inputs.append(inner->getOperands().begin(), inner->getOperands().end());
+      spliced = true;
+    } else {
+      inputs.push_back(v);
+    }
+  }
+  return spliced &&
+         replaceWithNew(F, concat, NodeKind::Concat, concat->getName(), inputs, concat->getAttrs());
+}
+
+} // namespace
+
+bool runMergeConcats(Function &F, const PassContext &) {
+  bool changed = false;
+  // Operands come first in this order, so an inner Concat is already flat when its user is seen.
+  for (Node *n : F.topologicalOrder())
+    if (n->getKind() == NodeKind::Concat)
+      changed |= flatten(F, n);
+  return changed;
+}
+
+} // namespace ember
