@@ -45,6 +45,18 @@ status=0
 # "status<TAB>set/name<TAB>detail" per model, then "summary: ..."
 awk -F'\t' '!/^summary:/ { sub(/^[^\/]*\//, "", $2); printf "%-8s %-20s %s\n", $1, $2, $3 }' \
   "$results"
+# Node counts before -> after graph optimization, and no BatchNorm may survive it.
+runner="$build/tools/model-runner"
+for dir in "$zoo/$set"/*/; do
+  name=$(basename "$dir")
+  out=$("$runner" -model="$dir/model.onnx" -backend="$backend" -print-pass-stats -dump-graph \
+        -input="$dir/test_data_set_0/input_0.pb") || { echo "model-runner failed on $name"; status=1; continue; }
+  counts=$(sed -n 's/^graph passes: \([0-9]*\) nodes before, \([0-9]*\) after/\1 -> \2/p' <<<"$out")
+  bn_before=$(/usr/bin/python3 -c "import onnx,sys; print(sum(n.op_type=='BatchNormalization' for n in onnx.load(sys.argv[1]).graph.node))" "$dir/model.onnx")
+  bn_after=$(grep -c ' = BatchNorm' <<<"$out" || true)
+  echo "nodes    $name: $counts (BatchNormalization $bn_before -> $bn_after)"
+  [ "$bn_after" -eq 0 ] || { echo "  $name: BatchNorm left after optimization"; status=1; }
+done
 passed=$(grep -c '^pass' "$results" || true)
 total=$(grep -vc '^summary:' "$results" || true)
 echo "$passed passed, $((total - passed)) failed"

@@ -31,7 +31,7 @@ import warnings
 
 SETS = {
     "ci": ["resnet18", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2_x1_0",
-           "efficientnet_b0", "transformer_encoder"],
+           "efficientnet_b0", "transformer_encoder", "mobilenet_v2_bn"],
 }
 SETS["full"] = SETS["ci"] + ["resnet50", "densenet121", "inception_v3", "mlp"]
 
@@ -53,6 +53,8 @@ def build(name):
     if name in ("resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2_x1_0",
                 "efficientnet_b0", "densenet121"):
         return getattr(tvm, name)(weights=None), image
+    if name == "mobilenet_v2_bn":  # exported with its BatchNorms kept (see export())
+        return tvm.mobilenet_v2(weights=None), image
     if name == "inception_v3":
         return tvm.inception_v3(weights=None, aux_logits=False, init_weights=True), (1, 3, 299, 299)
     if name == "transformer_encoder":
@@ -138,9 +140,14 @@ def export(name, case_dir, stamp):
     model_path, in_path, out_path = case_files(tmp)
     with grad, warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        # *_bn: keep BatchNormalization nodes (torch otherwise folds them into the convolutions)
+        # so that ember's own fold-batchnorm pass is exercised on a real network.
+        keep_bn = name.endswith("_bn")
         torch.onnx.export(model, (x,), model_path, opset_version=OPSET,
                           input_names=["input"], output_names=["output"],
-                          do_constant_folding=True)
+                          do_constant_folding=not keep_bn,
+                          training=(torch.onnx.TrainingMode.PRESERVE if keep_bn
+                                    else torch.onnx.TrainingMode.EVAL))
     m = onnx.load(model_path)
     onnx.checker.check_model(m, full_check=True)
     in_name = [i.name for i in m.graph.input]
