@@ -9,6 +9,7 @@
 // the result by far more than the unfused graph's own rounding.
 #include "FusionUtils.h"
 #include "Passes.h"
+#include "PatternUtils.h"
 
 #include <cmath>
 #include <vector>
@@ -117,11 +118,8 @@ bool foldInto(Function &F, Node *bn) {
 } // namespace
 
 bool runFoldBatchNorm(Function &F, const PassContext &) {
-  bool changed = false;
-  for (Node *n : F.topologicalOrder())
-    if (n->getKind() == NodeKind::BatchNorm)
-      changed |= foldInto(F, n);
-  return changed;
+  return pattern::rewriteEach(
+      F, [&](Node *n) { return n->getKind() == NodeKind::BatchNorm && foldInto(F, n); });
 }
 
 } // namespace ember

@@ -10,6 +10,7 @@
 // the bias added as Add does; nothing is computed twice.
 #include "FusionUtils.h"
 #include "Passes.h"
+#include "PatternUtils.h"
 
 #include <cstring>
 
@@ -125,11 +126,8 @@ bool rewrite(Function &F, Node *add) {
 } // namespace
 
 bool runMatMulAddToFC(Function &F, const PassContext &) {
-  bool changed = false;
-  for (Node *n : F.topologicalOrder())
-    if (n->getKind() == NodeKind::Add)
-      changed |= rewrite(F, n);
-  return changed;
+  return pattern::rewriteEach(
+      F, [&](Node *n) { return n->getKind() == NodeKind::Add && rewrite(F, n); });
 }
 
 } // namespace ember

@@ -4,6 +4,7 @@
 // computed twice since the inner Concat has no other user.
 #include "FusionUtils.h"
 #include "Passes.h"
+#include "PatternUtils.h"
 
 using namespace llvm;
 
@@ -34,12 +35,9 @@ bool flatten(Function &F, Node *concat) {
 } // namespace
 
 bool runMergeConcats(Function &F, const PassContext &) {
-  bool changed = false;
   // Operands come first in this order, so an inner Concat is already flat when its user is seen.
-  for (Node *n : F.topologicalOrder())
-    if (n->getKind() == NodeKind::Concat)
-      changed |= flatten(F, n);
-  return changed;
+  return pattern::rewriteEach(
+      F, [&](Node *n) { return n->getKind() == NodeKind::Concat && flatten(F, n); });
 }
 
 } // namespace ember

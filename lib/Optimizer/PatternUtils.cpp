@@ -7,6 +7,13 @@ using namespace llvm;
 namespace ember {
 namespace pattern {
 
+bool rewriteEach(Function &F, llvm::function_ref<bool(Node *)> rewrite) {
+  bool changed = false;
+  for (Node *n : F.topologicalOrder())
+    changed |= rewrite(n);
+  return changed;
+}
+
 const Constant *asConstant(NodeValue v) {
   if (!v.node || v.node->getKind() != NodeKind::Constant)
     return nullptr;

@@ -7,10 +7,15 @@
 #include "ember/Graph/Graph.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace ember {
 namespace pattern {
+
+/// Offers every node of \p F present now, in topological order (operands first), to
+/// \p rewrite; nodes a rewrite creates are not offered. True if any rewrite returned true.
+bool rewriteEach(Function &F, llvm::function_ref<bool(Node *)> rewrite);
 
 /// The Constant \p v is, or null.
 const Constant *asConstant(NodeValue v);

@@ -93,10 +93,7 @@ bool rewriteAt(Function &F, Node *root) {
 } // namespace
 
 bool runRecognizeGelu(Function &F, const PassContext &) {
-  bool changed = false;
-  for (Node *n : nodesSnapshot(F))
-    changed |= rewriteAt(F, n);
-  return changed;
+  return pattern::rewriteEach(F, [&](Node *n) { return rewriteAt(F, n); });
 }
 
 } // namespace ember

@@ -155,15 +155,6 @@ inline bool replaceWithUnary(Function &F, Node *old, NodeValue input, llvm::Stri
   return true;
 }
 
-/// The compute nodes of \p F now (a snapshot: passes add nodes while they walk it).
-inline std::vector<Node *> nodesSnapshot(const Function &F) {
-  std::vector<Node *> nodes;
-  nodes.reserve(F.size());
-  for (const auto &n : F.getNodes())
-    nodes.push_back(n.get());
-  return nodes;
-}
-
 } // namespace recognize
 } // namespace ember
 

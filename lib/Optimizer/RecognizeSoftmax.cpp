@@ -69,10 +69,7 @@ bool rewriteAt(Function &F, Node *div) {
 } // namespace
 
 bool runRecognizeSoftmax(Function &F, const PassContext &) {
-  bool changed = false;
-  for (Node *n : nodesSnapshot(F))
-    changed |= rewriteAt(F, n);
-  return changed;
+  return pattern::rewriteEach(F, [&](Node *n) { return rewriteAt(F, n); });
 }
 
 } // namespace ember
