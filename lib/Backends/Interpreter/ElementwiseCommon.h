@@ -28,12 +28,11 @@ template <typename T>
 using Compute =
     std::conditional_t<std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>, float, T>;
 
-/// Whether storage type T (as dispatchAllKinds passes it) belongs to \p s.
-template <typename T> constexpr bool typeInSet(KindSet s) {
-  constexpr bool isBool = std::is_same_v<T, bool>;
-  constexpr bool isUnsigned = std::is_integral_v<T> && std::is_unsigned_v<T> && !isBool;
+/// Whether a kind with these properties belongs to \p s: the one rule behind typeInSet (compile
+/// time) and kindInSet (run time).
+constexpr bool classInSet(KindSet s, bool isFloat, bool isBool, bool isUnsigned) {
   switch (s) {
-  case KindSet::Float: return kIsFloatLike<T>;
+  case KindSet::Float: return isFloat;
   case KindSet::Signed: return !isBool && !isUnsigned;
   case KindSet::Numeric: return !isBool;
   case KindSet::Unsigned: return isUnsigned;
@@ -43,22 +42,20 @@ template <typename T> constexpr bool typeInSet(KindSet s) {
   return false;
 }
 
+/// Whether storage type T (as dispatchAllKinds passes it) belongs to \p s.
+template <typename T> constexpr bool typeInSet(KindSet s) {
+  constexpr bool isBool = std::is_same_v<T, bool>;
+  constexpr bool isUnsigned = std::is_integral_v<T> && std::is_unsigned_v<T> && !isBool;
+  return classInSet(s, kIsFloatLike<T>, isBool, isUnsigned);
+}
+
 /// Whether element kind \p k belongs to \p s (the run-time twin of typeInSet).
 inline bool kindInSet(ElemKind k, KindSet s) {
   if (isQuantizedKind(k))
     return false;
-  bool isBool = k == ElemKind::Bool;
   bool isUnsigned = k == ElemKind::UInt8 || k == ElemKind::UInt16 || k == ElemKind::UInt32 ||
                     k == ElemKind::UInt64;
-  switch (s) {
-  case KindSet::Float: return isFloatKind(k);
-  case KindSet::Signed: return !isBool && !isUnsigned;
-  case KindSet::Numeric: return !isBool;
-  case KindSet::Unsigned: return isUnsigned;
-  case KindSet::Bool: return isBool;
-  case KindSet::NumericOrBool: return true;
-  }
-  return false;
+  return classInSet(s, isFloatKind(k), k == ElemKind::Bool, isUnsigned);
 }
 
 /// Calls fn(T()) with T the storage type of \p k if \p k is in \p S; otherwise an error naming

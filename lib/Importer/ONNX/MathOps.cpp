@@ -60,15 +60,6 @@ Expected<SmallVector<NodeValue, 3>> broadcastBinary(OpContext &ctx, NodeValue a,
   return SmallVector<NodeValue, 3>{a, b};
 }
 
-Expected<SmallVector<NodeValue, 3>> inputs(OpContext &ctx, unsigned count) {
-  SmallVector<NodeValue, 3> values;
-  for (unsigned i = 0; i < count; ++i) {
-    EMBER_ASSIGN_OR_RETURN(NodeValue v, ctx.input(i));
-    values.push_back(v);
-  }
-  return values;
-}
-
 Error expectSameKinds(OpContext &ctx, ArrayRef<NodeValue> values) {
   for (NodeValue v : values.drop_front())
     if (v.getType().kind != values[0].getType().kind)
@@ -88,7 +79,7 @@ Error createBroadcast(OpContext &ctx, NodeKind kind, ArrayRef<NodeValue> operand
 /// Binary element-wise op; its operands have one element kind, except Pow's exponent (which
 /// may differ from opset 12).
 template <NodeKind K> Error loadBinary(OpContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(auto operands, inputs(ctx, 2));
+  EMBER_ASSIGN_OR_RETURN(auto operands, ctx.inputs(2));
   if (K != NodeKind::Pow)
     EMBER_TRY(expectSameKinds(ctx, operands));
   EMBER_ASSIGN_OR_RETURN(auto broadcast, broadcastBinary(ctx, operands[0], operands[1]));
@@ -97,7 +88,7 @@ template <NodeKind K> Error loadBinary(OpContext &ctx) {
 }
 
 Error loadMod(OpContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(auto operands, inputs(ctx, 2));
+  EMBER_ASSIGN_OR_RETURN(auto operands, ctx.inputs(2));
   EMBER_TRY(expectSameKinds(ctx, operands));
   int64_t fmod = ctx.getInt("fmod", 0);
   if (fmod != 0 && fmod != 1)
@@ -112,7 +103,7 @@ Error loadBitShift(OpContext &ctx) {
   std::string direction = ctx.getString("direction", "");
   if (direction != "LEFT" && direction != "RIGHT")
     return ctx.fail("direction must be \"LEFT\" or \"RIGHT\", got \"" + direction + "\"");
-  EMBER_ASSIGN_OR_RETURN(auto operands, inputs(ctx, 2));
+  EMBER_ASSIGN_OR_RETURN(auto operands, ctx.inputs(2));
   EMBER_TRY(expectSameKinds(ctx, operands));
   return createBroadcast(ctx, direction == "LEFT" ? NodeKind::ShiftLeft : NodeKind::ShiftRight,
                          operands);
@@ -124,7 +115,7 @@ Error loadBitShift(OpContext &ctx) {
 template <NodeKind K, bool Mean = false> Error loadVariadic(OpContext &ctx) {
   if (ctx.numInputs() == 0)
     return ctx.fail("needs at least one input");
-  EMBER_ASSIGN_OR_RETURN(auto operands, inputs(ctx, ctx.numInputs()));
+  EMBER_ASSIGN_OR_RETURN(auto operands, ctx.inputs(ctx.numInputs()));
   EMBER_TRY(expectSameKinds(ctx, operands));
   if (Mean && !isFloatKind(operands[0].getType().kind))
     return ctx.fail("Mean needs floating point inputs, got " + operands[0].getType().str());
@@ -146,7 +137,7 @@ template <NodeKind K, bool Mean = false> Error loadVariadic(OpContext &ctx) {
 
 /// Y = X < 0 ? slope * X : X with the slope broadcast to X (unidirectionally).
 Error loadPRelu(OpContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(auto operands, inputs(ctx, 2));
+  EMBER_ASSIGN_OR_RETURN(auto operands, ctx.inputs(2));
   EMBER_TRY(expectSameKinds(ctx, operands));
   NodeValue s = operands[1];
   const Type &x = operands[0].getType(), &slope = s.getType();
@@ -171,7 +162,7 @@ Error loadPRelu(OpContext &ctx) {
 }
 
 Error loadWhere(OpContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(auto operands, inputs(ctx, 3));
+  EMBER_ASSIGN_OR_RETURN(auto operands, ctx.inputs(3));
   if (operands[1].getType().kind != operands[2].getType().kind)
     return ctx.fail("X and Y types differ: " + operands[1].getType().str() + " and " +
                     operands[2].getType().str());

@@ -96,6 +96,15 @@ Expected<NodeValue> OpContext::input(unsigned i) {
   return it->second;
 }
 
+Expected<SmallVector<NodeValue, 4>> OpContext::inputs(unsigned count) {
+  SmallVector<NodeValue, 4> values;
+  for (unsigned i = 0; i < count; ++i) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue v, input(i));
+    values.push_back(v);
+  }
+  return values;
+}
+
 Expected<const Tensor *> OpContext::constantInput(unsigned i) {
   EMBER_ASSIGN_OR_RETURN(NodeValue v, input(i));
   if (v.node->getKind() == NodeKind::Constant)

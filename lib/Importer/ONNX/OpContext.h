@@ -72,6 +72,8 @@ public:
   unsigned numInputs() const { return node_.input_size(); }
   bool hasInput(unsigned i) const { return int(i) < node_.input_size() && !node_.input(i).empty(); }
   llvm::Expected<NodeValue> input(unsigned i);
+  /// Inputs 0 .. count-1, all required.
+  llvm::Expected<llvm::SmallVector<NodeValue, 4>> inputs(unsigned count);
   /// The input's value when it is a Constant (weights, shape tensors) or computed from
   /// Constants only (then it is evaluated once and the input rebound to the result), else an
   /// error.

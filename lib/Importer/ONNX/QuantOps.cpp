@@ -197,11 +197,7 @@ Error loadMatMulInteger(OpContext &ctx) {
 
 /// Inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point.
 Error loadQLinearMatMul(OpContext &ctx) {
-  SmallVector<NodeValue, 8> in;
-  for (unsigned i = 0; i < 8; ++i) {
-    EMBER_ASSIGN_OR_RETURN(NodeValue v, ctx.input(i));
-    in.push_back(v);
-  }
+  EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(8));
   EMBER_ASSIGN_OR_RETURN(MatMulOperands m, promoteMatMulOperands(ctx, in[0], in[3]));
   EMBER_ASSIGN_OR_RETURN(NodeValue acc, integerMatMul(ctx, m, in[2], in[5]));
   unsigned r = m.rank();
@@ -255,11 +251,7 @@ Error loadConvInteger(OpContext &ctx) {
 
 /// Inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, [B].
 Error loadQLinearConv(OpContext &ctx) {
-  SmallVector<NodeValue, 8> in;
-  for (unsigned i = 0; i < 8; ++i) {
-    EMBER_ASSIGN_OR_RETURN(NodeValue v, ctx.input(i));
-    in.push_back(v);
-  }
+  EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(8));
   const Type &wt = in[3].getType();
   if (wt.rank() < 1)
     return ctx.fail("filter must be [M, C/group, k1, ...], got " + wt.str());

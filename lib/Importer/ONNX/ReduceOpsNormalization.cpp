@@ -25,11 +25,7 @@ NodeValue splat(OpContext &ctx, ElemKind kind, ArrayRef<dim_t> dims, double valu
 Error loadBatchNormalization(OpContext &ctx) {
   if (ctx.getInt("spatial", 1) != 1)
     return ctx.fail("spatial=0 is not supported");
-  SmallVector<NodeValue, 5> operands;
-  for (unsigned i = 0; i < 5; ++i) {
-    EMBER_ASSIGN_OR_RETURN(NodeValue v, ctx.input(i));
-    operands.push_back(v);
-  }
+  EMBER_ASSIGN_OR_RETURN(auto operands, ctx.inputs(5));
   float eps = ctx.getFloat("epsilon", 1e-5f);
   // Training mode (statistics of the batch itself) is the attribute training_mode from opset
   // 14, requested outputs beyond Y in opsets 7-13, and is_test=0 (the default) before 7.
@@ -60,11 +56,7 @@ Error loadBatchNormalization(OpContext &ctx) {
 }
 
 Error loadInstanceNormalization(OpContext &ctx) {
-  SmallVector<NodeValue, 3> operands;
-  for (unsigned i = 0; i < 3; ++i) {
-    EMBER_ASSIGN_OR_RETURN(NodeValue v, ctx.input(i));
-    operands.push_back(v);
-  }
+  EMBER_ASSIGN_OR_RETURN(auto operands, ctx.inputs(3));
   EMBER_ASSIGN_OR_RETURN(
       NodeValue y, ctx.create(NodeKind::InstanceNorm, operands,
                               AttrList().set<AttrKind::Epsilon>(ctx.getFloat("epsilon", 1e-5f))));

@@ -228,11 +228,7 @@ Error loadTranspose(OpContext &ctx) {
 }
 
 Error loadConcat(OpContext &ctx) {
-  SmallVector<NodeValue, 4> inputs;
-  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
-    EMBER_ASSIGN_OR_RETURN(NodeValue v, ctx.input(i));
-    inputs.push_back(v);
-  }
+  EMBER_ASSIGN_OR_RETURN(auto inputs, ctx.inputs(ctx.numInputs()));
   if (inputs.empty())
     return ctx.fail("needs at least one input");
   // Concat-1 defaults the axis to 1; from opset 4 it is required.
