@@ -47,17 +47,6 @@ std::string node(const std::string &op, const std::vector<std::string> &in,
   return s + " " + attrs + " }\n";
 }
 
-std::string intsAttr(const std::string &name, const std::vector<int64_t> &values) {
-  std::string s = "attribute { name: \"" + name + "\" type: INTS";
-  for (int64_t v : values)
-    s += " ints: " + std::to_string(v);
-  return s + " }";
-}
-
-std::string floatAttr(const std::string &name, float v) {
-  return "attribute { name: \"" + name + "\" type: FLOAT f: " + std::to_string(v) + " }";
-}
-
 /// A float initializer (a Constant).
 std::string floats(const std::string &name, const std::vector<int64_t> &dims,
                    const std::vector<float> &values) {

@@ -84,23 +84,6 @@ public:
   }
 };
 
-std::string ints(const std::string &name, const std::vector<int64_t> &v) {
-  std::string s = "attribute { name: \"" + name + "\" type: INTS";
-  for (int64_t x : v)
-    s += " ints: " + std::to_string(x);
-  return s + " }";
-}
-std::string intAttr(const std::string &name, int64_t v) {
-  return "attribute { name: \"" + name + "\" type: INT i: " + std::to_string(v) + " }";
-}
-std::string floatAttr(const std::string &name, float v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return "attribute { name: \"" + name + "\" type: FLOAT f: " + buf + " }";
-}
-std::string strAttr(const std::string &name, const std::string &v) {
-  return "attribute { name: \"" + name + "\" type: STRING s: \"" + v + "\" }";
-}
 
 /// The only node of kind \p kind in \p F (null unless exactly one).
 const Node *only(const Function &F, NodeKind kind) {
@@ -134,7 +117,7 @@ TEST(FoldBatchNorm, FoldsIntoConv) {
   m.input("x", {2, 3, 6, 6}).output("y", {2, 4, 6, 6});
   m.random("W", {4, 3, 3, 3}, 1).random("B", {4}, 2);
   batchNormStats(m, "bn_", 4);
-  m.node("Conv", {"x", "W", "B"}, {"c"}, ints("pads", {1, 1, 1, 1}));
+  m.node("Conv", {"x", "W", "B"}, {"c"}, intsAttr("pads", {1, 1, 1, 1}));
   m.node("BatchNormalization", bnInputs("c", "bn_"), {"y"}, floatAttr("epsilon", 1e-3f));
   ASSERT_OK_AND_ASSIGN(PipelineRun run, expectSameResults(m.str(), {"fold-batchnorm", "dce"}));
   auto counts = kindCounts(run.graph());
@@ -166,10 +149,10 @@ TEST(FoldBatchNorm, FoldsIntoGroupedDepthwiseAndTransposedConv) {
   m.random("Wt", {4, 3, 3, 3}, 6).random("Bt", {6}, 7);
   batchNormStats(m, "a_", 4);
   batchNormStats(m, "b_", 6);
-  m.node("Conv", {"x", "Wd", "Bd"}, {"d"}, ints("pads", {1, 1, 1, 1}) + intAttr("group", 4));
+  m.node("Conv", {"x", "Wd", "Bd"}, {"d"}, intsAttr("pads", {1, 1, 1, 1}) + intAttr("group", 4));
   m.node("BatchNormalization", bnInputs("d", "a_"), {"dn"});
   m.node("ConvTranspose", {"dn", "Wt", "Bt"}, {"t"},
-         ints("strides", {2, 2}) + ints("pads", {0, 0, 0, 0}) + intAttr("group", 2));
+         intsAttr("strides", {2, 2}) + intsAttr("pads", {0, 0, 0, 0}) + intAttr("group", 2));
   m.node("BatchNormalization", bnInputs("t", "b_"), {"y"});
   ASSERT_OK_AND_ASSIGN(PipelineRun run, expectSameResults(m.str(), {"fold-batchnorm", "dce"}));
   auto counts = kindCounts(run.graph());
@@ -227,7 +210,7 @@ Model padModel(const std::vector<int64_t> &pads, double value, const std::string
 
 TEST(MergePad, IntoConvPads) {
   Model m = padModel({0, 0, 1, 2, 0, 0, 2, 1}, 0.0, "constant", "Conv",
-                     ints("pads", {1, 1, 1, 1}), {1, 3, 8, 8});
+                     intsAttr("pads", {1, 1, 1, 1}), {1, 3, 8, 8});
   ASSERT_OK_AND_ASSIGN(PipelineRun run, expectSameResults(m.str(), {"merge-pad", "dce"}));
   EXPECT_EQ(kindCounts(run.graph())["Pad"], 0);
   const Node *conv = only(run.graph(), NodeKind::Conv);
@@ -244,7 +227,7 @@ TEST(MergePad, ChainOfPadsAndAvgPoolCountingPadding) {
   m.node("Pad", {"x", "p1"}, {"a"});
   m.node("Pad", {"a", "p2"}, {"b"});
   m.node("AveragePool", {"b"}, {"y"},
-         ints("kernel_shape", {3, 3}) + ints("pads", {0, 0, 0, 0}) +
+         intsAttr("kernel_shape", {3, 3}) + intsAttr("pads", {0, 0, 0, 0}) +
              intAttr("count_include_pad", 1));
   ASSERT_OK_AND_ASSIGN(PipelineRun run, expectSameResults(m.str(), {"merge-pad", "dce"}));
   EXPECT_EQ(kindCounts(run.graph())["Pad"], 0);
@@ -263,13 +246,13 @@ TEST(MergePad, LeavesNearMisses) {
       {"reflect mode", padModel({0, 0, 1, 1, 0, 0, 1, 1}, 0.0, "reflect", "Conv", "",
                                 {1, 3, 5, 5})},
       {"channel padding", padModel({0, 1, 1, 1, 0, 0, 1, 1}, 0.0, "constant", "AveragePool",
-                                   ints("kernel_shape", {3, 3}) + intAttr("count_include_pad", 1),
+                                   intsAttr("kernel_shape", {3, 3}) + intAttr("count_include_pad", 1),
                                    {1, 3, 5, 5})},
       {"avgpool excluding padding",
        padModel({0, 0, 1, 1, 0, 0, 1, 1}, 0.0, "constant", "AveragePool",
-                ints("kernel_shape", {3, 3}), {1, 2, 5, 5})},
+                intsAttr("kernel_shape", {3, 3}), {1, 2, 5, 5})},
       {"maxpool", padModel({0, 0, 1, 1, 0, 0, 1, 1}, 0.0, "constant", "MaxPool",
-                           ints("kernel_shape", {3, 3}), {1, 2, 5, 5})},
+                           intsAttr("kernel_shape", {3, 3}), {1, 2, 5, 5})},
   };
   for (Case &c : cases) {
     SCOPED_TRACE(c.what);
@@ -444,7 +427,7 @@ TEST(FuseActivations, EveryActivationIntoConvMatMulAndFullyConnected) {
     m.output("z", {3, 5}).output("f", {3, 5});
     m.random("W", {3, 2, 3, 3}, 1, -2, 2).random("B", {3}, 2);
     m.random("M", {8, 5}, 3, -2, 2).random("bias", {5}, 4);
-    m.node("Conv", {"x", "W", "B"}, {"c"}, ints("pads", {1, 1, 1, 1}));
+    m.node("Conv", {"x", "W", "B"}, {"c"}, intsAttr("pads", {1, 1, 1, 1}));
     addActivation(m, kActivations[i], "c", "y");
     m.node("MatMul", {"a", "M"}, {"mm"});
     addActivation(m, kActivations[i], "mm", "z");
@@ -500,7 +483,7 @@ TEST(FuseActivations, LeavesNearMisses) {
   m.random("W", {3, 2, 3, 3}, 1).random("B", {3}, 2);
   m.values("hi", {}, {1.0});
   m.values("Mi", {8, 5}, std::vector<double>(40, 1), kInt32);
-  std::string pads = ints("pads", {1, 1, 1, 1});
+  std::string pads = intsAttr("pads", {1, 1, 1, 1});
   m.node("Conv", {"x", "W", "B"}, {"c1"}, pads); // also a graph output
   m.node("Relu", {"c1"}, {"y1"});
   m.node("Conv", {"x", "W", "B"}, {"c2"}, pads);
@@ -522,7 +505,7 @@ TEST(FuseActivations, OnlyOneActivationPerNode) {
   Model m;
   m.input("x", {1, 2, 4, 4}).output("y", {1, 3, 4, 4});
   m.random("W", {3, 2, 3, 3}, 1).random("B", {3}, 2);
-  m.node("Conv", {"x", "W", "B"}, {"c"}, ints("pads", {1, 1, 1, 1}));
+  m.node("Conv", {"x", "W", "B"}, {"c"}, intsAttr("pads", {1, 1, 1, 1}));
   m.node("Relu", {"c"}, {"r"});
   m.node("Sigmoid", {"r"}, {"y"});
   ASSERT_OK_AND_ASSIGN(PipelineRun run, expectSameResults(m.str(), {"fuse-activations", "dce"}));

@@ -11,11 +11,34 @@
 #include "ember/Driver/ConstantEvaluator.h"
 #include "ember/Importer/ModelLoader.h"
 
+#include <cstdio>
 #include <map>
+#include <string>
+#include <vector>
 #include <random>
 
 namespace ember {
 namespace test {
+
+/// ONNX text attributes for hand-written test models. Floats print with 17 significant digits
+/// so the parsed float is exactly the value meant.
+inline std::string intsAttr(const std::string &name, const std::vector<int64_t> &values) {
+  std::string s = "attribute { name: \"" + name + "\" type: INTS";
+  for (int64_t v : values)
+    s += " ints: " + std::to_string(v);
+  return s + " }";
+}
+inline std::string intAttr(const std::string &name, int64_t v) {
+  return "attribute { name: \"" + name + "\" type: INT i: " + std::to_string(v) + " }";
+}
+inline std::string floatAttr(const std::string &name, double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return "attribute { name: \"" + name + "\" type: FLOAT f: " + buf + " }";
+}
+inline std::string strAttr(const std::string &name, const std::string &v) {
+  return "attribute { name: \"" + name + "\" type: STRING s: \"" + v + "\" }";
+}
 
 /// How many nodes of each kind \p F has ("Conv" -> 2).
 inline std::map<std::string, int> kindCounts(const Function &F) {

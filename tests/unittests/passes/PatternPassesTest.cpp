@@ -90,18 +90,6 @@ public:
   }
 };
 
-std::string intsAttr(const std::string &name, const Dims &vals) {
-  std::string s = "attribute { name: \"" + name + "\" type: INTS";
-  for (int64_t v : vals)
-    s += " ints: " + std::to_string(v);
-  return s + " }";
-}
-std::string intAttr(const std::string &name, int64_t v) {
-  return "attribute { name: \"" + name + "\" type: INT i: " + std::to_string(v) + " }";
-}
-std::string floatAttr(const std::string &name, double v) {
-  return "attribute { name: \"" + name + "\" type: FLOAT f: " + numberText(v) + " }";
-}
 
 /// Values that differ from each other (so a misplaced scale or bias changes the result).
 std::vector<double> ramp(size_t n, double start, double step) {
