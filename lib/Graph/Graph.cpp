@@ -179,8 +179,8 @@ size_t Module::eraseUnusedConstants() {
   return before - constants_.size();
 }
 
-static bool isSaveTarget(const Placeholder &p) {
-  for (const NodeUse &u : p.getUsers())
+bool Placeholder::isSaveTarget() const {
+  for (const NodeUse &u : getUsers())
     if (u.user->getKind() == NodeKind::Save && u.operandIdx == ops::Save::Output)
       return true;
   return false;
@@ -189,7 +189,7 @@ static bool isSaveTarget(const Placeholder &p) {
 std::vector<Placeholder *> Module::getOutputPlaceholders() const {
   std::vector<Placeholder *> out;
   for (const auto &p : placeholders_)
-    if (isSaveTarget(*p))
+    if (p->isSaveTarget())
       out.push_back(p.get());
   return out;
 }
@@ -197,7 +197,7 @@ std::vector<Placeholder *> Module::getOutputPlaceholders() const {
 std::vector<Placeholder *> Module::getInputPlaceholders() const {
   std::vector<Placeholder *> in;
   for (const auto &p : placeholders_)
-    if (!isSaveTarget(*p))
+    if (!p->isSaveTarget())
       in.push_back(p.get());
   return in;
 }

@@ -1,9 +1,12 @@
 #include "ember/IR/IR.h"
+#include "ember/IR/ByteRanges.h"
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Casting.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -18,6 +21,8 @@ StringRef instrKindName(InstrKind k) {
     return "deallocactivation";
   case InstrKind::Copy:
     return "copy";
+  case InstrKind::TensorView:
+    return "tensorview";
 #define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
   case InstrKind::K: {                                                                             \
     static const std::string lower = StringRef(#K).lower();                                        \
@@ -79,9 +84,45 @@ StringRef memRegionName(MemRegion r) {
 }
 
 MemRegion regionOf(const IRValue *v) {
+  while (isTensorView(v))
+    v = cast<Instruction>(v)->getOperand(0);
   if (auto *w = dyn_cast<WeightVar>(v))
     return w->getRegion();
   return MemRegion::Activations;
+}
+
+ValueRoot rootOf(IRValue *v) {
+  uint64_t offset = 0;
+  while (isTensorView(v)) {
+    offset += cast<Instruction>(v)->viewOffset;
+    v = cast<Instruction>(v)->getOperand(0);
+  }
+  return {v, offset};
+}
+
+bool isMemoryMarker(InstrKind k) {
+  return k == InstrKind::AllocActivation || k == InstrKind::DeallocActivation ||
+         k == InstrKind::TensorView;
+}
+
+/// The element-wise family (Nodes/Elementwise.def): result element i reads element i of each
+/// operand (operands have the result's dims), so the result may overwrite an operand.
+static bool isElementwiseKind(NodeKind k) {
+  switch (k) {
+#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
+  case NodeKind::K:                                                                                \
+    return true;
+#include "ember/Graph/Nodes/Elementwise.def"
+#undef NODE
+  default:
+    return false;
+  }
+}
+
+bool canWriteInPlace(const Instruction &I, unsigned input) {
+  NodeKind nk;
+  return nodeKindFor(I.getKind(), nk) && isElementwiseKind(nk) && I.getNumOutputs() == 1 &&
+         input < I.getNumInputs() && I.getInput(input)->getType() == I.getOutput(0)->getType();
 }
 
 WeightVar *IRFunction::createWeightVar(const Node *storage) {
@@ -95,13 +136,29 @@ Instruction *IRFunction::append(std::unique_ptr<Instruction> instr) {
   return instrs_.back().get();
 }
 
+Instruction *IRFunction::insert(InstrList::iterator before, std::unique_ptr<Instruction> instr) {
+  return instrs_.insert(before, std::move(instr))->get();
+}
+
+void IRFunction::replaceAllUsesWith(IRValue *from, IRValue *to) {
+  for (auto &I : instrs_) {
+    if (I->getKind() == InstrKind::DeallocActivation)
+      continue;
+    for (unsigned i = 0; i < I->getNumOperands(); ++i)
+      if (I->getOperand(i) == from)
+        I->setOperand(i, to);
+  }
+}
+
 Error IRFunction::verify() const {
   Error errs = Error::success();
-  DenseSet<const IRValue *> live, dead, written, known;
+  DenseSet<const IRValue *> live, dead, known;
+  // Which bytes of each storage (WeightVar or allocation) hold data written before.
+  DenseMap<const IRValue *, ByteRanges> written;
   for (const auto &w : weights_) {
     known.insert(w.get());
     // Inputs and constants hold data before the first instruction runs.
-    written.insert(w.get());
+    written[w.get()].add(0, w->sizeInBytes());
   }
   unsigned index = 0;
   for (const auto &I : instrs_) {
@@ -109,6 +166,10 @@ Error IRFunction::verify() const {
       errs = joinErrors(std::move(errs), makeError("instruction " + Twine(index) + " '" +
                                                    I->getName() + "' (" + I->getKindName() +
                                                    "): " + why));
+    };
+    // A value is usable while its storage is: known, and not deallocated.
+    auto usable = [&](IRValue *v) {
+      return known.count(v) && !dead.count(rootOf(v).root);
     };
     switch (I->getKind()) {
     case InstrKind::AllocActivation:
@@ -123,25 +184,63 @@ Error IRFunction::verify() const {
         fail("deallocates something that is not an allocation");
       else if (!live.erase(alloc))
         fail("deallocates '" + alloc->getName() + "', which is not live");
-      else
+      else {
         dead.insert(alloc);
+        written.erase(alloc);
+      }
+      break;
+    }
+    case InstrKind::TensorView: {
+      if (I->getNumOperands() != 1 || I->getOperands()[0].mode != OperandMode::In) {
+        fail("takes one @in operand, its base");
+        break;
+      }
+      IRValue *base = I->getOperand(0);
+      if (!usable(base))
+        fail("base '" + base->getName() + "' is not live here");
+      else if (I->viewOffset + I->sizeInBytes() > base->sizeInBytes())
+        fail("bytes [" + Twine(I->viewOffset) + ", " + Twine(I->viewOffset + I->sizeInBytes()) +
+             ") lie outside base '" + base->getName() + "' of " + Twine(base->sizeInBytes()) +
+             " bytes");
+      known.insert(I.get());
       break;
     }
     default: {
-      for (const InstrOperand &op : I->getOperands()) {
-        if (!known.count(op.value) || dead.count(op.value)) {
+      bool operandsOk = true;
+      for (unsigned i = 0; i < I->getNumOperands(); ++i) {
+        const InstrOperand &op = I->getOperands()[i];
+        if (!usable(op.value)) {
           fail("operand '" + op.value->getName() + "' is not live here");
+          operandsOk = false;
           continue;
         }
-        if (isa<WeightVar>(op.value) && cast<WeightVar>(op.value)->isConstant() &&
-            op.mode != OperandMode::In)
-          fail("writes constant weight '" + op.value->getName() + "'");
-        if (op.mode != OperandMode::Out && !written.count(op.value))
+        bool isOutput = i < I->getNumOutputs();
+        if (isOutput == (op.mode == OperandMode::In))
+          fail("operand " + Twine(i) + " '" + op.value->getName() + "' is " +
+               operandModeName(op.mode) + " but is an " + (isOutput ? "output" : "input"));
+        ValueRoot r = rootOf(op.value);
+        if (auto *w = dyn_cast<WeightVar>(r.root))
+          if ((w->isConstant() || w->readOnly) && op.mode != OperandMode::In)
+            fail("writes read-only weight '" + w->getName() + "'");
+        if (op.mode != OperandMode::Out &&
+            !written[r.root].contains(r.offset, r.offset + op.value->sizeInBytes()))
           fail("reads '" + op.value->getName() + "' before anything writes it");
+        if (op.mode == OperandMode::InOut) {
+          bool legal = false;
+          for (unsigned j = 0; j < I->getNumInputs(); ++j)
+            legal |= I->getInput(j) == op.value && canWriteInPlace(*I, j);
+          if (!legal)
+            fail("overwrites '" + op.value->getName() +
+                 "' in place, which only an element-wise result may do over an input of its type");
+        }
       }
+      if (!operandsOk)
+        break;
       for (const InstrOperand &op : I->getOperands())
-        if (op.mode != OperandMode::In)
-          written.insert(op.value);
+        if (op.mode != OperandMode::In) {
+          ValueRoot r = rootOf(op.value);
+          written[r.root].add(r.offset, r.offset + op.value->sizeInBytes());
+        }
       if (I->getKind() == InstrKind::Copy) {
         if (I->getNumOperands() != 2 || I->getOperand(0)->getType() != I->getOperand(1)->getType())
           fail("copies between different types");
@@ -189,19 +288,55 @@ static void printOffset(raw_ostream &os, const IRValue *v) {
     os << " @" << memRegionName(regionOf(v)) << "+" << v->offset;
 }
 
+uint64_t IRFunction::largestNodeFootprint() const {
+  if (!graph_)
+    return 0;
+  uint64_t largest = 0;
+  for (const auto &n : graph_->getNodes()) {
+    if (n->getKind() == NodeKind::Save)
+      continue;
+    SmallVector<NodeValue, 8> values;
+    for (unsigned r = 0; r < n->getNumResults(); ++r)
+      values.push_back(NodeValue(n.get(), r));
+    for (const NodeValue &v : n->getOperands())
+      if (v.node->getKind() != NodeKind::Constant && !llvm::is_contained(values, v))
+        values.push_back(v);
+    uint64_t bytes = 0;
+    for (const NodeValue &v : values)
+      bytes += v.getType().sizeInBytes();
+    largest = std::max(largest, bytes);
+  }
+  return largest;
+}
+
+void IRFunction::printMemorySummary(raw_ostream &os) const {
+  auto mib = [](uint64_t b) { return format("%.3f MiB", double(b) / (1 << 20)); };
+  os << "memory {\n";
+  os << "  constant:    " << constantSize << " bytes (" << mib(constantSize) << ")\n";
+  os << "  mutable:     " << mutableSize << " bytes (" << mib(mutableSize) << ")\n";
+  os << "  activations: " << activationsSize << " bytes (" << mib(activationsSize) << ")";
+  if (activationsSize)
+    os << "; peak live " << activationsPeakLive << " ("
+       << format("%.1f%%", 100.0 * activationsPeakLive / activationsSize)
+       << " of the region), sum of all " << activationsSum << " ("
+       << format("%.2fx", double(activationsSum) / activationsSize) << " the region)";
+  os << "\n  largest node: " << largestNodeFootprint()
+     << " bytes of non-constant inputs and outputs (" << mib(largestNodeFootprint()) << ")\n}\n";
+}
+
 void IRFunction::dump(raw_ostream &os) const {
   os << "function " << (graph_ ? graph_->getName() : "?") << "\n";
   os << "declare {\n";
   for (const auto &w : weights_) {
     os << "  %" << w->getName() << " : " << w->getType().str() << " ("
-       << (w->isConstant() ? "constant" : "mutable") << ", " << w->sizeInBytes() << " bytes";
+       << (w->isConstant() ? "constant" : "mutable") << (w->readOnly && !w->isConstant() ? ", read-only" : "")
+       << ", " << w->sizeInBytes() << " bytes";
     printOffset(os, w.get());
     os << ")\n";
   }
   os << "}\n";
   if (constantSize || mutableSize || activationsSize)
-    os << "memory { constant: " << constantSize << ", mutable: " << mutableSize
-       << ", activations: " << activationsSize << " }\n";
+    printMemorySummary(os);
   os << "code {\n";
   unsigned index = 0;
   for (const auto &I : instrs_) {
@@ -211,10 +346,12 @@ void IRFunction::dump(raw_ostream &os) const {
       os << (first ? " " : ", ") << operandModeName(op.mode) << " %" << op.value->getName();
       first = false;
     }
-    if (I->getKind() == InstrKind::AllocActivation) {
+    if (I->getKind() == InstrKind::AllocActivation || I->getKind() == InstrKind::TensorView) {
       os << " { type: " << I->getType().str() << ", bytes: " << I->sizeInBytes();
+      if (I->getKind() == InstrKind::TensorView)
+        os << ", view offset: " << I->viewOffset;
       if (I->offset != kUnplanned)
-        os << ", offset: " << I->offset;
+        os << ", at: " << memRegionName(regionOf(I.get())) << "+" << I->offset;
       os << " }";
     } else if (!I->getAttrs().items().empty()) {
       os << " { ";

@@ -139,6 +139,8 @@ public:
 class Placeholder : public Node {
 public:
   Placeholder(llvm::StringRef name, const Type &ty) : Node(NodeKind::Placeholder, name, {ty}) {}
+  /// Whether a Save node writes it: a model output (otherwise an input).
+  bool isSaveTarget() const;
 };
 
 /// Weights: a named tensor known at compile time.

@@ -1,7 +1,10 @@
 // The low-level IR: an instruction list over addresses. Values are WeightVars (graph placeholders
-// and constants) and the activations that AllocActivation instructions define. Every instruction
-// operand is read (@in), written (@out) or both (@inout). Instructions derived from a node kind
-// put the node's results first (@out), then its operands (@in), and keep its attributes.
+// and constants), the activations that AllocActivation instructions define, and TensorViews: a
+// typed window at a byte offset into another value (a reshape or a contiguous slice that costs
+// nothing, a concat input written in place). Every instruction operand is read (@in), written
+// (@out) or both (@inout). Instructions derived from a node kind put the node's results first
+// (@out, or @inout when an element-wise instruction overwrites one of its inputs), then its
+// operands (@in), and keep its attributes.
 #ifndef EMBER_IR_IR_H
 #define EMBER_IR_IR_H
 
@@ -11,6 +14,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Casting.h"
 #include "llvm/Support/Error.h"
 
 #include <list>
@@ -24,6 +28,7 @@ enum class InstrKind : uint8_t {
   AllocActivation,   ///< defines an activation buffer (the instruction is the value)
   DeallocActivation, ///< ends an activation's lifetime
   Copy,              ///< @out dest, @in src of the same type
+  TensorView,        ///< @in base; a value of its own type at viewOffset bytes into base
 #define NODE(K, OPS, RES, ATTRS, ARITY, DOC) K,
 #include "ember/Graph/Nodes.def"
 };
@@ -69,6 +74,10 @@ class WeightVar : public IRValue {
   const Node *origin_; ///< the Placeholder or Constant it stands for
 
 public:
+  /// Never written by any instruction (a model input or a constant); set by the IR optimizer,
+  /// so backends may treat it as read-only.
+  bool readOnly = false;
+
   WeightVar(const Node *origin)
       : IRValue(ValueKind::WeightVar, origin->getName(), origin->getType()), origin_(origin) {}
   const Node *getOrigin() const { return origin_; }
@@ -89,7 +98,10 @@ class Instruction : public IRValue {
   unsigned numOutputs_;
 
 public:
-  /// \p ty is meaningful only for AllocActivation (the buffer's type).
+  /// TensorView only: where the view starts inside its base, in bytes.
+  uint64_t viewOffset = 0;
+
+  /// \p ty is meaningful only for AllocActivation (the buffer's type) and TensorView.
   Instruction(InstrKind kind, llvm::StringRef name, llvm::ArrayRef<InstrOperand> operands,
               AttrList attrs, unsigned numOutputs, const Type &ty = Type())
       : IRValue(ValueKind::Instruction, name, ty), kind_(kind),
@@ -101,6 +113,7 @@ public:
   llvm::ArrayRef<InstrOperand> getOperands() const { return operands_; }
   IRValue *getOperand(unsigned i) const { return operands_[i].value; }
   void setOperand(unsigned i, IRValue *v) { operands_[i].value = v; }
+  void setOperandMode(unsigned i, OperandMode m) { operands_[i].mode = m; }
   unsigned getNumOperands() const { return operands_.size(); }
   /// Node-derived instructions: result \p r of the node, and operand \p i of the node.
   IRValue *getOutput(unsigned r = 0) const { return operands_[r].value; }
@@ -114,8 +127,31 @@ public:
   static bool classof(const IRValue *v) { return v->getValueKind() == ValueKind::Instruction; }
 };
 
-/// The region and offset of an IR value (WeightVar or allocation).
+/// The region of an IR value: a WeightVar's, Activations for allocations, a view's base's.
 MemRegion regionOf(const IRValue *v);
+
+/// The storage a value lives in: a WeightVar or an AllocActivation, following TensorViews, and
+/// the byte offset of the value inside it.
+struct ValueRoot {
+  IRValue *root;
+  uint64_t offset;
+};
+ValueRoot rootOf(IRValue *v);
+inline bool isAllocation(const IRValue *v) {
+  auto *I = llvm::dyn_cast<Instruction>(v);
+  return I && I->getKind() == InstrKind::AllocActivation;
+}
+inline bool isTensorView(const IRValue *v) {
+  auto *I = llvm::dyn_cast<Instruction>(v);
+  return I && I->getKind() == InstrKind::TensorView;
+}
+/// Instructions that only manage memory (allocation, deallocation, views) and compute nothing.
+bool isMemoryMarker(InstrKind k);
+
+/// Whether output 0 of \p I may share its buffer with input \p input (be written in place over
+/// it): I is element-wise (element i of the result reads only element i of each input) and the
+/// input has the result's type. The verifier and the buffer-sharing pass ask this one question.
+bool canWriteInPlace(const Instruction &I, unsigned input);
 
 class IRFunction {
   const Function *graph_;
@@ -126,6 +162,9 @@ class IRFunction {
 public:
   /// Region sizes, set by the memory planner.
   uint64_t constantSize = 0, mutableSize = 0, activationsSize = 0;
+  /// Activations, set by the memory planner: the sum of all allocation sizes (no reuse at all)
+  /// and the most bytes live at one instruction (what no placement can beat).
+  uint64_t activationsSum = 0, activationsPeakLive = 0;
 
   explicit IRFunction(const Function *graph) : graph_(graph) {}
   const Function *getGraph() const { return graph_; }
@@ -136,14 +175,23 @@ public:
 
   Instruction *append(std::unique_ptr<Instruction> instr);
   using InstrList = std::list<std::unique_ptr<Instruction>>;
+  Instruction *insert(InstrList::iterator before, std::unique_ptr<Instruction> instr);
+  /// Replaces \p from by \p to in every operand of every instruction but deallocations.
+  void replaceAllUsesWith(IRValue *from, IRValue *to);
   InstrList &getInstrs() { return instrs_; }
   const InstrList &getInstrs() const { return instrs_; }
 
-  /// Checks operand modes, types against the node kinds' shape rules, and that every activation
-  /// is allocated before use, deallocated once after its last use, and written before read.
+  /// Checks operand modes, types against the node kinds' shape rules, views against their bases,
+  /// that every activation is allocated before use and deallocated once after its last use, that
+  /// every byte read was written before, and that every @inout is a legal in-place write.
   llvm::Error verify() const;
   /// `declare { ... }` of WeightVars with sizes, then `N %name = kind @out %a, @in %b { attrs }`.
   void dump(llvm::raw_ostream &os) const;
+  /// The three regions' sizes, and the activations' peak live bytes and sum against their region.
+  void printMemorySummary(llvm::raw_ostream &os) const;
+  /// The most bytes one graph node touches outside constants: its results and its non-constant
+  /// operands (model inputs included). A yardstick for the activations region.
+  uint64_t largestNodeFootprint() const;
 };
 
 } // namespace ember

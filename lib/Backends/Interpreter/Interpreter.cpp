@@ -48,7 +48,8 @@ Error dispatch(const KernelContext &ctx) {
   switch (ctx.instr().getKind()) {
   case InstrKind::AllocActivation:
   case InstrKind::DeallocActivation:
-    return Error::success(); // memory is planned statically
+  case InstrKind::TensorView:
+    return Error::success(); // memory is planned statically; a view is only an address
   case InstrKind::Copy:
     return runCopy(ctx);
 #define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
