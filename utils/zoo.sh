@@ -45,17 +45,32 @@ status=0
 # "status<TAB>set/name<TAB>detail" per model, then "summary: ..."
 awk -F'\t' '!/^summary:/ { sub(/^[^\/]*\//, "", $2); printf "%-8s %-20s %s\n", $1, $2, $3 }' \
   "$results"
-# Node counts before -> after graph optimization, and no BatchNorm may survive it.
+# Node counts before -> after graph optimization, and no BatchNorm may survive it. Memory: the
+# activations region must not exceed the largest node's non-constant inputs and outputs. The
+# transformer is exempt: attention keeps q, k, v and the residual live across several small
+# nodes, so its live set is larger than any one node by nature; so is densenet121, where every
+# layer's output feeds every later concat of its block and stays live until the block ends.
+memory_bound_exempt=" transformer_encoder densenet121 "
 runner="$build/tools/model-runner"
 for dir in "$zoo/$set"/*/; do
   name=$(basename "$dir")
-  out=$("$runner" -model="$dir/model.onnx" -backend="$backend" -print-pass-stats -dump-graph \
+  out=$("$runner" -model="$dir/model.onnx" -backend="$backend" -print-pass-stats -dump-graph -print-memory \
         -input="$dir/test_data_set_0/input_0.pb") || { echo "model-runner failed on $name"; status=1; continue; }
   counts=$(sed -n 's/^graph passes: \([0-9]*\) nodes before, \([0-9]*\) after/\1 -> \2/p' <<<"$out")
   bn_before=$(/usr/bin/python3 -c "import onnx,sys; print(sum(n.op_type=='BatchNormalization' for n in onnx.load(sys.argv[1]).graph.node))" "$dir/model.onnx")
   bn_after=$(grep -c ' = BatchNorm' <<<"$out" || true)
   echo "nodes    $name: $counts (BatchNormalization $bn_before -> $bn_after)"
   [ "$bn_after" -eq 0 ] || { echo "  $name: BatchNorm left after optimization"; status=1; }
+  acts=$(sed -n 's/^  activations: \([0-9]*\) bytes.*/\1/p' <<<"$out")
+  sum=$(sed -n 's/^  activations: .*sum of all \([0-9]*\) .*/\1/p' <<<"$out")
+  largest=$(sed -n 's/^  largest node: \([0-9]*\) bytes.*/\1/p' <<<"$out")
+  awk -v n="$name" -v a="$acts" -v l="$largest" -v s="$sum" 'BEGIN {
+    printf "memory   %s: activations %.3f MiB, largest node %.3f MiB, sum of all activations %.3f MiB\n",
+           n, a / 1048576, l / 1048576, s / 1048576 }'
+  if [ "$acts" -gt "$largest" ] && [[ "$memory_bound_exempt" != *" $name "* ]]; then
+    echo "  $name: the activations region is larger than the largest node's inputs and outputs"
+    status=1
+  fi
 done
 passed=$(grep -c '^pass' "$results" || true)
 total=$(grep -vc '^summary:' "$results" || true)

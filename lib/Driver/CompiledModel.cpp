@@ -104,6 +104,17 @@ Error CompiledModel::build(const CompileOptions &opts) {
       EMBER_TRY(withContext(ir_->verify(), "after IRGen"));
   }
   {
+    PhaseTimer t(phases, "IR optimization");
+    IROptimizerOptions io;
+    io.verifyEach = opts.verifyEach;
+    io.stats = &summary_.irPassStats;
+    io.dumpAfter = opts.dumpIRAfter;
+    io.dumpStream = &outs();
+    EMBER_TRY(optimizeIR(*ir_, opts.irPipeline ? *opts.irPipeline : defaultIRPipeline(), io));
+    EMBER_TRY(withContext(ir_->verify(), "after IR optimization"));
+  }
+  {
+    // The plan is checked by the memory verifier every time: it is cheap next to compiling.
     PhaseTimer t(phases, "memory plan");
     EMBER_TRY(planMemory(*ir_));
   }

@@ -8,6 +8,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cstdlib>
 
 using namespace llvm;
@@ -28,8 +29,19 @@ DEFINE_bool(dump_ir, false, "Print the IR with its memory plan");
 DEFINE_string(dump_graph_after, "",
               "Print the graph after these graph passes (comma-separated names, or 'all')");
 DEFINE_bool(print_pass_stats, false,
-            "Print one line per graph pass run: nodes before and after, time");
-DEFINE_bool(verify_each, false, "Verify the graph after every pass and the IR after IRGen");
+            "Print one line per graph and IR pass run: nodes (instructions) before and after, "
+            "time");
+DEFINE_bool(verify_each, false, "Verify the graph after every graph pass and the IR after "
+                                "IRGen and every IR pass");
+DEFINE_string(ir_passes, "default",
+              "IR passes to run, comma-separated ('default' for the default IR pipeline, "
+              "'none' for none)");
+DEFINE_string(dump_ir_after, "",
+              "Print the IR after these IR passes (comma-separated names, or 'all')");
+DEFINE_bool(time_phases, false, "Print the time each compile phase took");
+DEFINE_bool(print_memory, false,
+            "Print the memory plan's summary: the three regions, and the activations' peak "
+            "live bytes and sum against their region");
 
 namespace ember {
 namespace tools {
@@ -211,15 +223,29 @@ Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputF
     const auto &dims = f.tensor.getType().dims;
     opts.inputShapes[f.name] = {std::vector<int64_t>(dims.begin(), dims.end()), f.path};
   }
+  auto loadStart = std::chrono::steady_clock::now();
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M,
                          loadModel(FLAGS_model, withConstantEvaluation(std::move(opts))));
+  double loadMillis = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - loadStart)
+                          .count();
   CompileOptions co;
   co.backend = FLAGS_backend;
   co.verifyEach = FLAGS_verify_each;
-  SmallVector<StringRef, 4> after;
-  StringRef(FLAGS_dump_graph_after).split(after, ',', -1, false);
-  for (StringRef a : after)
-    co.dumpGraphAfter.push_back(a.trim().str());
+  auto splitList = [](StringRef list) {
+    SmallVector<StringRef, 8> parts;
+    list.split(parts, ',', -1, false);
+    std::vector<std::string> out;
+    for (StringRef p : parts)
+      out.push_back(p.trim().str());
+    return out;
+  };
+  co.dumpGraphAfter = splitList(FLAGS_dump_graph_after);
+  co.dumpIRAfter = splitList(FLAGS_dump_ir_after);
+  if (FLAGS_ir_passes == "none")
+    co.irPipeline = std::vector<std::string>();
+  else if (FLAGS_ir_passes != "default")
+    co.irPipeline = splitList(FLAGS_ir_passes);
   EMBER_ASSIGN_OR_RETURN(auto cm, CompiledModel::compile(std::move(M), co));
   if (FLAGS_print_pass_stats) {
     const CompileSummary &s = cm->getSummary();
@@ -228,6 +254,22 @@ Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputF
     for (const PassStats &p : s.passStats)
       outs() << format("  %-24s %6zu -> %-6zu %8.3f ms%s\n", p.pass.c_str(), p.nodesBefore,
                        p.nodesAfter, p.millis, p.changed ? "  changed" : "");
+    outs() << "IR passes: instructions before and after\n";
+    for (const IRPassStats &p : s.irPassStats)
+      outs() << format("  %-24s %6zu -> %-6zu %8.3f ms%s\n", p.pass.c_str(), p.instrsBefore,
+                       p.instrsAfter, p.millis, p.changed ? "  changed" : "");
+  }
+  if (FLAGS_print_memory)
+    cm->getIR().printMemorySummary(outs());
+  if (FLAGS_time_phases) {
+    double total = loadMillis;
+    outs() << "compile phases:\n";
+    outs() << format("  %-20s %10.1f ms\n", static_cast<const char *>("import"), loadMillis);
+    for (const auto &[phase, ms] : cm->getSummary().phaseMillis) {
+      outs() << format("  %-20s %10.1f ms\n", phase.c_str(), ms);
+      total += ms;
+    }
+    outs() << format("  %-20s %10.1f ms\n", static_cast<const char *>("total"), total);
   }
   if (FLAGS_dump_graph)
     cm->getFunction().dump(outs());

@@ -22,6 +22,10 @@ DECLARE_bool(dump_ir);
 DECLARE_bool(verify_each);
 DECLARE_string(dump_graph_after);
 DECLARE_bool(print_pass_stats);
+DECLARE_string(ir_passes);
+DECLARE_string(dump_ir_after);
+DECLARE_bool(print_memory);
+DECLARE_bool(time_phases);
 
 namespace ember {
 namespace tools {

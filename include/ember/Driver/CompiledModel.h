@@ -6,11 +6,13 @@
 #include "ember/Backends/Backend.h"
 #include "ember/Graph/Graph.h"
 #include "ember/IR/IR.h"
+#include "ember/IROptimizer/IROptimizer.h"
 #include "ember/Optimizer/GraphOptimizer.h"
 
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,11 +26,16 @@ struct CompileOptions {
   std::vector<std::string> pipeline;
   /// Print the graph after these passes ("all" for every one) to stdout.
   std::vector<std::string> dumpGraphAfter;
+  /// IR passes to run; the default IR pipeline unless set (an empty list runs none).
+  std::optional<std::vector<std::string>> irPipeline;
+  /// Print the IR after these IR passes ("all" for every one) to stdout.
+  std::vector<std::string> dumpIRAfter;
 };
 
 struct CompileSummary {
   size_t nodesBefore = 0, nodesAfter = 0;
   std::vector<PassStats> passStats;
+  std::vector<IRPassStats> irPassStats;
   /// (phase, milliseconds) in pipeline order.
   std::vector<std::pair<std::string, double>> phaseMillis;
 };

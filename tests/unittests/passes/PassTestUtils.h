@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 #include <random>
@@ -69,16 +70,18 @@ struct PipelineRun {
 };
 
 /// Loads ONNX text \p modelText, optimizes it with \p pipeline (the graph verifier runs after
-/// every pass), and runs it on the Interpreter on seeded inputs.
-inline llvm::Expected<PipelineRun> runPipeline(const std::string &modelText,
-                                               std::vector<std::string> pipeline,
-                                               unsigned seed = 1) {
+/// every pass) and \p irPipeline (the default IR pipeline unless given; the IR verifier runs
+/// after every IR pass), and runs it on the Interpreter on seeded inputs.
+inline llvm::Expected<PipelineRun>
+runPipeline(const std::string &modelText, std::vector<std::string> pipeline, unsigned seed = 1,
+            std::optional<std::vector<std::string>> irPipeline = std::nullopt) {
   TempDir dir;
   std::string path = dir.write("m.onnxtxt", modelText);
   EMBER_ASSIGN_OR_RETURN(auto M, loadModel(path, withConstantEvaluation({})));
   CompileOptions co;
   co.verifyEach = true;
   co.pipeline = std::move(pipeline);
+  co.irPipeline = std::move(irPipeline);
   PipelineRun run;
   EMBER_ASSIGN_OR_RETURN(run.model, CompiledModel::compile(std::move(M), co));
   fillInputs(*run.model, seed);
