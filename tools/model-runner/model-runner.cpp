@@ -10,12 +10,16 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 using namespace ember;
 using namespace llvm;
 
 DEFINE_string(output_dir, "", "Write every output as DIR/<name>.npy");
+DEFINE_int32(iterations, 0,
+             "Also run the compiled function N more times and print the median and minimum "
+             "latency of one run (the compiled function alone: no copying of inputs or outputs)");
 
 namespace {
 
@@ -81,6 +85,23 @@ Error runMain() {
       return makeError(FLAGS_output_dir + ": exists and is not a directory");
   }
   EMBER_TRY(cm->run());
+  if (FLAGS_iterations < 0)
+    return makeError("-iterations must not be negative");
+  if (FLAGS_iterations > 0) {
+    std::vector<double> ms;
+    for (int i = 0; i < FLAGS_iterations; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      EMBER_TRY(cm->run());
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                             start)
+                       .count());
+    }
+    std::sort(ms.begin(), ms.end());
+    double median = ms.size() % 2 ? ms[ms.size() / 2]
+                                  : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+    outs() << format("latency: median %.3f ms, min %.3f ms over %d runs (%s)\n", median, ms[0],
+                     FLAGS_iterations, FLAGS_backend.c_str());
+  }
   for (Placeholder *p : cm->getOutputs()) {
     EMBER_ASSIGN_OR_RETURN(Tensor t, cm->getOutput(p->getName()));
     printOutput(p->getName(), t);
