@@ -116,6 +116,8 @@ Error CompiledModel::build(const CompileOptions &opts) {
   {
     // The plan is checked by the memory verifier every time: it is cheap next to compiling.
     PhaseTimer t(phases, "memory plan");
+    for (const auto &I : ir_->getInstrs())
+      I->scratchSize = backend_->getScratchBytes(*I);
     EMBER_TRY(planMemory(*ir_));
   }
   {

@@ -358,6 +358,12 @@ void IRFunction::dump(raw_ostream &os) const {
       I->getAttrs().print(os);
       os << " }";
     }
+    if (I->scratchSize) {
+      os << " scratch { bytes: " << I->scratchSize;
+      if (I->scratchOffset != kUnplanned)
+        os << ", at: activations+" << I->scratchOffset;
+      os << " }";
+    }
     os << "\n";
   }
   os << "}\n";

@@ -25,8 +25,10 @@ Error planMemory(IRFunction &IR) {
     cursor = alignUp(cursor + w->sizeInBytes());
   }
 
-  // Live interval of each allocation: from its AllocActivation to its DeallocActivation.
-  std::vector<Instruction *> allocs;
+  // Live interval of each allocation: from its AllocActivation to its DeallocActivation; an
+  // instruction's scratch is live at that instruction only.
+  std::vector<Instruction *> allocs, scratchUsers;
+  std::vector<LiveBuffer> scratch;
   std::vector<LiveBuffer> buffers;
   DenseMap<const IRValue *, unsigned> index;
   uint64_t pos = 0;
@@ -40,15 +42,24 @@ Error planMemory(IRFunction &IR) {
       if (it == index.end())
         return makeError("memory plan: '" + I->getName() + "' frees an unknown allocation");
       buffers[it->second].end = pos;
+    } else if (I->scratchSize) {
+      scratchUsers.push_back(I.get());
+      scratch.push_back({pos, pos, I->scratchSize});
     }
     ++pos;
   }
+  size_t numAllocs = buffers.size();
+  buffers.insert(buffers.end(), scratch.begin(), scratch.end());
   Packing packing = packBuffers(buffers, kTensorAlignment);
+  for (size_t i = 0; i < scratchUsers.size(); ++i)
+    scratchUsers[i]->scratchOffset = packing.offsets[numAllocs + i];
   uint64_t sum = 0;
   for (size_t i = 0; i < allocs.size(); ++i) {
     allocs[i]->offset = packing.offsets[i];
     sum += alignUp(std::max<uint64_t>(buffers[i].size, 1));
   }
+  for (const LiveBuffer &b : scratch)
+    sum += alignUp(b.size);
   for (const auto &I : IR.getInstrs())
     if (I->getKind() == InstrKind::TensorView) {
       ValueRoot r = rootOf(I.get());

@@ -96,10 +96,27 @@ class MemoryVerifier {
            Twine(base->offset) + " + " + Twine(V.viewOffset));
   }
 
+  /// An instruction's scratch: inside the activations region, aligned, and clear of every
+  /// live activation (its operands included).
+  void checkScratch(const Instruction &I, const Twine &where) {
+    if (I.scratchOffset == kUnplanned)
+      return fail(where + ": its " + Twine(I.scratchSize) + " bytes of scratch are not placed");
+    Span s{MemRegion::Activations, I.scratchOffset, I.scratchOffset + I.scratchSize};
+    if (s.begin % kTensorAlignment || s.end > IR_.activationsSize)
+      fail(where + ": scratch [" + Twine(s.begin) + ", " + Twine(s.end) +
+           ") is misaligned or outside the activations region");
+    for (const Instruction *o : live_)
+      if (s.overlaps(spanOf(o)))
+        fail(where + ": scratch [" + Twine(s.begin) + ", " + Twine(s.end) +
+             ") overlaps live activation '" + o->getName() + "'");
+  }
+
   void compute(const Instruction &I, unsigned index) {
     auto where = [&] {
       return "instruction " + Twine(index) + " '" + I.getName() + "' (" + I.getKindName() + ")";
     };
+    if (I.scratchSize)
+      checkScratch(I, where());
     ArrayRef<InstrOperand> ops = I.getOperands();
     for (unsigned o = 0; o < ops.size(); ++o) {
       if (ops[o].mode == OperandMode::In)

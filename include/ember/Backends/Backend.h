@@ -32,6 +32,9 @@ public:
   virtual bool isOpSupported(const Node &n) const = 0;
   /// Whether the graph optimizer should expand \p n into simpler nodes for this backend.
   virtual bool shouldLower(const Node &n) const { return false; }
+  /// Bytes of working memory the backend's kernel for \p I needs while it runs; the memory plan
+  /// places them in the activations region (no kernel allocates or keeps global state).
+  virtual uint64_t getScratchBytes(const Instruction &I) const { return 0; }
   /// Compiles \p IR, which must outlive the result and have a memory plan.
   virtual llvm::Expected<std::unique_ptr<CompiledFunction>> compile(const IRFunction &IR) const = 0;
 };

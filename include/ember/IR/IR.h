@@ -100,6 +100,10 @@ class Instruction : public IRValue {
 public:
   /// TensorView only: where the view starts inside its base, in bytes.
   uint64_t viewOffset = 0;
+  /// Working memory the backend's kernel needs while this instruction runs (a GEMM's packed
+  /// panels, a padded copy of a conv's input): set by the driver from Backend::getScratchBytes,
+  /// placed in the activations region by the memory planner, live for this instruction only.
+  uint64_t scratchSize = 0, scratchOffset = kUnplanned;
 
   /// \p ty is meaningful only for AllocActivation (the buffer's type) and TensorView.
   Instruction(InstrKind kind, llvm::StringRef name, llvm::ArrayRef<InstrOperand> operands,
