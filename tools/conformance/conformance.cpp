@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <thread>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +30,7 @@ DEFINE_bool(verbose, false,
             "error of every case that does");
 DEFINE_double(atol, 1e-5, "Absolute tolerance for floats: |got - want| <= atol + rtol * |want|");
 DEFINE_double(rtol, 1e-3, "Relative tolerance for floats: |got - want| <= atol + rtol * |want|");
+DEFINE_int32(jobs, 0, "Cases run at the same time, each in its own process (0: one per CPU)");
 
 namespace {
 
@@ -36,48 +39,102 @@ struct Outcome {
   double maxAbsErr = 0;
 };
 
-/// Runs one case in a child; the child reports "status\tmaxAbsErr\tdetail" through a pipe.
-Outcome runIsolated(const std::string &dir) {
+/// What a child process running one case reports through its pipe.
+std::string runCase(const std::string &dir) {
+  tools::Tolerance tol;
+  tol.atol = FLAGS_atol;
+  tol.rtol = FLAGS_rtol;
+  tools::CaseResult r = tools::runModelTestCase(dir, FLAGS_backend, tol);
+  const char *status = r.status == tools::CaseResult::Pass    ? "pass"
+                       : r.status == tools::CaseResult::Wrong ? "wrong"
+                                                              : "refused";
+  std::string detail = r.detail;
+  std::replace(detail.begin(), detail.end(), '\n', ' ');
+  char err[32];
+  snprintf(err, sizeof(err), "%.3g", r.maxAbsErr);
+  return std::string(status) + "\t" + err + "\t" + detail;
+}
+
+/// One case running in a child: its pipe, and what it has said so far.
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  std::string out;
+};
+
+Child spawn(const std::string &dir) {
   int fds[2];
   if (pipe(fds) != 0)
-    return {"crashed", "pipe failed"};
+    return Child();
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
     alarm(FLAGS_timeout);
-    tools::Tolerance tol;
-    tol.atol = FLAGS_atol;
-    tol.rtol = FLAGS_rtol;
-    tools::CaseResult r = tools::runModelTestCase(dir, FLAGS_backend, tol);
-    const char *status = r.status == tools::CaseResult::Pass    ? "pass"
-                         : r.status == tools::CaseResult::Wrong ? "wrong"
-                                                                : "refused";
-    std::string detail = r.detail;
-    std::replace(detail.begin(), detail.end(), '\n', ' ');
-    char err[32];
-    snprintf(err, sizeof(err), "%.3g", r.maxAbsErr);
-    std::string line = std::string(status) + "\t" + err + "\t" + detail;
+    std::string line = runCase(dir);
     (void)!write(fds[1], line.data(), line.size());
     _exit(0);
   }
   close(fds[1]);
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof(buf))) > 0)
-    out.append(buf, size_t(n));
-  close(fds[0]);
+  if (pid < 0) {
+    close(fds[0]);
+    return Child();
+  }
+  return Child{pid, fds[0], ""};
+}
+
+/// The outcome of a child that has closed its pipe: "status\tmaxAbsErr\tdetail", or how it
+/// died.
+Outcome reap(Child &c) {
+  close(c.fd);
   int status = 0;
-  waitpid(pid, &status, 0);
+  waitpid(c.pid, &status, 0);
   if (WIFSIGNALED(status))
     return {WTERMSIG(status) == SIGALRM ? "hung" : "crashed",
             "signal " + std::to_string(WTERMSIG(status))};
-  size_t tab = out.find('\t');
-  size_t tab2 = tab == std::string::npos ? tab : out.find('\t', tab + 1);
+  size_t tab = c.out.find('\t');
+  size_t tab2 = tab == std::string::npos ? tab : c.out.find('\t', tab + 1);
   if (tab2 == std::string::npos)
     return {"crashed", "no result"};
-  return {out.substr(0, tab), out.substr(tab2 + 1),
-          std::strtod(out.substr(tab + 1, tab2 - tab - 1).c_str(), nullptr)};
+  return {c.out.substr(0, tab), c.out.substr(tab2 + 1),
+          std::strtod(c.out.substr(tab + 1, tab2 - tab - 1).c_str(), nullptr)};
+}
+
+/// Runs every case in its own child, at most \p jobs at a time; outcomes in the cases' order.
+std::vector<Outcome> runAll(const std::vector<std::string> &dirs, unsigned jobs) {
+  std::vector<Outcome> outcomes(dirs.size());
+  std::map<int, std::pair<size_t, Child>> running; // by pipe fd
+  size_t next = 0;
+  while (next < dirs.size() || !running.empty()) {
+    while (next < dirs.size() && running.size() < jobs) {
+      Child c = spawn(dirs[next]);
+      if (c.pid < 0)
+        outcomes[next] = {"crashed", "cannot start a child process"};
+      else
+        running.emplace(c.fd, std::make_pair(next, std::move(c)));
+      ++next;
+    }
+    if (running.empty())
+      continue;
+    std::vector<pollfd> fds;
+    for (auto &r : running)
+      fds.push_back(pollfd{r.first, POLLIN, 0});
+    if (poll(fds.data(), fds.size(), -1) < 0)
+      continue; // EINTR
+    for (const pollfd &p : fds) {
+      if (!p.revents)
+        continue;
+      auto &[index, child] = running[p.fd];
+      char buf[4096];
+      ssize_t n = read(p.fd, buf, sizeof(buf));
+      if (n > 0) {
+        child.out.append(buf, size_t(n));
+        continue;
+      }
+      outcomes[index] = reap(child);
+      running.erase(p.fd);
+    }
+  }
+  return outcomes;
 }
 
 } // namespace
@@ -89,28 +146,35 @@ int main(int argc, char **argv) {
   std::map<std::string, int> counts;
   SmallVector<StringRef, 4> suites;
   StringRef(FLAGS_suite).split(suites, ',', -1, false);
+  std::vector<std::string> dirs, names;
   for (StringRef suite : suites) {
-    std::vector<std::string> dirs;
+    std::vector<std::string> found;
     std::error_code ec;
     for (sys::fs::directory_iterator it(suite, ec), end; it != end && !ec; it.increment(ec))
       if (sys::fs::is_directory(it->path()) &&
           StringRef(it->path()).contains(FLAGS_filter))
-        dirs.push_back(it->path());
+        found.push_back(it->path());
     if (ec) {
       errs() << "error: " << suite << ": " << ec.message() << "\n";
       return 1;
     }
-    std::sort(dirs.begin(), dirs.end());
-    for (const std::string &dir : dirs) {
-      Outcome o = runIsolated(dir);
-      counts[o.status]++;
-      outs() << o.status << "\t" << sys::path::filename(suite) << "/" << sys::path::filename(dir);
-      if (FLAGS_verbose && o.status != "pass")
-        outs() << "\t" << o.detail;
-      else if (FLAGS_verbose)
-        outs() << "\tmax abs err " << format("%.3g", o.maxAbsErr);
-      outs() << "\n";
+    std::sort(found.begin(), found.end());
+    for (const std::string &dir : found) {
+      dirs.push_back(dir);
+      names.push_back((sys::path::filename(suite) + "/" + sys::path::filename(dir)).str());
     }
+  }
+  unsigned jobs = FLAGS_jobs > 0 ? unsigned(FLAGS_jobs) : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<Outcome> outcomes = runAll(dirs, jobs);
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    const Outcome &o = outcomes[i];
+    counts[o.status]++;
+    outs() << o.status << "\t" << names[i];
+    if (FLAGS_verbose && o.status != "pass")
+      outs() << "\t" << o.detail;
+    else if (FLAGS_verbose)
+      outs() << "\tmax abs err " << format("%.3g", o.maxAbsErr);
+    outs() << "\n";
   }
   outs() << "summary:";
   for (const char *s : {"pass", "wrong", "refused", "crashed", "hung"})
