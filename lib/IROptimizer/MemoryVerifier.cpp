@@ -112,8 +112,10 @@ class MemoryVerifier {
   }
 
   void compute(const Instruction &I, unsigned index) {
-    auto where = [&] {
-      return "instruction " + Twine(index) + " '" + I.getName() + "' (" + I.getKindName() + ")";
+    // A string, not a Twine: a Twine returned from here would point at dead temporaries.
+    auto where = [&]() -> std::string {
+      return ("instruction " + Twine(index) + " '" + I.getName() + "' (" + I.getKindName() + ")")
+          .str();
     };
     if (I.scratchSize)
       checkScratch(I, where());
