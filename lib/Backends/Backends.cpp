@@ -7,6 +7,7 @@ using namespace llvm;
 namespace ember {
 
 std::unique_ptr<Backend> createInterpreterBackend();
+std::unique_ptr<Backend> createCPUBackend();
 
 namespace {
 struct BackendEntry {
@@ -15,6 +16,7 @@ struct BackendEntry {
 };
 const BackendEntry kBackends[] = {
     {"Interpreter", createInterpreterBackend},
+    {"CPU", createCPUBackend},
 };
 } // namespace
 

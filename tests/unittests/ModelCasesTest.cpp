@@ -1,9 +1,12 @@
-// Every model case in tests/models (expected outputs from numpy/torch, see utils/models/) and the
-// shipped digits example, run on the Interpreter.
+// Every model case in tests/models (expected outputs from numpy/torch, see utils/models/) run on
+// every registered backend from one source, so each kernel is checked on each backend; and the
+// shipped digits example. A backend that refuses a case fails the test unless the case is in
+// that backend's exclusion list below, with the reason.
 #include "TestUtils.h"
 
 #include "../../tools/common/ModelTestCase.h"
 
+#include "ember/Backends/Backend.h"
 #include "ember/Driver/CompiledModel.h"
 #include "ember/Importer/ModelLoader.h"
 #include "ember/Importer/TensorFiles.h"
@@ -29,43 +32,91 @@ std::vector<std::string> caseDirs() {
   return dirs;
 }
 
-class ModelCase : public ::testing::TestWithParam<std::string> {};
+/// Cases a backend is known not to run, each with the reason. Keep it short: an entry is a
+/// missing kernel, to be removed when the kernel lands.
+struct Exclusion {
+  const char *backend, *caseName, *reason;
+};
+const Exclusion kExclusions[] = {
+    // {"CPU", "some_case", "no CPU kernel for X yet"},
+    {"", "", ""},
+};
 
-TEST_P(ModelCase, InterpreterMatchesReference) {
-  tools::CaseResult r = tools::runModelTestCase(GetParam(), "Interpreter", {1e-5, 1e-4});
+const char *exclusionReason(const std::string &backend, const std::string &caseName) {
+  for (const Exclusion &e : kExclusions)
+    if (backend == e.backend && caseName == e.caseName)
+      return e.reason;
+  return nullptr;
+}
+
+struct CaseParam {
+  std::string backend, dir;
+};
+
+std::vector<CaseParam> casesOnEveryBackend() {
+  std::vector<CaseParam> params;
+  for (const std::string &backend : getBackendNames())
+    for (const std::string &dir : caseDirs())
+      params.push_back({backend, dir});
+  return params;
+}
+
+class ModelCase : public ::testing::TestWithParam<CaseParam> {};
+
+TEST_P(ModelCase, MatchesReference) {
+  const CaseParam &p = GetParam();
+  std::string name = llvm::sys::path::filename(p.dir).str();
+  if (const char *why = exclusionReason(p.backend, name))
+    GTEST_SKIP() << p.backend << " excludes " << name << ": " << why;
+  tools::CaseResult r = tools::runModelTestCase(p.dir, p.backend, {1e-5, 1e-4});
   EXPECT_EQ(r.status, tools::CaseResult::Pass) << r.detail;
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, ModelCase, ::testing::ValuesIn(caseDirs()),
-                         [](const ::testing::TestParamInfo<std::string> &info) {
-                           return llvm::sys::path::filename(info.param).str();
+INSTANTIATE_TEST_SUITE_P(Models, ModelCase, ::testing::ValuesIn(casesOnEveryBackend()),
+                         [](const ::testing::TestParamInfo<CaseParam> &info) {
+                           return info.param.backend + "_" +
+                                  llvm::sys::path::filename(info.param.dir).str();
                          });
+
+TEST(ModelCases, EveryBackendIsTested) {
+  std::vector<std::string> names = getBackendNames();
+  EXPECT_NE(std::find(names.begin(), names.end(), "Interpreter"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "CPU"), names.end());
+}
 
 TEST(ModelCases, FoundAll) { EXPECT_GE(caseDirs().size(), 38u); }
 
 // The seed walkthrough: torch's nn.Linear(10,5) + Sigmoid, to 1e-5 of torch's own output.
 TEST(ModelCases, LinearSigmoidMatchesTorch) {
-  tools::CaseResult r =
-      tools::runModelTestCase(sourcePath("tests/models/linear_sigmoid"), "Interpreter", {1e-5, 0});
-  EXPECT_EQ(r.status, tools::CaseResult::Pass) << r.detail;
-  EXPECT_LE(r.maxAbsErr, 1e-5);
+  for (const std::string &backend : getBackendNames()) {
+    SCOPED_TRACE(backend);
+    tools::CaseResult r =
+        tools::runModelTestCase(sourcePath("tests/models/linear_sigmoid"), backend, {1e-5, 0});
+    EXPECT_EQ(r.status, tools::CaseResult::Pass) << r.detail;
+    EXPECT_LE(r.maxAbsErr, 1e-5);
+  }
 }
 
 // The shipped example: every test digit gives torch's probabilities and the right label.
 TEST(ModelCases, DigitsExampleMatchesTorch) {
-  ASSERT_OK_AND_ASSIGN(auto module, loadModel(sourcePath("examples/models/digits_cnn.onnx")));
-  ASSERT_OK_AND_ASSIGN(auto cm, CompiledModel::compile(std::move(module), CompileOptions()));
-  for (int digit = 0; digit < 10; ++digit) {
-    std::string base = sourcePath("examples/digits/images/digit_" + std::to_string(digit));
-    ASSERT_OK_AND_ASSIGN(Tensor image, readTensorFile(base + ".npy"));
-    ASSERT_OK_AND_ASSIGN(Tensor want, readTensorFile(base + ".expected.npy"));
-    ASSERT_FALSE(bool(cm->setInput("image", image)));
-    ASSERT_FALSE(bool(cm->run()));
-    ASSERT_OK_AND_ASSIGN(Tensor got, cm->getOutput("probabilities"));
-    double err = 0;
-    EXPECT_EQ(tools::compareTensors(got, want, {1e-5, 1e-4}, &err), "") << "digit " << digit;
-    auto probs = got.values<float>();
-    EXPECT_EQ(std::max_element(probs.begin(), probs.end()) - probs.begin(), digit);
+  for (const std::string &backend : getBackendNames()) {
+    SCOPED_TRACE(backend);
+    ASSERT_OK_AND_ASSIGN(auto module, loadModel(sourcePath("examples/models/digits_cnn.onnx")));
+    CompileOptions opts;
+    opts.backend = backend;
+    ASSERT_OK_AND_ASSIGN(auto cm, CompiledModel::compile(std::move(module), opts));
+    for (int digit = 0; digit < 10; ++digit) {
+      std::string base = sourcePath("examples/digits/images/digit_" + std::to_string(digit));
+      ASSERT_OK_AND_ASSIGN(Tensor image, readTensorFile(base + ".npy"));
+      ASSERT_OK_AND_ASSIGN(Tensor want, readTensorFile(base + ".expected.npy"));
+      ASSERT_FALSE(bool(cm->setInput("image", image)));
+      ASSERT_FALSE(bool(cm->run()));
+      ASSERT_OK_AND_ASSIGN(Tensor got, cm->getOutput("probabilities"));
+      double err = 0;
+      EXPECT_EQ(tools::compareTensors(got, want, {1e-5, 1e-4}, &err), "") << "digit " << digit;
+      auto probs = got.values<float>();
+      EXPECT_EQ(std::max_element(probs.begin(), probs.end()) - probs.begin(), digit);
+    }
   }
 }
 

@@ -1,0 +1,248 @@
+// The CPU backend's module builder: see CodeGen.h.
+#include "CodeGen.h"
+
+#include "CPUTarget.h"
+#include "KernelLibrary.h"
+
+#include "ember/Support/Error.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace ember {
+namespace cpu {
+
+Error instrError(const Instruction &I, const Twine &why) {
+  return makeError("instruction '" + I.getName() + "' (" + I.getKindName() + "): " + why);
+}
+
+Emitter::Emitter(llvm::Module &M, const llvm::Module &library, IRBuilder<> &B,
+                 ArrayRef<Value *> regions, bool wide, std::vector<std::string> &runtimeErrors)
+    : M_(M), library_(library), B_(B), wide_(wide), runtimeErrors_(runtimeErrors) {
+  for (unsigned i = 0; i < 3; ++i)
+    regions_[i] = regions[i];
+}
+
+Value *Emitter::addr(const IRValue *v) {
+  Value *base = regions_[unsigned(regionOf(v))];
+  if (v->offset == 0)
+    return base;
+  return B_.CreateInBoundsGEP(B_.getInt8Ty(), base, B_.getInt64(v->offset), v->getName());
+}
+
+Value *Emitter::scratch(const Instruction &I) {
+  if (!I.scratchSize)
+    return nullPtr();
+  return B_.CreateInBoundsGEP(B_.getInt8Ty(), regions_[unsigned(MemRegion::Activations)],
+                              B_.getInt64(I.scratchOffset), "scratch");
+}
+
+llvm::Constant *Emitter::i64(int64_t v) { return B_.getInt64(uint64_t(v)); }
+llvm::Constant *Emitter::f32(float v) { return ConstantFP::get(B_.getFloatTy(), v); }
+llvm::Constant *Emitter::nullPtr() { return ConstantPointerNull::get(B_.getPtrTy()); }
+
+llvm::Constant *Emitter::constArray(ArrayRef<int64_t> values, StringRef name) {
+  SmallVector<uint64_t, 16> raw(values.begin(), values.end());
+  llvm::Constant *init = ConstantDataArray::get(context(), raw);
+  auto *gv = new GlobalVariable(M_, init->getType(), /*isConstant=*/true,
+                                GlobalValue::PrivateLinkage, init, name);
+  gv->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  gv->setAlignment(Align(8));
+  return gv;
+}
+
+llvm::Constant *Emitter::dimsArray(ArrayRef<dim_t> dims, StringRef name) {
+  SmallVector<int64_t, 8> v(dims.begin(), dims.end());
+  if (v.empty())
+    v.push_back(1); // a scalar: keep the array non-empty
+  return constArray(v, name);
+}
+
+llvm::Constant *Emitter::floatArray(ArrayRef<float> values, StringRef name) {
+  SmallVector<float, 8> v(values.begin(), values.end());
+  if (v.empty())
+    v.push_back(0.f);
+  llvm::Constant *init = ConstantDataArray::get(context(), ArrayRef<float>(v));
+  auto *gv = new GlobalVariable(M_, init->getType(), /*isConstant=*/true,
+                                GlobalValue::PrivateLinkage, init, name);
+  gv->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  gv->setAlignment(Align(8));
+  return gv;
+}
+
+/// A call of kernel \p name, declared in \p M with the library's type (linkKernels brings in
+/// the body).
+static Expected<CallInst *> emitCall(llvm::Module &M, const llvm::Module &library,
+                                     IRBuilder<> &B, StringRef name, ArrayRef<Value *> args) {
+  const llvm::Function *LF = library.getFunction(name);
+  if (!LF || (LF->isDeclaration() && !LF->isMaterializable()))
+    return makeError("the CPU kernel library has no kernel '" + name + "'");
+  llvm::FunctionType *FT = LF->getFunctionType();
+  if (FT->getNumParams() != args.size())
+    return makeError("kernel '" + name + "' takes " + Twine(FT->getNumParams()) +
+                     " arguments, codegen passes " + Twine(args.size()));
+  for (unsigned i = 0; i < args.size(); ++i)
+    if (FT->getParamType(i) != args[i]->getType())
+      return makeError("kernel '" + name + "': argument " + Twine(i) + " has the wrong type");
+  return B.CreateCall(M.getOrInsertFunction(name, FT), args);
+}
+
+Error Emitter::call(StringRef name, ArrayRef<Value *> args) {
+  return emitCall(M_, library_, B_, name, args).takeError();
+}
+
+Error Emitter::callChecked(StringRef name, ArrayRef<Value *> args, const Instruction &I,
+                           const std::string &what) {
+  EMBER_ASSIGN_OR_RETURN(CallInst * c, emitCall(M_, library_, B_, name, args));
+  runtimeErrors_.push_back("instruction '" + I.getName().str() + "' (" + I.getKindName().str() +
+                           "): " + what);
+  llvm::Function *F = B_.GetInsertBlock()->getParent();
+  if (!failBlock_) {
+    failBlock_ = BasicBlock::Create(context(), "fail", F);
+    IRBuilder<> fb(failBlock_);
+    failCode_ = fb.CreatePHI(fb.getInt32Ty(), 2, "code");
+    fb.CreateRet(failCode_);
+  }
+  BasicBlock *next = BasicBlock::Create(context(), "ok", F);
+  Value *failed = B_.CreateICmpNE(c, ConstantInt::get(c->getType(), 0));
+  failCode_->addIncoming(B_.getInt32(uint32_t(runtimeErrors_.size())), B_.GetInsertBlock());
+  B_.CreateCondBr(failed, failBlock_, next);
+  B_.SetInsertPoint(next);
+  return Error::success();
+}
+
+KernelTable::KernelTable() {
+  size_t count = 0;
+#define NODE(K, OPS, RES, ATTRS, ARITY, DOC) ++count;
+#include "ember/Graph/Nodes.def"
+  // NodeKind numbers storage kinds too; size the table by the largest value.
+  entries_.resize(count + 8);
+  addElementwiseKernels(*this);
+  addNNKernels(*this);
+  addDataMovementKernels(*this);
+  addNormalizationKernels(*this);
+  addReduceKernels(*this);
+  addQuantizedKernels(*this);
+  addRecurrentKernels(*this);
+}
+
+const KernelEntry *KernelTable::lookup(NodeKind k) const {
+  size_t i = size_t(k);
+  if (i >= entries_.size() || !entries_[i].emit)
+    return nullptr;
+  return &entries_[i];
+}
+
+const KernelTable &kernelTable() {
+  static const KernelTable table;
+  return table;
+}
+
+bool isSupportedOnCPU(const Node &n) {
+  switch (n.getKind()) {
+  case NodeKind::Placeholder:
+  case NodeKind::Constant:
+  case NodeKind::Save: // becomes a Copy
+    return true;
+  default:
+    break;
+  }
+  const KernelEntry *e = kernelTable().lookup(n.getKind());
+  return e && e->supports(n);
+}
+
+uint64_t cpuScratchBytes(const Instruction &I) {
+  NodeKind nk;
+  if (!nodeKindFor(I.getKind(), nk))
+    return 0;
+  const KernelEntry *e = kernelTable().lookup(nk);
+  return e && e->scratch ? e->scratch(I) : 0;
+}
+
+Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
+                                         const TargetMachine &TM, StringRef entryName,
+                                         void (*profileHook)(int32_t)) {
+  for (const auto &w : IR.getWeights())
+    if (w->offset == kUnplanned)
+      return makeError("IR has no memory plan");
+  GeneratedModule G;
+  G.entryName = entryName.str();
+  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<llvm::Module> library, loadKernelLibrary(ctx, TM));
+  if (library->getNamedValue(entryName))
+    return makeError("entry name '" + entryName + "' clashes with a kernel");
+  G.module = std::make_unique<llvm::Module>(entryName, ctx);
+  llvm::Module &M = *G.module;
+  M.setTargetTriple(library->getTargetTriple());
+  M.setDataLayout(library->getDataLayout());
+
+  IRBuilder<> B(ctx);
+  llvm::Type *ptr = B.getPtrTy();
+  auto *FT = llvm::FunctionType::get(B.getInt32Ty(), {ptr, ptr, ptr}, false);
+  llvm::Function *F = llvm::Function::Create(FT, GlobalValue::ExternalLinkage, entryName, M);
+  const char *argNames[] = {"constantWeights", "mutableWeights", "activations"};
+  Value *regions[3];
+  for (unsigned i = 0; i < 3; ++i) {
+    Argument *a = F->getArg(i);
+    a->setName(argNames[i]);
+    a->addAttr(Attribute::NoAlias); // three distinct buffers
+    regions[i] = a;
+  }
+  F->addFnAttr("target-cpu", TM.getTargetCPU());
+  if (!TM.getTargetFeatureString().empty())
+    F->addFnAttr("target-features", TM.getTargetFeatureString());
+  F->addFnAttr(Attribute::NoUnwind);
+  B.SetInsertPoint(BasicBlock::Create(ctx, "entry", F));
+
+  Emitter E(M, *library, B, regions, hasWideVectors(TM), G.runtimeErrors);
+  // Profiling: hook(i) before computing instruction i, hook(-1) at the end.
+  auto mark = [&](int32_t id) {
+    if (!profileHook)
+      return;
+    auto *hookTy = llvm::FunctionType::get(B.getVoidTy(), {B.getInt32Ty()}, false);
+    Value *fn = B.CreateIntToPtr(B.getInt64(reinterpret_cast<uint64_t>(profileHook)), ptr);
+    B.CreateCall(hookTy, fn, {B.getInt32(uint32_t(id))});
+  };
+  int32_t index = -1;
+  for (const auto &I : IR.getInstrs()) {
+    InstrKind ik = I->getKind();
+    ++index;
+    NodeKind nk0;
+    if (ik == InstrKind::Copy || nodeKindFor(ik, nk0))
+      mark(index);
+    if (ik == InstrKind::Copy) {
+      const IRValue *dst = I->getOperand(0), *src = I->getOperand(1);
+      EMBER_TRY(E.call("ember_copy", {E.addr(dst), E.addr(src), E.i64(int64_t(dst->sizeInBytes()))}));
+      continue;
+    }
+    NodeKind nk;
+    if (!nodeKindFor(ik, nk))
+      continue; // allocations, deallocations and views: the memory plan did their work
+    const KernelEntry *entry = kernelTable().lookup(nk);
+    if (!entry)
+      return instrError(*I, "the CPU backend has no kernel for this kind");
+    EMBER_TRY(entry->emit(E, *I));
+  }
+  mark(-1);
+  B.CreateRet(B.getInt32(0));
+  EMBER_TRY(linkKernels(M, std::move(library), TM));
+
+  // Only the entry is visible: unused kernels disappear and the rest may be inlined.
+  for (llvm::Function &f : M)
+    if (&f != F && !f.isDeclaration())
+      f.setLinkage(GlobalValue::InternalLinkage);
+  for (GlobalVariable &g : M.globals())
+    if (!g.isDeclaration() && !g.getName().starts_with("llvm."))
+      g.setLinkage(GlobalValue::InternalLinkage);
+
+  std::string msg;
+  raw_string_ostream os(msg);
+  if (verifyModule(M, &os))
+    return makeError("CPU codegen produced an invalid module: " + os.str());
+  return std::move(G);
+}
+
+} // namespace cpu
+} // namespace ember

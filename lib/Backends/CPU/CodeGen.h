@@ -1,0 +1,139 @@
+// Codegen for the CPU backend: a planned IRFunction becomes one LLVM function
+//   i32 <entry>(ptr constantWeights, ptr mutableWeights, ptr activations)
+// in a copy of the kernel library, calling one kernel per instruction with constant shapes and
+// addresses (region base + the planner's offset). It returns 0, or the 1-based number of a
+// run-time error (an index out of range) whose message GeneratedModule::runtimeErrors holds.
+//
+// Each node kind the backend runs has a KernelEntry: whether it supports a node (kinds, element
+// types, attributes) and how to emit the call for an instruction. The families register their
+// entries in CodeGen<Family>.cpp; isOpSupported and codegen both read the one table, so they
+// cannot disagree.
+#ifndef EMBER_LIB_BACKENDS_CPU_CODEGEN_H
+#define EMBER_LIB_BACKENDS_CPU_CODEGEN_H
+
+#include "ember/IR/IR.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ember {
+namespace cpu {
+
+/// What one instruction's emitter works with.
+class Emitter {
+  llvm::Module &M_;
+  const llvm::Module &library_; ///< lazily read: declarations give the kernels' types
+  llvm::IRBuilder<> &B_;
+  llvm::Value *regions_[3];
+  bool wide_;
+  std::vector<std::string> &runtimeErrors_;
+  llvm::BasicBlock *failBlock_ = nullptr;
+  llvm::PHINode *failCode_ = nullptr;
+
+public:
+  Emitter(llvm::Module &M, const llvm::Module &library, llvm::IRBuilder<> &B,
+          llvm::ArrayRef<llvm::Value *> regions, bool wide,
+          std::vector<std::string> &runtimeErrors);
+
+  llvm::IRBuilder<> &builder() { return B_; }
+  llvm::LLVMContext &context() { return M_.getContext(); }
+
+  /// The address of \p v: its region's base plus the planner's offset.
+  llvm::Value *addr(const IRValue *v);
+  llvm::Value *out(const Instruction &I, unsigned r = 0) { return addr(I.getOutput(r)); }
+  llvm::Value *in(const Instruction &I, unsigned i) { return addr(I.getInput(i)); }
+  /// The instruction's scratch (Backend::getScratchBytes), or null when it has none.
+  llvm::Value *scratch(const Instruction &I);
+
+  llvm::Constant *i64(int64_t v);
+  llvm::Constant *f32(float v);
+  llvm::Constant *nullPtr();
+  /// A private constant array of \p values; its address.
+  llvm::Constant *constArray(llvm::ArrayRef<int64_t> values, llvm::StringRef name = "params");
+  /// constArray of \p dims.
+  llvm::Constant *dimsArray(llvm::ArrayRef<dim_t> dims, llvm::StringRef name = "dims");
+  /// A private constant array of floats; its address.
+  llvm::Constant *floatArray(llvm::ArrayRef<float> values, llvm::StringRef name = "fparams");
+
+  /// Calls kernel \p name with \p args (checked against its signature).
+  llvm::Error call(llvm::StringRef name, llvm::ArrayRef<llvm::Value *> args);
+  /// Calls a kernel that returns i64: 0 for success, else the entry function returns the error
+  /// whose message is \p what (with the instruction named) and the kernel's code appended.
+  llvm::Error callChecked(llvm::StringRef name, llvm::ArrayRef<llvm::Value *> args,
+                          const Instruction &I, const std::string &what);
+  /// \p base with the suffix of the register tile this target uses (`_w` wide, `_n` narrow).
+  std::string tiled(llvm::StringRef base) const { return (base + (wide_ ? "_w" : "_n")).str(); }
+
+  /// The block the entry function returns an error code from (created on first use).
+  llvm::BasicBlock *failBlock() const { return failBlock_; }
+  llvm::PHINode *failCode() const { return failCode_; }
+};
+
+/// An error naming instruction \p I.
+llvm::Error instrError(const Instruction &I, const llvm::Twine &why);
+
+using SupportsFn = bool (*)(const Node &);
+using EmitFn = llvm::Error (*)(Emitter &, const Instruction &);
+/// Bytes of scratch the kernel needs for an instruction (kernels/Scratch.h).
+using ScratchFn = uint64_t (*)(const Instruction &);
+struct KernelEntry {
+  SupportsFn supports = nullptr;
+  EmitFn emit = nullptr;
+  ScratchFn scratch = nullptr;
+};
+
+/// The table of every node kind's entry, indexed by NodeKind.
+class KernelTable {
+  std::vector<KernelEntry> entries_;
+
+public:
+  KernelTable();
+  void add(NodeKind k, SupportsFn s, EmitFn e, ScratchFn scratch = nullptr) {
+    entries_[size_t(k)] = KernelEntry{s, e, scratch};
+  }
+  /// Null when the backend has no kernel for \p k.
+  const KernelEntry *lookup(NodeKind k) const;
+};
+const KernelTable &kernelTable();
+
+// The families' registrations (CodeGen<Family>.cpp).
+void addElementwiseKernels(KernelTable &t);
+void addNNKernels(KernelTable &t);
+void addDataMovementKernels(KernelTable &t);
+void addNormalizationKernels(KernelTable &t);
+void addReduceKernels(KernelTable &t);
+void addQuantizedKernels(KernelTable &t);
+void addRecurrentKernels(KernelTable &t);
+
+/// Whether the CPU backend runs \p n.
+bool isSupportedOnCPU(const Node &n);
+/// Bytes of scratch the CPU kernel for \p I needs.
+uint64_t cpuScratchBytes(const Instruction &I);
+
+struct GeneratedModule {
+  std::unique_ptr<llvm::Module> module;
+  std::string entryName;
+  std::vector<std::string> runtimeErrors; ///< code k is runtimeErrors[k - 1]
+};
+
+/// Builds (does not optimize) the module for \p IR, targeting \p TM. With \p profileHook
+/// (JIT only: its address is baked in), the function calls it with the position of each
+/// computing instruction in IR's list before running it, and with -1 at the end.
+llvm::Expected<GeneratedModule> generateModule(const IRFunction &IR, llvm::LLVMContext &ctx,
+                                               const llvm::TargetMachine &TM,
+                                               llvm::StringRef entryName,
+                                               void (*profileHook)(int32_t) = nullptr);
+
+/// Runs the O3 pipeline for \p TM on \p M.
+void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);
+
+} // namespace cpu
+} // namespace ember
+
+#endif

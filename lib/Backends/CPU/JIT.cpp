@@ -1,0 +1,52 @@
+// ORC LLJIT execution: see JIT.h.
+#include "JIT.h"
+
+#include "ember/Support/Error.h"
+
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace llvm;
+
+namespace ember {
+namespace cpu {
+
+JITCode::JITCode(std::unique_ptr<orc::LLJIT> jit, EntryFn entry)
+    : jit_(std::move(jit)), entry_(entry) {}
+JITCode::~JITCode() = default;
+
+Expected<std::unique_ptr<JITCode>> jitCompile(std::unique_ptr<llvm::Module> M,
+                                              std::unique_ptr<LLVMContext> ctx,
+                                              const CPUTargetOptions &opts, StringRef entryName) {
+  orc::JITTargetMachineBuilder JTMB{Triple(Triple::normalize(opts.triple))};
+  JTMB.setCPU(opts.cpu);
+  SubtargetFeatures features(opts.features);
+  JTMB.addFeatures(features.getFeatures());
+  JTMB.setCodeGenOptLevel(opts.optLevel);
+  JTMB.setRelocationModel(opts.relocModel);
+  if (opts.codeModel)
+    JTMB.setCodeModel(*opts.codeModel);
+  auto jit = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(JTMB)).create();
+  if (!jit)
+    return makeError("cannot create the JIT: " + toString(jit.takeError()));
+  orc::LLJIT &J = **jit;
+  auto gen = orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      J.getDataLayout().getGlobalPrefix());
+  if (!gen)
+    return makeError("JIT symbol resolution: " + toString(gen.takeError()));
+  J.getMainJITDylib().addGenerator(std::move(*gen));
+  if (Error e = J.addIRModule(orc::ThreadSafeModule(std::move(M), std::move(ctx))))
+    return makeError("JIT: " + toString(std::move(e)));
+  auto sym = J.lookup(entryName);
+  if (!sym)
+    return makeError("JIT compilation failed: " + toString(sym.takeError()));
+  EntryFn entry = sym->toPtr<EntryFn>();
+  return std::make_unique<JITCode>(std::move(*jit), entry);
+}
+
+} // namespace cpu
+} // namespace ember

@@ -1,0 +1,72 @@
+// Loading and linking the embedded kernel bitcode: see KernelLibrary.h.
+#include "KernelLibrary.h"
+
+#include "ember/Support/Error.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/Function.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace llvm;
+
+// Defined by the generated KernelBitcode.S (see CMakeLists.txt).
+extern "C" const char ember_cpu_kernels_x86_64_start[], ember_cpu_kernels_x86_64_end[];
+extern "C" const char ember_cpu_kernels_aarch64_start[], ember_cpu_kernels_aarch64_end[];
+
+namespace ember {
+namespace cpu {
+
+namespace {
+StringRef bitcodeFor(Triple::ArchType arch) {
+  switch (arch) {
+  case Triple::x86_64:
+    return StringRef(ember_cpu_kernels_x86_64_start,
+                     ember_cpu_kernels_x86_64_end - ember_cpu_kernels_x86_64_start);
+  case Triple::aarch64:
+    return StringRef(ember_cpu_kernels_aarch64_start,
+                     ember_cpu_kernels_aarch64_end - ember_cpu_kernels_aarch64_start);
+  default:
+    return StringRef();
+  }
+}
+} // namespace
+
+Expected<std::unique_ptr<llvm::Module>> loadKernelLibrary(LLVMContext &ctx,
+                                                          const TargetMachine &TM) {
+  const Triple &triple = TM.getTargetTriple();
+  StringRef bitcode = bitcodeFor(triple.getArch());
+  if (bitcode.empty())
+    return makeError("no CPU kernel library for architecture '" + triple.getArchName() + "'");
+  // The bytes live in this binary's .rodata for the life of the process.
+  auto lazy = getLazyBitcodeModule(MemoryBufferRef(bitcode, "ember-cpu-kernels"), ctx);
+  if (!lazy)
+    return makeError("cannot read the embedded CPU kernel library: " +
+                     toString(lazy.takeError()));
+  std::unique_ptr<llvm::Module> M = std::move(*lazy);
+  M->setTargetTriple(triple.str());
+  M->setDataLayout(TM.createDataLayout());
+  return std::move(M);
+}
+
+Error linkKernels(llvm::Module &M, std::unique_ptr<llvm::Module> library,
+                  const TargetMachine &TM) {
+  if (Linker::linkModules(M, std::move(library), Linker::Flags::LinkOnlyNeeded))
+    return makeError("cannot link the CPU kernel library into the model's module");
+  std::string cpu = TM.getTargetCPU().str(), features = TM.getTargetFeatureString().str();
+  for (llvm::Function &F : M) {
+    if (F.isDeclaration())
+      continue;
+    F.removeFnAttr("target-cpu");
+    F.removeFnAttr("target-features");
+    F.removeFnAttr("tune-cpu");
+    F.addFnAttr("target-cpu", cpu);
+    if (!features.empty())
+      F.addFnAttr("target-features", features);
+  }
+  return Error::success();
+}
+
+} // namespace cpu
+} // namespace ember

@@ -1,0 +1,246 @@
+// 2-D convolution on float32, NCHW (1-D convolutions come here with H = 1). Two algorithms:
+//  - groups of one input channel (depthwise, with any channel multiplier): direct, one output
+//    row at a time, each kernel tap a vectorizable multiply-add over the row's valid range;
+//  - everything else: per image and group, the GEMM of Gemm.h with A = the group's filters
+//    [Cout/g, Cin/g * KH * KW] and B = the im2col view of the input, packed block by block
+//    straight from the input (the im2col matrix itself never exists).
+// The bias is added and the fused activation applied as each output element is finished.
+#include "Gemm.h"
+
+using namespace gemm;
+
+namespace {
+
+/// Geometry of a convolution, as codegen lays it out in the constant parameter array.
+struct ConvShape {
+  i64 N, C, H, W, K /*out channels*/, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, G;
+};
+
+EMBER_INLINE ConvShape readShape(const i64 *p) {
+  return ConvShape{p[0], p[1], p[2],  p[3],  p[4],  p[5],  p[6],  p[7],
+                   p[8], p[9], p[10], p[11], p[12], p[13], p[14], p[15]};
+}
+
+/// First output coordinate o in [0, outLen) whose input coordinate o*s + off is >= 0, and one
+/// past the last whose input coordinate is < inLen.
+EMBER_INLINE void validRange(i64 off, i64 s, i64 inLen, i64 outLen, i64 &lo, i64 &hi) {
+  // o*s + off >= 0  <=>  o >= ceil(-off / s)
+  lo = off >= 0 ? 0 : (-off + s - 1) / s;
+  // o*s + off <= inLen - 1  <=>  o <= floor((inLen - 1 - off) / s)
+  i64 last = inLen - 1 - off;
+  hi = last < 0 ? 0 : last / s + 1;
+  lo = minI(lo, outLen);
+  hi = minI(maxI(hi, lo), outLen);
+}
+
+/// Packs rows k0..k0+kb of the im2col matrix of channels [c0, c0 + Cg) of one image, columns
+/// n0..n0+nb (output positions, row-major over OH x OW), into NR-wide panels.
+struct Im2colPacker {
+  const float *image; // the image's first channel of the group
+  ConvShape s;
+
+  void operator()(i64 k0, i64 kb, i64 n0, i64 nb, i64 NR, float *buf) const {
+    i64 taps = s.KH * s.KW;
+    for (i64 kk = 0; kk < kb; ++kk) {
+      i64 k = k0 + kk, c = k / taps, t = k % taps, kh = t / s.KW, kw = t % s.KW;
+      const float *plane = image + c * s.H * s.W;
+      i64 colOff = kw * s.DW - s.PW;
+      i64 owLo, owHi;
+      validRange(colOff, s.SW, s.W, s.OW, owLo, owHi);
+      i64 j = 0; // column within the block
+      while (j < nb) {
+        i64 n = n0 + j, oh = n / s.OW, ow = n % s.OW, seg = minI(s.OW - ow, nb - j);
+        i64 ih = oh * s.SH - s.PH + kh * s.DH;
+        bool rowValid = ih >= 0 && ih < s.H;
+        const float *row = plane + ih * s.W;
+        // Three runs along the output row: padding, real input, padding.
+        for (i64 t0 = 0; t0 < seg;) {
+          i64 o = ow + t0;
+          i64 runEnd, kind; // kind 0: zeros, 1: input
+          if (!rowValid) {
+            runEnd = seg, kind = 0;
+          } else if (o < owLo) {
+            runEnd = minI(seg, owLo - ow), kind = 0;
+          } else if (o < owHi) {
+            runEnd = minI(seg, owHi - ow), kind = 1;
+          } else {
+            runEnd = seg, kind = 0;
+          }
+          // Write columns j + t0 .. j + runEnd, splitting at panel boundaries.
+          for (i64 t = t0; t < runEnd;) {
+            i64 col = j + t, lane = col % NR, chunk = minI(NR - lane, runEnd - t);
+            float *dst = buf + (col / NR) * kb * NR + kk * NR + lane;
+            if (kind == 0) {
+              for (i64 q = 0; q < chunk; ++q)
+                dst[q] = 0.f;
+            } else {
+              const float *src = row + (ow + t) * s.SW + colOff;
+              if (s.SW == 1)
+                for (i64 q = 0; q < chunk; ++q)
+                  dst[q] = src[q];
+              else
+                for (i64 q = 0; q < chunk; ++q)
+                  dst[q] = src[q * s.SW];
+            }
+            t += chunk;
+          }
+          t0 = runEnd;
+        }
+        j += seg;
+      }
+      // Zero the padding columns of the last panel.
+      i64 padded = (nb + NR - 1) / NR * NR;
+      for (i64 col = nb; col < padded; ++col)
+        buf[(col / NR) * kb * NR + kk * NR + col % NR] = 0.f;
+    }
+  }
+};
+
+/// Stride-1 im2col from a zero-padded copy of the input: each panel row is a few contiguous
+/// runs of the padded input (one per output row the panel's columns touch), copied a vector at
+/// a time with no bounds checks. A run's last vector may spill past its end; the next run, the
+/// next row (rows are written in order) or the buffer's slack absorbs it, and spilled lanes
+/// beyond the block's columns only feed C columns that are never stored.
+struct PaddedPacker {
+  const float *padded; // [Cg][Hp][Wp]
+  ConvShape s;
+  i64 Hp, Wp;
+
+  void operator()(i64 k0, i64 kb, i64 n0, i64 nb, i64 NR, float *buf) const {
+    i64 taps = s.KH * s.KW, plane = Hp * Wp;
+    i64 segLane[64], segLen[64], segSrc[64];
+    for (i64 p = 0; p * NR < nb; ++p) {
+      i64 nseg = 0, j = p * NR, end = minI(nb, j + NR);
+      while (j < end) {
+        i64 n = n0 + j, oh = n / s.OW, ow = n % s.OW, len = minI(s.OW - ow, end - j);
+        segLane[nseg] = j - p * NR, segLen[nseg] = len, segSrc[nseg] = oh * Wp + ow;
+        ++nseg;
+        j += len;
+      }
+      float *dst = buf + p * kb * NR;
+      for (i64 kk = 0; kk < kb; ++kk) {
+        i64 k = k0 + kk, c = k / taps, t = k % taps, kh = t / s.KW, kw = t % s.KW;
+        const float *tap = padded + c * plane + kh * s.DH * Wp + kw * s.DW;
+        float *row = dst + kk * NR;
+        for (i64 g = 0; g < nseg; ++g) {
+          const float *src = tap + segSrc[g];
+          float *d = row + segLane[g];
+          for (i64 q = 0; q < segLen[g]; q += EMBER_VW)
+            storev(d + q, loadv(src + q));
+        }
+      }
+    }
+  }
+};
+
+/// Copies channels [0, Cg) of \p image into \p padded with the convolution's padding.
+EMBER_INLINE void padImage(float *padded, const float *image, i64 Cg, const ConvShape &s, i64 Hp,
+                           i64 Wp) {
+  for (i64 c = 0; c < Cg; ++c)
+    for (i64 y = 0; y < Hp; ++y) {
+      float *d = padded + (c * Hp + y) * Wp;
+      i64 ih = y - s.PH;
+      if (ih < 0 || ih >= s.H) {
+        for (i64 x = 0; x < Wp; ++x)
+          d[x] = 0.f;
+        continue;
+      }
+      const float *src = image + (c * s.H + ih) * s.W;
+      for (i64 x = 0; x < Wp; ++x) {
+        i64 iw = x - s.PW;
+        d[x] = iw >= 0 && iw < s.W ? src[iw] : 0.f;
+      }
+    }
+}
+
+/// Scratch: the GEMM's packed panels, then (stride 1, not 1x1) the padded input of one group.
+template <int MR, int NV>
+EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, const float *bias,
+                           const ConvShape &s, Activation act, float *scratchMem) {
+  i64 Cg = s.C / s.G, Kg = s.K / s.G, kDepth = Cg * s.KH * s.KW, outPlane = s.OH * s.OW;
+  float *packBuffer = scratchMem;
+  float *padded = scratchMem + scratch::gemmPackFloats(kDepth, outPlane);
+  // The padded input a stride-1 convolution reads: every output row plus the kernel's reach.
+  i64 Hp = s.OH + (s.KH - 1) * s.DH, Wp = s.OW + (s.KW - 1) * s.DW;
+  for (i64 b = 0; b < s.N; ++b)
+    for (i64 g = 0; g < s.G; ++g) {
+      Epilogue ep{bias + g * Kg, 0, act};
+      const float *image = in + (b * s.C + g * Cg) * s.H * s.W;
+      const float *A = filter + g * Kg * kDepth;
+      float *C = out + (b * s.K + g * Kg) * outPlane;
+      // A 1x1 convolution with stride 1 and no padding multiplies by the input itself.
+      if (scratch::convIsPointwise(s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.PH, s.PW))
+        gemmBlocked<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
+                            packFn(DensePacker{image, outPlane}), ep, packBuffer);
+      else if (s.SH == 1 && s.SW == 1) {
+        padImage(padded, image, Cg, s, Hp, Wp);
+        gemmBlocked<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
+                            packFn(PaddedPacker{padded, s, Hp, Wp}), ep, packBuffer);
+      } else
+        gemmBlocked<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
+                            packFn(Im2colPacker{image, s}), ep, packBuffer);
+    }
+}
+
+/// Groups with one input channel each: out channel oc reads input channel oc / (K / G).
+EMBER_INLINE void convDepthwise(float *out, const float *in, const float *filter,
+                                const float *bias, const ConvShape &s, Activation act) {
+  i64 perGroup = s.K / s.G;
+  for (i64 b = 0; b < s.N; ++b)
+    for (i64 oc = 0; oc < s.K; ++oc) {
+      const float *plane = in + (b * s.C + oc / perGroup) * s.H * s.W;
+      const float *w = filter + oc * s.KH * s.KW;
+      float *o = out + (b * s.K + oc) * s.OH * s.OW;
+      float b0 = bias[oc];
+      for (i64 oh = 0; oh < s.OH; ++oh) {
+        float *orow = o + oh * s.OW;
+        for (i64 ow = 0; ow < s.OW; ++ow)
+          orow[ow] = b0;
+        for (i64 kh = 0; kh < s.KH; ++kh) {
+          i64 ih = oh * s.SH - s.PH + kh * s.DH;
+          if (ih < 0 || ih >= s.H)
+            continue;
+          const float *row = plane + ih * s.W;
+          for (i64 kw = 0; kw < s.KW; ++kw) {
+            float wv = w[kh * s.KW + kw];
+            i64 off = kw * s.DW - s.PW, lo, hi;
+            validRange(off, s.SW, s.W, s.OW, lo, hi);
+            if (s.SW == 1) {
+              const float *src = row + off;
+              for (i64 ow = lo; ow < hi; ++ow)
+                orow[ow] += wv * src[ow];
+            } else {
+              for (i64 ow = lo; ow < hi; ++ow)
+                orow[ow] += wv * row[ow * s.SW + off];
+            }
+          }
+        }
+        if (act.kind != ActNone) {
+          i64 ow = 0;
+          for (; ow + EMBER_VW <= s.OW; ow += EMBER_VW)
+            storev(orow + ow, applyActivation(loadv(orow + ow), act));
+          if (ow < s.OW)
+            storePartial(orow + ow, applyActivation(loadPartial(orow + ow, s.OW - ow), act),
+                         s.OW - ow);
+        }
+      }
+    }
+}
+
+} // namespace
+
+#define CONV_ENTRY(SUFFIX, MR, NV)                                                                 \
+  EMBER_KERNEL EMBER_NOINLINE void ember_conv2d_f32_##SUFFIX(                                     \
+      float *out, const float *in, const float *filter, const float *bias, const i64 *params,     \
+      i64 act, float actA, float actB, float *scratchMem) {                                        \
+    ConvShape s = readShape(params);                                                               \
+    Activation a{act, actA, actB};                                                                 \
+    if (s.C == s.G)                                                                                \
+      convDepthwise(out, in, filter, bias, s, a);                                                  \
+    else                                                                                           \
+      convGemm<MR, NV>(out, in, filter, bias, s, a, scratchMem);                                   \
+  }
+
+CONV_ENTRY(w, 12, 2)
+CONV_ENTRY(n, 6, 1)
+#undef CONV_ENTRY

@@ -1,0 +1,157 @@
+// Element-wise float32 kernels: one-operand functions and activations, two-operand arithmetic,
+// Clip and Where. Every kernel is `ember_<op>_f32(out, inputs..., n[, params])`; `out` may be
+// exactly one of the inputs (in-place), never a partial overlap. Formulas follow the
+// Interpreter's (ElementwiseUnary.cpp, Elementwise.cpp, ElementwiseLogic.cpp), including NaN
+// behaviour; transcendental functions use the vector approximations of KernelCommon.h (within
+// a few ulp, far inside the 1e-4 relative tolerance the tests hold every backend to).
+#include "KernelCommon.h"
+
+namespace {
+
+/// out[i] = f(x[i]) for every i, a vector at a time (the tail through a padded vector).
+template <typename F> EMBER_INLINE void map1(float *out, const float *x, i64 n, F f) {
+  i64 i = 0;
+  for (; i + EMBER_VW <= n; i += EMBER_VW)
+    storev(out + i, f(loadv(x + i)));
+  if (i < n)
+    storePartial(out + i, f(loadPartial(x + i, n - i)), n - i);
+}
+
+template <typename F>
+EMBER_INLINE void map2(float *out, const float *a, const float *b, i64 n, F f) {
+  i64 i = 0;
+  for (; i + EMBER_VW <= n; i += EMBER_VW)
+    storev(out + i, f(loadv(a + i), loadv(b + i)));
+  if (i < n)
+    storePartial(out + i, f(loadPartial(a + i, n - i), loadPartial(b + i, n - i)), n - i);
+}
+
+/// Scalar fallback for functions without a vector form (libm calls): plain loop, in-place safe.
+template <typename F> EMBER_INLINE void mapScalar(float *out, const float *x, i64 n, F f) {
+  for (i64 i = 0; i < n; ++i)
+    out[i] = f(x[i]);
+}
+
+EMBER_INLINE Vec expm1Approx(Vec x) {
+  // e^x - 1; near 0 the subtraction loses relative precision but keeps ~1e-7 absolute.
+  return vexp(x) - 1.f;
+}
+
+} // namespace
+
+#define UNARY_KERNEL(NAME, EXPR)                                                                   \
+  EMBER_KERNEL void ember_##NAME##_f32(float *out, const float *in, i64 n, float pa, float pb) { \
+    (void)pa;                                                                                      \
+    (void)pb;                                                                                      \
+    map1(out, in, n, [&](Vec x) -> Vec { return EXPR; });                                          \
+  }
+
+UNARY_KERNEL(relu, x < 0 ? splat(0.f) : x)
+UNARY_KERNEL(sigmoid, vsigmoid(x))
+UNARY_KERNEL(tanh, vtanh(x))
+UNARY_KERNEL(leaky_relu, x < 0 ? pa * x : x)
+UNARY_KERNEL(hard_sigmoid, clampKeepNaN(pa * x + pb, splat(0.f), splat(1.f)))
+UNARY_KERNEL(elu, x < 0 ? pa * expm1Approx(x) : x)
+UNARY_KERNEL(selu, pb * (x <= 0 ? pa * expm1Approx(x) : x))
+UNARY_KERNEL(celu, x < 0 ? pa * expm1Approx(x / pa) : x)
+UNARY_KERNEL(thresholded_relu, x <= pa ? splat(0.f) : x)
+UNARY_KERNEL(abs, vabs(x))
+UNARY_KERNEL(neg, -x)
+UNARY_KERNEL(sign, x > 0 ? splat(1.f) : x < 0 ? splat(-1.f) : x)
+UNARY_KERNEL(reciprocal, 1.f / x)
+UNARY_KERNEL(floor, __builtin_elementwise_floor(x))
+UNARY_KERNEL(ceil, __builtin_elementwise_ceil(x))
+UNARY_KERNEL(round, __builtin_elementwise_roundeven(x))
+UNARY_KERNEL(exp, vexp(x))
+UNARY_KERNEL(sqrt, __builtin_elementwise_sqrt(x))
+UNARY_KERNEL(erf, verf(x))
+UNARY_KERNEL(softsign, x / (1.f + vabs(x)))
+UNARY_KERNEL(hard_swish, x *clampKeepNaN(x / 6.f + 0.5f, splat(0.f), splat(1.f)))
+UNARY_KERNEL(gelu, 0.5f * x * (1.f + verf(x * 0.70710678118654752f)))
+UNARY_KERNEL(gelu_tanh,
+             0.5f * x * (1.f + vtanh(0.79788456080286536f * (x + 0.044715f * x * x * x))))
+
+#undef UNARY_KERNEL
+
+// libm functions: scalar loops (rare in the models the backend targets).
+extern "C" float logf(float);
+extern "C" float log1pf(float);
+extern "C" float sinf(float);
+extern "C" float cosf(float);
+extern "C" float tanf(float);
+extern "C" float asinf(float);
+extern "C" float acosf(float);
+extern "C" float atanf(float);
+extern "C" float sinhf(float);
+extern "C" float coshf(float);
+extern "C" float asinhf(float);
+extern "C" float acoshf(float);
+extern "C" float atanhf(float);
+extern "C" float expf(float);
+extern "C" double pow(double, double);
+
+#define LIBM_KERNEL(NAME, EXPR)                                                                    \
+  EMBER_KERNEL void ember_##NAME##_f32(float *out, const float *in, i64 n, float pa, float pb) { \
+    (void)pa;                                                                                      \
+    (void)pb;                                                                                      \
+    mapScalar(out, in, n, [&](float x) -> float { return EXPR; });                                 \
+  }
+
+LIBM_KERNEL(log, logf(x))
+LIBM_KERNEL(sin, sinf(x))
+LIBM_KERNEL(cos, cosf(x))
+LIBM_KERNEL(tan, tanf(x))
+LIBM_KERNEL(asin, asinf(x))
+LIBM_KERNEL(acos, acosf(x))
+LIBM_KERNEL(atan, atanf(x))
+LIBM_KERNEL(sinh, sinhf(x))
+LIBM_KERNEL(cosh, coshf(x))
+LIBM_KERNEL(asinh, asinhf(x))
+LIBM_KERNEL(acosh, acoshf(x))
+LIBM_KERNEL(atanh, atanhf(x))
+// log(1 + e^x) without overflow, as the Interpreter's stableSoftplus.
+LIBM_KERNEL(softplus, x > 0 ? x + log1pf(expf(-x)) : log1pf(expf(x)))
+
+#undef LIBM_KERNEL
+
+#define BINARY_KERNEL(NAME, EXPR)                                                                  \
+  EMBER_KERNEL void ember_##NAME##_f32(float *out, const float *lhs, const float *rhs, i64 n) {  \
+    map2(out, lhs, rhs, n, [](Vec a, Vec b) -> Vec { return EXPR; });                              \
+  }
+
+BINARY_KERNEL(add, a + b)
+BINARY_KERNEL(sub, a - b)
+BINARY_KERNEL(mul, a *b)
+BINARY_KERNEL(div, a / b)
+// numpy's maximum/minimum: a NaN operand wins (the left one first).
+BINARY_KERNEL(max, isnan(a) ? a : isnan(b) ? b : (a < b ? b : a))
+BINARY_KERNEL(min, isnan(a) ? a : isnan(b) ? b : (b < a ? b : a))
+BINARY_KERNEL(prelu, a < 0 ? b * a : a)
+
+#undef BINARY_KERNEL
+
+/// Base ^ Exponent computed in double and rounded, as the Interpreter.
+EMBER_KERNEL void ember_pow_f32(float *out, const float *base, const float *expo, i64 n) {
+  for (i64 i = 0; i < n; ++i)
+    out[i] = float(pow(double(base[i]), double(expo[i])));
+}
+
+/// min(max(x, lo), hi) with lo and hi read from one-element tensors; NaN stays NaN, lo > hi
+/// gives hi (numpy.clip).
+EMBER_KERNEL void ember_clip_f32(float *out, const float *in, i64 n, const float *lo,
+                                 const float *hi) {
+  Vec l = splat(*lo), h = splat(*hi);
+  map1(out, in, n, [&](Vec x) -> Vec { return clampKeepNaN(x, l, h); });
+}
+
+/// out[i] = cond[i] ? a[i] : b[i] for elements of any 1, 2, 4 or 8 byte kind.
+#define WHERE_KERNEL(BITS, T)                                                                      \
+  EMBER_KERNEL void ember_where_b##BITS(T *out, const u8 *cond, const T *a, const T *b, i64 n) { \
+    for (i64 i = 0; i < n; ++i)                                                                    \
+      out[i] = cond[i] ? a[i] : b[i];                                                              \
+  }
+WHERE_KERNEL(8, u8)
+WHERE_KERNEL(16, u16)
+WHERE_KERNEL(32, u32)
+WHERE_KERNEL(64, u64)
+#undef WHERE_KERNEL

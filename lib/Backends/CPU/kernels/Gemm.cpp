@@ -1,0 +1,49 @@
+// MatMul, FusedMatMul and FullyConnected on float32 (see Gemm.h for the blocking). Each entry
+// point exists twice, `_w` (wide register tile, AVX-512) and `_n` (narrow: AVX2, NEON); codegen
+// calls the one that suits the target CPU.
+#include "Gemm.h"
+
+using namespace gemm;
+
+namespace {
+
+/// Batched matrix products: result matrix b is A[aOffsets[b]..] * B[bOffsets[b]..] (offsets in
+/// elements, computed by codegen from the numpy-broadcast batch dims).
+template <int MR, int NV>
+EMBER_INLINE void matmul(float *C, const float *A, const float *B, i64 M, i64 N, i64 K,
+                         i64 batches, const i64 *aOffsets, const i64 *bOffsets, Activation act,
+                         float *scratch) {
+  Epilogue ep{nullptr, 0, act};
+  for (i64 b = 0; b < batches; ++b)
+    gemmBlocked<MR, NV>(M, N, K, A + aOffsets[b], K, C + b * M * N, N,
+                        packFn(DensePacker{B + bOffsets[b], N}), ep, scratch);
+}
+
+/// Rows of X [M, K] times W [K, N], plus bias [N], then the activation.
+template <int MR, int NV>
+EMBER_INLINE void fullyConnected(float *C, const float *X, const float *W, const float *bias,
+                                 i64 M, i64 N, i64 K, Activation act, float *scratch) {
+  Epilogue ep{bias, 1, act};
+  DensePacker pack{W, N};
+  gemmBlocked<MR, NV>(M, N, K, X, K, C, N, packFn(pack), ep, scratch);
+}
+
+} // namespace
+
+#define GEMM_ENTRIES(SUFFIX, MR, NV)                                                               \
+  EMBER_KERNEL EMBER_NOINLINE void ember_matmul_f32_##SUFFIX(                                     \
+      float *C, const float *A, const float *B, i64 M, i64 N, i64 K, i64 batches,                 \
+      const i64 *aOffsets, const i64 *bOffsets, i64 act, float actA, float actB, float *scratch) { \
+    matmul<MR, NV>(C, A, B, M, N, K, batches, aOffsets, bOffsets, Activation{act, actA, actB},    \
+                   scratch);                                                                       \
+  }                                                                                                \
+  EMBER_KERNEL EMBER_NOINLINE void ember_fc_f32_##SUFFIX(float *C, const float *X, const float *W, \
+                                                         const float *bias, i64 M, i64 N, i64 K,  \
+                                                         i64 act, float actA, float actB,         \
+                                                         float *scratch) {                        \
+    fullyConnected<MR, NV>(C, X, W, bias, M, N, K, Activation{act, actA, actB}, scratch);         \
+  }
+
+GEMM_ENTRIES(w, 12, 2)
+GEMM_ENTRIES(n, 6, 1)
+#undef GEMM_ENTRIES

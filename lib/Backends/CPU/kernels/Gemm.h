@@ -1,0 +1,170 @@
+// The float32 GEMM core shared by MatMul/FullyConnected (Gemm.cpp) and Conv (Conv.cpp):
+// C[M, N] = A[M, K] * B[K, N], then bias and activation, blocked as in BLIS/GotoBLAS.
+//
+// B (the activation side, or an im2col view of it) is packed block by block into panels of NR
+// columns ([panel][k][NR], zero-padded at the right edge) by a caller-supplied packer, so the
+// micro-kernel always runs full-width vectors and conv never materializes im2col. A (weights for
+// conv; the left operand for MatMul) is read in place, one broadcast per row and k, which x86
+// folds into the FMA's memory operand. Each MR x NR tile of C lives in registers across a block
+// of KC values of k; blocks after the first add to what C holds, and the last applies bias and
+// activation on the way out, so the epilogue never re-reads memory it has not just written.
+//
+// Two register shapes: "wide" (MR 12 x NR 32, for 32 vector registers of 16 floats: AVX-512)
+// and "narrow" (MR 6 x NR 16, for 16 256-bit registers (AVX2) or NEON's 32 128-bit ones).
+// Codegen picks one per target; both are always compiled into the library.
+#ifndef EMBER_CPU_KERNELS_GEMM_H
+#define EMBER_CPU_KERNELS_GEMM_H
+
+#include "KernelCommon.h"
+#include "Scratch.h"
+
+namespace gemm {
+
+constexpr i64 KC = scratch::kGemmKC;
+constexpr i64 NC = scratch::kGemmNC;
+constexpr i64 MC = 144; // rows of A walked per packed panel (MC x KC floats in L2)
+
+/// What the last block of k does to each element: bias (per row, per column or none), then the
+/// fused activation.
+struct Epilogue {
+  const float *bias;
+  i64 biasPerColumn; ///< 0: bias[row], 1: bias[column]
+  Activation act;
+};
+
+/// One MR x (NV * 16) tile: C[0..MR, 0..cols) (+)= A[0..MR, 0..kb) * Bp (a packed panel).
+template <int MR, int NV>
+EMBER_INLINE void microKernel(i64 kb, const float *A, i64 lda, const float *Bp, float *C, i64 ldc,
+                              i64 cols, bool first, bool last, const Epilogue &ep, i64 row0,
+                              i64 col0) {
+  constexpr i64 NR = NV * EMBER_VW;
+  Vec acc[MR][NV];
+#pragma clang loop unroll(full)
+  for (int r = 0; r < MR; ++r)
+#pragma clang loop unroll(full)
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = splat(0.f);
+  for (i64 k = 0; k < kb; ++k) {
+    Vec b[NV];
+#pragma clang loop unroll(full)
+    for (int v = 0; v < NV; ++v)
+      b[v] = loadv(Bp + k * NR + v * EMBER_VW);
+#pragma clang loop unroll(full)
+    for (int r = 0; r < MR; ++r) {
+      Vec a = splat(A[r * lda + k]);
+#pragma clang loop unroll(full)
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = __builtin_elementwise_fma(a, b[v], acc[r][v]);
+    }
+  }
+#pragma clang loop unroll(full)
+  for (int r = 0; r < MR; ++r) {
+    float *c = C + r * ldc;
+#pragma clang loop unroll(full)
+    for (int v = 0; v < NV; ++v) {
+      i64 col = v * EMBER_VW;
+      if (col >= cols)
+        break;
+      i64 n = minI(EMBER_VW, cols - col);
+      Vec x = acc[r][v];
+      if (!first)
+        x += n == EMBER_VW ? loadv(c + col) : loadPartial(c + col, n);
+      if (last) {
+        if (ep.bias)
+          x += !ep.biasPerColumn     ? splat(ep.bias[row0 + r])
+               : n == EMBER_VW ? loadv(ep.bias + col0 + col)
+                               : loadPartial(ep.bias + col0 + col, n);
+        x = applyActivation(x, ep.act);
+      }
+      if (n == EMBER_VW)
+        storev(c + col, x);
+      else
+        storePartial(c + col, x, n);
+    }
+  }
+}
+
+/// microKernel<mr, NV> for a run-time mr in [1, MR].
+template <int MR, int NV>
+EMBER_INLINE void microKernelRows(i64 mr, i64 kb, const float *A, i64 lda, const float *Bp,
+                                  float *C, i64 ldc, i64 cols, bool first, bool last,
+                                  const Epilogue &ep, i64 row0, i64 col0) {
+  if constexpr (MR > 1) {
+    if (mr < MR)
+      return microKernelRows<MR - 1, NV>(mr, kb, A, lda, Bp, C, ldc, cols, first, last, ep, row0,
+                                         col0);
+  }
+  microKernel<MR, NV>(kb, A, lda, Bp, C, ldc, cols, first, last, ep, row0, col0);
+}
+
+/// Fills the packed block of B: pack(self, k0, kb, n0, nb, NR, buffer). Called once per block,
+/// so the indirection costs nothing, and the GEMM driver is compiled once per register tile
+/// rather than once per packer (compile time of every model's module).
+struct PackFn {
+  void (*fn)(const void *self, i64 k0, i64 kb, i64 n0, i64 nb, i64 NR, float *buf);
+  const void *self;
+};
+template <typename P> PackFn packFn(const P &packer) {
+  return PackFn{[](const void *self, i64 k0, i64 kb, i64 n0, i64 nb, i64 NR, float *buf) {
+                  (*static_cast<const P *>(self))(k0, kb, n0, nb, NR, buf);
+                },
+                &packer};
+}
+
+/// C = epilogue(A * B) with B supplied block by block by \p pack into \p packBuffer
+/// (scratch::gemmPackFloats(K, N) floats; packers may write a vector past the last panel).
+template <int MR, int NV>
+EMBER_INLINE void gemmBlocked(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc,
+                              PackFn pack, const Epilogue &ep, float *packBuffer) {
+  constexpr i64 NR = NV * EMBER_VW;
+  for (i64 n0 = 0; n0 < N; n0 += NC) {
+    i64 nb = minI(NC, N - n0), panels = (nb + NR - 1) / NR;
+    i64 k0 = 0;
+    do { // at least once, so that K == 0 still writes bias and activation
+      i64 kb = minI(KC, K - k0);
+      bool first = k0 == 0, last = k0 + kb >= K;
+      pack.fn(pack.self, k0, kb, n0, nb, NR, packBuffer);
+      for (i64 m0 = 0; m0 < M; m0 += MC) {
+        i64 mEnd = minI(M, m0 + MC);
+        for (i64 p = 0; p < panels; ++p) {
+          i64 cols = minI(NR, nb - p * NR);
+          const float *panel = packBuffer + p * kb * NR;
+          for (i64 m = m0; m < mEnd; m += MR)
+            microKernelRows<MR, NV>(minI(MR, mEnd - m), kb, A + m * lda + k0, lda, panel,
+                                    C + m * ldc + n0 + p * NR, ldc, cols, first, last, ep, m,
+                                    n0 + p * NR);
+        }
+      }
+      k0 += kb;
+    } while (k0 < K);
+  }
+}
+
+/// The packer for a row-major B (row stride ldb): rows k0.. of columns n0.. into NR-wide panels.
+struct DensePacker {
+  const float *B;
+  i64 ldb;
+  void operator()(i64 k0, i64 kb, i64 n0, i64 nb, i64 NR, float *buf) const {
+    for (i64 j = 0; j < nb; j += NR) {
+      i64 cols = minI(NR, nb - j);
+      float *dst = buf + (j / NR) * kb * NR;
+      const float *src = B + k0 * ldb + n0 + j;
+      if (cols == NR) {
+        for (i64 k = 0; k < kb; ++k)
+          for (i64 v = 0; v < NR; v += EMBER_VW)
+            storev(dst + k * NR + v, loadv(src + k * ldb + v));
+      } else {
+        for (i64 k = 0; k < kb; ++k) {
+          for (i64 c = 0; c < cols; ++c)
+            dst[k * NR + c] = src[k * ldb + c];
+          for (i64 c = cols; c < NR; ++c)
+            dst[k * NR + c] = 0.f;
+        }
+      }
+    }
+  }
+};
+
+} // namespace gemm
+
+#endif

@@ -1,0 +1,196 @@
+// Shared by every file of the CPU backend's kernel library. The library is compiled by clang to
+// LLVM bitcode (one per target architecture) and linked into each model's module, so it is
+// freestanding: no C or C++ library headers, only clang builtins. memcpy/memset calls the
+// compiler emits resolve against the process (JIT) or libc (bundles).
+//
+// Kernels take plain pointers and 64-bit sizes; codegen passes constants, so after inlining the
+// loop bounds are known. Element-wise kernels work on fixed-width vectors (Vec) and process the
+// ragged tail through a zero-padded temporary, so one code path computes every element and an
+// output that is exactly one of the inputs (in-place, @inout) is safe: each vector of inputs is
+// read before the same vector of the output is written.
+#ifndef EMBER_CPU_KERNELS_KERNELCOMMON_H
+#define EMBER_CPU_KERNELS_KERNELCOMMON_H
+
+typedef __INT64_TYPE__ i64;
+typedef __INT32_TYPE__ i32;
+typedef __UINT64_TYPE__ u64;
+typedef __UINT32_TYPE__ u32;
+typedef __UINT16_TYPE__ u16;
+typedef unsigned char u8;
+
+#define EMBER_KERNEL extern "C" __attribute__((visibility("default")))
+// Big kernels (GEMM, convolution drivers) stay calls: inlining them at every site would only
+// multiply compile time, their loops are blocked around fixed-size micro-kernels anyway.
+#define EMBER_NOINLINE __attribute__((noinline))
+#define EMBER_INLINE static inline __attribute__((always_inline))
+
+// Vector width in floats: one AVX-512 register, four NEON registers. Clang splits wider-than-
+// native vectors into native ones, so the same source serves both ISAs.
+#define EMBER_VW 16
+typedef float Vec __attribute__((ext_vector_type(EMBER_VW)));
+typedef i32 IVec __attribute__((ext_vector_type(EMBER_VW)));
+
+EMBER_INLINE Vec loadv(const float *p) {
+  Vec v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+EMBER_INLINE void storev(float *p, Vec v) { __builtin_memcpy(p, &v, sizeof v); }
+EMBER_INLINE Vec splat(float x) { return (Vec)(x); }
+
+/// Loads n < EMBER_VW floats into a zeroed vector / stores the first n lanes.
+EMBER_INLINE Vec loadPartial(const float *p, i64 n) {
+  float tmp[EMBER_VW] = {};
+  for (i64 i = 0; i < n; ++i)
+    tmp[i] = p[i];
+  return loadv(tmp);
+}
+EMBER_INLINE void storePartial(float *p, Vec v, i64 n) {
+  float tmp[EMBER_VW];
+  storev(tmp, v);
+  for (i64 i = 0; i < n; ++i)
+    p[i] = tmp[i];
+}
+
+/// Sum of the lanes, pairwise.
+EMBER_INLINE float hsum(Vec v) {
+  float t[EMBER_VW];
+  storev(t, v);
+  for (int w = EMBER_VW / 2; w > 0; w /= 2)
+    for (int i = 0; i < w; ++i)
+      t[i] += t[i + w];
+  return t[0];
+}
+EMBER_INLINE float hmax(Vec v) {
+  float t[EMBER_VW];
+  storev(t, v);
+  float m = t[0];
+  for (int i = 1; i < EMBER_VW; ++i)
+    m = t[i] > m ? t[i] : m;
+  return m;
+}
+
+EMBER_INLINE Vec vmax(Vec a, Vec b) { return __builtin_elementwise_max(a, b); }
+EMBER_INLINE Vec vmin(Vec a, Vec b) { return __builtin_elementwise_min(a, b); }
+EMBER_INLINE Vec vabs(Vec a) { return __builtin_elementwise_abs(a); }
+EMBER_INLINE Vec vselect(IVec m, Vec a, Vec b) { return m ? a : b; }
+EMBER_INLINE IVec isnan(Vec x) { return x != x; }
+
+/// min(max(x, lo), hi) with NaN staying NaN (the comparisons fail for NaN), as the Interpreter.
+EMBER_INLINE Vec clampKeepNaN(Vec x, Vec lo, Vec hi) {
+  Vec y = x < lo ? lo : x;
+  return hi < y ? hi : y;
+}
+
+/// e^x to about 1 ulp: x = n ln2 + r with |r| <= ln2/2, e^r by its Taylor series to r^7 (the
+/// first omitted term is < 2^-28), times 2^n built in the exponent bits. Overflow gives inf,
+/// underflow flushes to 0 below -87.3 (where float would go subnormal), NaN stays NaN.
+EMBER_INLINE Vec vexp(Vec x) {
+  const float kLog2e = 1.44269504088896341f;
+  const float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+  Vec xc = vmin(vmax(x, splat(-87.3365478515625f)), splat(88.72283172607421875f));
+  Vec n = __builtin_elementwise_roundeven(xc * kLog2e);
+  Vec r = __builtin_elementwise_fma(n, splat(-kLn2Hi), xc);
+  r = __builtin_elementwise_fma(n, splat(-kLn2Lo), r);
+  Vec p = splat(1.f / 5040);
+  p = __builtin_elementwise_fma(p, r, splat(1.f / 720));
+  p = __builtin_elementwise_fma(p, r, splat(1.f / 120));
+  p = __builtin_elementwise_fma(p, r, splat(1.f / 24));
+  p = __builtin_elementwise_fma(p, r, splat(1.f / 6));
+  p = __builtin_elementwise_fma(p, r, splat(0.5f));
+  p = __builtin_elementwise_fma(p, r, splat(1.f));
+  p = __builtin_elementwise_fma(p, r, splat(1.f));
+  // 2^n in two halves so that n = 128 (x just below the overflow bound) does not overflow the
+  // exponent field: 2^(n/2) * 2^(n - n/2).
+  IVec ni = __builtin_convertvector(n, IVec);
+  IVec h = ni >> 1;
+  Vec s1 = __builtin_bit_cast(Vec, (h + 127) << 23);
+  Vec s2 = __builtin_bit_cast(Vec, (ni - h + 127) << 23);
+  Vec y = p * s1 * s2;
+  y = x > 88.72283935546875f ? splat(__builtin_inff()) : y;
+  y = x < -87.3365478515625f ? splat(0.f) : y;
+  return x != x ? x : y;
+}
+
+/// 1 / (1 + e^-x), taking exp of -|x| only so that nothing overflows (as the Interpreter).
+EMBER_INLINE Vec vsigmoid(Vec x) {
+  Vec e = vexp(-vabs(x));
+  Vec r = 1.f / (1.f + e);
+  return x >= 0 ? r : e * r;
+}
+
+/// tanh: an odd Taylor polynomial near 0 (where 1 - 2/(e^2x + 1) would cancel), else the
+/// exponential form on |x|, sign restored.
+EMBER_INLINE Vec vtanh(Vec x) {
+  Vec a = vabs(x);
+  Vec big = 1.f - 2.f / (vexp(2.f * a) + 1.f);
+  Vec x2 = x * x;
+  Vec p = splat(21844.f / 6081075);
+  p = __builtin_elementwise_fma(p, x2, splat(-1382.f / 155925));
+  p = __builtin_elementwise_fma(p, x2, splat(62.f / 2835));
+  p = __builtin_elementwise_fma(p, x2, splat(-17.f / 315));
+  p = __builtin_elementwise_fma(p, x2, splat(2.f / 15));
+  p = __builtin_elementwise_fma(p, x2, splat(-1.f / 3));
+  Vec small = __builtin_elementwise_fma(p * x2, a, a);
+  Vec t = a < 0.3f ? small : big;
+  t = x < 0 ? -t : t;
+  return x != x ? x : t;
+}
+
+/// erf by Abramowitz & Stegun 7.1.26 (absolute error <= 1.5e-7), odd symmetry.
+EMBER_INLINE Vec verf(Vec x) {
+  Vec a = vabs(x);
+  Vec t = 1.f / __builtin_elementwise_fma(splat(0.3275911f), a, splat(1.f));
+  Vec p = splat(1.061405429f);
+  p = __builtin_elementwise_fma(p, t, splat(-1.453152027f));
+  p = __builtin_elementwise_fma(p, t, splat(1.421413741f));
+  p = __builtin_elementwise_fma(p, t, splat(-0.284496736f));
+  p = __builtin_elementwise_fma(p, t, splat(0.254829592f));
+  Vec y = 1.f - p * t * vexp(-a * a);
+  y = x < 0 ? -y : y;
+  return x != x ? x : y;
+}
+
+// The fused activations of FusedConv / FusedMatMul / FullyConnected (codegen passes the kind
+// and up to two float arguments), with the formulas of the Interpreter's FusedActivation.h.
+enum ActKind {
+  ActNone = 0,
+  ActRelu = 1,
+  ActClip = 2,
+  ActLeakyRelu = 3,
+  ActSigmoid = 4,
+  ActTanh = 5,
+  ActHardSigmoid = 6,
+  ActHardSwish = 7,
+};
+
+struct Activation {
+  i64 kind;
+  float a, b;
+};
+
+EMBER_INLINE Vec applyActivation(Vec x, Activation act) {
+  switch (act.kind) {
+  case ActRelu:
+    return x < 0 ? splat(0.f) : x; // NaN stays NaN
+  case ActClip:
+    return clampKeepNaN(x, splat(act.a), splat(act.b));
+  case ActLeakyRelu:
+    return x < 0 ? act.a * x : x;
+  case ActSigmoid:
+    return vsigmoid(x);
+  case ActTanh:
+    return vtanh(x);
+  case ActHardSigmoid:
+    return clampKeepNaN(act.a * x + act.b, splat(0.f), splat(1.f));
+  case ActHardSwish:
+    return x * clampKeepNaN(x / 6.f + 0.5f, splat(0.f), splat(1.f));
+  default:
+    return x;
+  }
+}
+
+EMBER_INLINE i64 minI(i64 a, i64 b) { return a < b ? a : b; }
+EMBER_INLINE i64 maxI(i64 a, i64 b) { return a > b ? a : b; }
+
+#endif

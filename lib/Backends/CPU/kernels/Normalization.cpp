@@ -1,0 +1,262 @@
+// Softmax/LogSoftmax, LayerNorm, BatchNorm and Reduce on float32. Codegen views each tensor as
+// [outer, len, inner] around the axes the operation works along (Reduce's axes must be
+// consecutive). Reductions accumulate in double, as the Interpreter does, so long sums keep
+// their precision; softmax and layer norm run in float with vector partial sums.
+#include "KernelCommon.h"
+
+extern "C" float logf(float);
+extern "C" double log(double);
+extern "C" double sqrt(double);
+extern "C" double exp(double);
+
+typedef double DVec __attribute__((ext_vector_type(8)));
+
+namespace {
+
+/// One line of `len` contiguous elements: softmax (or log-softmax) into out (may be in).
+EMBER_INLINE void softmaxContiguous(float *out, const float *x, i64 len, bool logSoftmax) {
+  Vec m = splat(-__builtin_inff());
+  i64 i = 0;
+  for (; i + EMBER_VW <= len; i += EMBER_VW)
+    m = vmax(m, loadv(x + i));
+  float maxVal = hmax(m);
+  for (; i < len; ++i)
+    maxVal = x[i] > maxVal ? x[i] : maxVal;
+  Vec sum = splat(0.f);
+  for (i = 0; i + EMBER_VW <= len; i += EMBER_VW) {
+    Vec e = vexp(loadv(x + i) - maxVal);
+    sum += e;
+    if (!logSoftmax)
+      storev(out + i, e);
+  }
+  if (i < len) {
+    i64 n = len - i;
+    Vec e = vexp(loadPartial(x + i, n) - maxVal);
+    float t[EMBER_VW];
+    storev(t, e);
+    for (i64 q = n; q < EMBER_VW; ++q)
+      t[q] = 0.f; // padding lanes hold exp(-max), not part of the line
+    e = loadv(t);
+    sum += e;
+    if (!logSoftmax)
+      storePartial(out + i, e, n);
+  }
+  float total = hsum(sum);
+  if (logSoftmax) {
+    float shift = maxVal + logf(total);
+    for (i = 0; i < len; ++i)
+      out[i] = x[i] - shift;
+  } else {
+    Vec t = splat(total);
+    for (i = 0; i + EMBER_VW <= len; i += EMBER_VW)
+      storev(out + i, loadv(out + i) / t);
+    if (i < len)
+      storePartial(out + i, loadPartial(out + i, len - i) / t, len - i);
+  }
+}
+
+/// The general case: lines with elements `inner` apart, handled a vector of lines at a time.
+EMBER_INLINE void softmaxStrided(float *out, const float *x, i64 len, i64 inner,
+                                 bool logSoftmax) {
+  for (i64 i0 = 0; i0 < inner; i0 += EMBER_VW) {
+    i64 w = minI(EMBER_VW, inner - i0);
+    auto ld = [&](const float *p) { return w == EMBER_VW ? loadv(p) : loadPartial(p, w); };
+    auto st = [&](float *p, Vec v) {
+      if (w == EMBER_VW)
+        storev(p, v);
+      else
+        storePartial(p, v, w);
+    };
+    Vec m = splat(-__builtin_inff());
+    for (i64 k = 0; k < len; ++k)
+      m = vmax(m, ld(x + k * inner + i0));
+    Vec sum = splat(0.f);
+    for (i64 k = 0; k < len; ++k) {
+      Vec e = vexp(ld(x + k * inner + i0) - m);
+      sum += e;
+      if (!logSoftmax)
+        st(out + k * inner + i0, e);
+    }
+    if (logSoftmax) {
+      float s[EMBER_VW], mm[EMBER_VW];
+      storev(s, sum);
+      storev(mm, m);
+      for (int q = 0; q < EMBER_VW; ++q)
+        s[q] = mm[q] + logf(s[q]);
+      Vec shift = loadv(s);
+      for (i64 k = 0; k < len; ++k)
+        st(out + k * inner + i0, ld(x + k * inner + i0) - shift);
+    } else {
+      for (i64 k = 0; k < len; ++k)
+        st(out + k * inner + i0, ld(out + k * inner + i0) / sum);
+    }
+  }
+}
+
+} // namespace
+
+EMBER_KERNEL EMBER_NOINLINE void ember_softmax_f32(float *out, const float *in, i64 outer,
+                                                   i64 len, i64 inner, i64 logSoftmax) {
+  for (i64 o = 0; o < outer; ++o) {
+    const float *x = in + o * len * inner;
+    float *y = out + o * len * inner;
+    if (inner == 1)
+      softmaxContiguous(y, x, len, logSoftmax != 0);
+    else
+      softmaxStrided(y, x, len, inner, logSoftmax != 0);
+  }
+}
+
+/// Each of `rows` rows of `block` elements: (x - mean) * invStd * scale + bias, with the mean
+/// and 1/sqrt(var + eps) also written out (LayerNorm's second and third results).
+EMBER_KERNEL EMBER_NOINLINE void ember_layernorm_f32(float *out, float *meanOut,
+                                                     float *invStdOut, const float *in,
+                                                     const float *scale, const float *bias,
+                                                     i64 rows, i64 block, float eps) {
+  for (i64 r = 0; r < rows; ++r) {
+    const float *x = in + r * block;
+    float *y = out + r * block;
+    Vec acc = splat(0.f);
+    i64 i = 0;
+    for (; i + EMBER_VW <= block; i += EMBER_VW)
+      acc += loadv(x + i);
+    if (i < block)
+      acc += loadPartial(x + i, block - i);
+    float mean = hsum(acc) / float(block);
+    Vec dev = splat(0.f);
+    for (i = 0; i + EMBER_VW <= block; i += EMBER_VW) {
+      Vec d = loadv(x + i) - mean;
+      dev += d * d;
+    }
+    if (i < block) {
+      float t[EMBER_VW] = {};
+      for (i64 q = 0; i + q < block; ++q)
+        t[q] = x[i + q] - mean;
+      Vec d = loadv(t);
+      dev += d * d;
+    }
+    float var = hsum(dev) / float(block);
+    float invStd = float(1.0 / sqrt(double(var) + double(eps)));
+    meanOut[r] = mean;
+    invStdOut[r] = invStd;
+    for (i = 0; i + EMBER_VW <= block; i += EMBER_VW)
+      storev(y + i, (loadv(x + i) - mean) * invStd * loadv(scale + i) + loadv(bias + i));
+    for (; i < block; ++i)
+      y[i] = (x[i] - mean) * invStd * scale[i] + bias[i];
+  }
+}
+
+/// Inference batch norm over axis 1 of [N, C, inner].
+EMBER_KERNEL EMBER_NOINLINE void ember_batchnorm_f32(float *out, const float *in,
+                                                     const float *scale, const float *bias,
+                                                     const float *mean, const float *var, i64 N,
+                                                     i64 C, i64 inner, float eps) {
+  for (i64 c = 0; c < C; ++c) {
+    float k = float(double(scale[c]) / sqrt(double(var[c]) + double(eps)));
+    float m = mean[c], b = bias[c];
+    for (i64 n = 0; n < N; ++n) {
+      const float *x = in + (n * C + c) * inner;
+      float *y = out + (n * C + c) * inner;
+      i64 i = 0;
+      for (; i + EMBER_VW <= inner; i += EMBER_VW)
+        storev(y + i, (loadv(x + i) - m) * k + b);
+      for (; i < inner; ++i)
+        y[i] = (x[i] - m) * k + b;
+    }
+  }
+}
+
+namespace {
+
+enum ReduceOp { RSum, RMean, RMax, RMin, RProd, RSumSquare, RL1, RL2, RLogSum, RLogSumExp };
+
+EMBER_INLINE double combine(i64 op, double acc, double v) {
+  switch (op) {
+  case RMax:
+    return acc != acc ? acc : v != v ? v : (acc < v ? v : acc);
+  case RMin:
+    return acc != acc ? acc : v != v ? v : (v < acc ? v : acc);
+  case RProd:
+    return acc * v;
+  case RSumSquare:
+  case RL2:
+    return acc + v * v;
+  case RL1:
+    return acc + (v < 0 ? -v : v);
+  default:
+    return acc + v;
+  }
+}
+
+EMBER_INLINE double initial(i64 op) {
+  return op == RMax ? -__builtin_inf() : op == RMin ? __builtin_inf() : op == RProd ? 1.0 : 0.0;
+}
+
+EMBER_INLINE double finish(i64 op, double acc, i64 len) {
+  switch (op) {
+  case RMean:
+    return acc / double(len);
+  case RL2:
+    return sqrt(acc);
+  case RLogSum:
+    return log(acc);
+  default:
+    return acc;
+  }
+}
+
+} // namespace
+
+/// out[o, i] = reduction over k of in[o, k, i]. LogSumExp subtracts the line's max first.
+EMBER_KERNEL EMBER_NOINLINE void ember_reduce_f32(float *out, const float *in, i64 outer, i64 len,
+                                                  i64 inner, i64 op) {
+  constexpr i64 kChunk = 64;
+  for (i64 o = 0; o < outer; ++o)
+    for (i64 i0 = 0; i0 < inner; i0 += kChunk) {
+      i64 w = minI(kChunk, inner - i0);
+      double acc[kChunk], mx[kChunk];
+      const float *x = in + o * len * inner + i0;
+      if (op == RLogSumExp) {
+        for (i64 q = 0; q < w; ++q)
+          mx[q] = -__builtin_inf();
+        for (i64 k = 0; k < len; ++k)
+          for (i64 q = 0; q < w; ++q)
+            mx[q] = combine(RMax, mx[q], double(x[k * inner + q]));
+        for (i64 q = 0; q < w; ++q)
+          acc[q] = 0.0;
+        for (i64 k = 0; k < len; ++k)
+          for (i64 q = 0; q < w; ++q)
+            acc[q] += exp(double(x[k * inner + q]) - mx[q]);
+        for (i64 q = 0; q < w; ++q) {
+          bool inf = mx[q] == __builtin_inf() || mx[q] == -__builtin_inf();
+          out[o * inner + i0 + q] = float(inf ? mx[q] : mx[q] + log(acc[q]));
+        }
+        continue;
+      }
+      for (i64 q = 0; q < w; ++q)
+        acc[q] = initial(op);
+      if (w == 1 && (op == RSum || op == RMean)) {
+        // A long contiguous sum (inner == 1): vector partial sums in double.
+        DVec a = (DVec)(0.0);
+        i64 k = 0;
+        for (; k + 8 <= len; k += 8) {
+          float t[8];
+          __builtin_memcpy(t, x + k, sizeof t);
+          DVec v = {t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]};
+          a += v;
+        }
+        double s = 0;
+        for (int q = 0; q < 8; ++q)
+          s += a[q];
+        for (; k < len; ++k)
+          s += double(x[k]);
+        acc[0] = s;
+      } else {
+        for (i64 k = 0; k < len; ++k)
+          for (i64 q = 0; q < w; ++q)
+            acc[q] = combine(op, acc[q], double(x[k * inner + q]));
+      }
+      for (i64 q = 0; q < w; ++q)
+        out[o * inner + i0 + q] = float(finish(op, acc[q], len));
+    }
+}

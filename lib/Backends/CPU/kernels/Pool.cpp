@@ -1,0 +1,183 @@
+// 2-D max and average pooling on float32, NCHW (1-D pools come with H = 1), with the window
+// rules of the Interpreter's Pool.cpp: padding never wins a max, a window of padding alone gives
+// -inf and index -1; the average divides by the real cells, or with count_include_pad by the
+// cells inside the padded input (cells past it in ceil mode count in neither).
+#include "KernelCommon.h"
+
+namespace {
+
+struct PoolShape {
+  i64 planes, H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, PHEnd, PWEnd, countPad, colMajor;
+};
+
+EMBER_INLINE PoolShape readPool(const i64 *p) {
+  return PoolShape{p[0], p[1], p[2],  p[3],  p[4],  p[5],  p[6],  p[7], p[8],
+                   p[9], p[10], p[11], p[12], p[13], p[14], p[15], p[16]};
+}
+
+/// The window cells along one axis that lie in the real input: [lo, hi) of tap indices j, for
+/// input coordinate start + j * dilation. Dilation 1 (nearly every pool) avoids the divisions,
+/// which would otherwise dominate a 3x3 max pool.
+EMBER_INLINE void tapRange(i64 start, i64 dilation, i64 kernel, i64 size, i64 &lo, i64 &hi) {
+  if (dilation == 1) {
+    lo = start >= 0 ? 0 : -start;
+    hi = minI(kernel, size - start);
+  } else {
+    lo = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+    i64 last = size - 1 - start;
+    hi = last < 0 ? 0 : minI(kernel, last / dilation + 1);
+  }
+  if (hi < lo)
+    hi = lo;
+}
+
+} // namespace
+
+namespace {
+
+/// Lanes l = 0..15 of row[l * stride] (stride 1 and 2 as vector loads and a shuffle).
+EMBER_INLINE Vec loadStrided(const float *row, i64 stride) {
+  if (stride == 1)
+    return loadv(row);
+  if (stride == 2) {
+    Vec a = loadv(row), b = loadv(row + EMBER_VW);
+    return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
+                                   30);
+  }
+  float t[EMBER_VW];
+  for (int l = 0; l < EMBER_VW; ++l)
+    t[l] = row[l * stride];
+  return loadv(t);
+}
+
+/// One output cell, scalar: the first real cell wins, then only a strictly greater one (so NaN
+/// never replaces a value), selects rather than branches.
+EMBER_INLINE void maxCell(const PoolShape &s, const float *plane, i64 oh, i64 ow, float &best,
+                          i64 &bestIndex) {
+  i64 h0 = oh * s.SH - s.PH, w0 = ow * s.SW - s.PW, khLo, khHi, kwLo, kwHi;
+  tapRange(h0, s.DH, s.KH, s.H, khLo, khHi);
+  tapRange(w0, s.DW, s.KW, s.W, kwLo, kwHi);
+  best = -__builtin_inff();
+  bestIndex = -1;
+  for (i64 kh = khLo; kh < khHi; ++kh) {
+    i64 ih = h0 + kh * s.DH;
+    for (i64 kw = kwLo; kw < kwHi; ++kw) {
+      i64 iw = w0 + kw * s.DW;
+      float v = plane[ih * s.W + iw];
+      bool take = bestIndex < 0 || v > best;
+      i64 at = s.colMajor ? iw * s.H + ih : ih * s.W + iw;
+      best = take ? v : best;
+      bestIndex = take ? at : bestIndex;
+    }
+  }
+}
+
+} // namespace
+
+EMBER_KERNEL EMBER_NOINLINE void ember_maxpool_f32(float *out, i64 *indices, const float *in,
+                                                   const i64 *params) {
+  PoolShape s = readPool(params);
+  i64 inPlane = s.H * s.W, outPlane = s.OH * s.OW;
+  // Output columns whose whole window lies inside the input: 16 of them at a time as vectors.
+  i64 owLo = s.PW <= 0 ? 0 : (s.PW + s.SW - 1) / s.SW;
+  i64 lastStart = s.W - 1 - (s.KW - 1) * s.DW + s.PW; // largest ow * SW with the window inside
+  i64 owHi = lastStart < 0 ? 0 : minI(s.OW, lastStart / s.SW + 1);
+  if (owHi < owLo)
+    owHi = owLo;
+  for (i64 p = 0; p < s.planes; ++p) {
+    const float *plane = in + p * inPlane;
+    float *o = out + p * outPlane;
+    i64 *oi = indices + p * outPlane;
+    for (i64 oh = 0; oh < s.OH; ++oh) {
+      i64 ow = 0;
+      auto scalarUpTo = [&](i64 end) {
+        for (; ow < end; ++ow) {
+          float best;
+          i64 bestIndex;
+          maxCell(s, plane, oh, ow, best, bestIndex);
+          o[oh * s.OW + ow] = best;
+          oi[oh * s.OW + ow] = bestIndex < 0 ? -1 : p * inPlane + bestIndex;
+        }
+      };
+      scalarUpTo(owLo);
+      i64 h0 = oh * s.SH - s.PH, khLo, khHi;
+      tapRange(h0, s.DH, s.KH, s.H, khLo, khHi);
+      if (khLo < khHi) {
+        IVec lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+        for (; ow + EMBER_VW <= owHi; ow += EMBER_VW) {
+          Vec best = splat(0.f);
+          IVec at = (IVec)(0);
+          bool first = true;
+          for (i64 kh = khLo; kh < khHi; ++kh) {
+            i64 ih = h0 + kh * s.DH;
+            for (i64 kw = 0; kw < s.KW; ++kw) {
+              i64 iw0 = ow * s.SW - s.PW + kw * s.DW;
+              Vec v = loadStrided(plane + ih * s.W + iw0, s.SW);
+              IVec iw = (IVec)(i32(iw0)) + lane * i32(s.SW);
+              IVec idx = s.colMajor ? iw * i32(s.H) + i32(ih) : (IVec)(i32(ih * s.W)) + iw;
+              IVec take = first ? (IVec)(-1) : (v > best);
+              best = take ? v : best;
+              at = take ? idx : at;
+              first = false;
+            }
+          }
+          storev(o + oh * s.OW + ow, best);
+          i32 a[EMBER_VW];
+          __builtin_memcpy(a, &at, sizeof a);
+          for (int l = 0; l < EMBER_VW; ++l)
+            oi[oh * s.OW + ow + l] = p * inPlane + a[l];
+        }
+      }
+      scalarUpTo(s.OW);
+    }
+  }
+}
+
+EMBER_KERNEL EMBER_NOINLINE void ember_avgpool_f32(float *out, const float *in,
+                                                   const i64 *params) {
+  PoolShape s = readPool(params);
+  i64 inPlane = s.H * s.W, outPlane = s.OH * s.OW;
+  for (i64 p = 0; p < s.planes; ++p) {
+    const float *plane = in + p * inPlane;
+    for (i64 oh = 0; oh < s.OH; ++oh) {
+      i64 h0 = oh * s.SH - s.PH, khLo, khHi;
+      tapRange(h0, 1, s.KH, s.H, khLo, khHi);
+      // Window cells inside the padded input: coordinates below H + end padding.
+      i64 hPadded = 0;
+      for (i64 kh = 0; kh < s.KH; ++kh)
+        hPadded += h0 + kh < s.H + s.PHEnd;
+      for (i64 ow = 0; ow < s.OW; ++ow) {
+        i64 w0 = ow * s.SW - s.PW, kwLo, kwHi;
+        tapRange(w0, 1, s.KW, s.W, kwLo, kwHi);
+        i64 wPadded = 0;
+        for (i64 kw = 0; kw < s.KW; ++kw)
+          wPadded += w0 + kw < s.W + s.PWEnd;
+        i64 cells = (khHi - khLo) * (kwHi - kwLo);
+        i64 count = s.countPad ? hPadded * wPadded : cells;
+        float sum = 0.f;
+        for (i64 kh = khLo; kh < khHi; ++kh) {
+          const float *row = plane + (h0 + kh) * s.W + w0;
+          for (i64 kw = kwLo; kw < kwHi; ++kw)
+            sum += row[kw];
+        }
+        out[p * outPlane + oh * s.OW + ow] = count ? sum / float(count) : 0.f;
+      }
+    }
+  }
+}
+
+/// Global average pooling (the window covers the whole plane, no padding): one mean per plane,
+/// summed with vector partial sums.
+EMBER_KERNEL EMBER_NOINLINE void ember_global_avgpool_f32(float *out, const float *in,
+                                                          i64 planes, i64 planeSize) {
+  for (i64 p = 0; p < planes; ++p) {
+    const float *x = in + p * planeSize;
+    Vec acc = splat(0.f);
+    i64 i = 0;
+    for (; i + EMBER_VW <= planeSize; i += EMBER_VW)
+      acc += loadv(x + i);
+    if (i < planeSize)
+      acc += loadPartial(x + i, planeSize - i);
+    out[p] = hsum(acc) / float(planeSize);
+  }
+}

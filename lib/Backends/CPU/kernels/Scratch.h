@@ -1,0 +1,54 @@
+// Working memory of the kernels that need it, in one place for both sides: codegen asks the
+// memory plan for these many bytes (Backend::getScratchBytes) and passes the kernel a pointer
+// to them; the kernel carves them up with the same functions. No kernel has global state, so a
+// compiled model is reentrant and a bundle has no mutable globals. Plain C++ with no includes:
+// compiled into the freestanding kernel library and into the backend.
+#ifndef EMBER_CPU_KERNELS_SCRATCH_H
+#define EMBER_CPU_KERNELS_SCRATCH_H
+
+namespace scratch {
+
+typedef long long idx;
+
+constexpr idx kGemmKC = 256; ///< k per block: a KC x NR panel of B stays in L1
+constexpr idx kGemmNC = 512; ///< columns per packed block of B (KC x NC floats in L2)
+constexpr idx kMaxNR = 32;   ///< the widest register tile's columns
+constexpr idx kSlack = 16;   ///< floats a packer may write past the last panel
+
+constexpr idx minOf(idx a, idx b) { return a < b ? a : b; }
+
+/// Floats of the packed block of B for a GEMM with K rows and N columns in B.
+constexpr idx gemmPackFloats(idx K, idx N) {
+  idx kb = minOf(K, kGemmKC), nb = minOf(N, kGemmNC);
+  return (kb < 1 ? 1 : kb) * ((nb + kMaxNR - 1) / kMaxNR * kMaxNR) + kSlack;
+}
+
+/// Floats of a stride-1 convolution's zero-padded copy of one group of input channels: every
+/// output row and column plus the kernel's reach, rounded up for the packer's vector spill.
+constexpr idx convPaddedFloats(idx channelsPerGroup, idx OH, idx OW, idx KH, idx KW, idx DH,
+                               idx DW) {
+  return channelsPerGroup * (OH + (KH - 1) * DH) * (OW + (KW - 1) * DW) + kSlack;
+}
+
+/// A convolution that is a plain matrix product with its input: 1x1, stride 1, and no padding
+/// (the output plane is the input plane).
+constexpr bool convIsPointwise(idx H, idx W, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW,
+                               idx PH, idx PW) {
+  return KH == 1 && KW == 1 && SH == 1 && SW == 1 && PH == 0 && PW == 0 && OH == H && OW == W;
+}
+
+/// Floats of scratch a 2-D convolution needs: none for depthwise ones (direct), else the
+/// GEMM's packed panels, and for stride 1 (not pointwise) the padded copy of one group.
+constexpr idx convScratchFloats(idx C, idx H, idx W, idx K, idx OH, idx OW, idx KH, idx KW,
+                                idx SH, idx SW, idx PH, idx PW, idx DH, idx DW, idx G) {
+  if (C == G)
+    return 0;
+  idx Cg = C / G, pack = gemmPackFloats(Cg * KH * KW, OH * OW);
+  if (convIsPointwise(H, W, OH, OW, KH, KW, SH, SW, PH, PW) || SH != 1 || SW != 1)
+    return pack;
+  return pack + convPaddedFloats(Cg, OH, OW, KH, KW, DH, DW);
+}
+
+} // namespace scratch
+
+#endif

@@ -1,0 +1,208 @@
+// Element types of the kernel library: every ONNX numeric kind as a storage type, the type each
+// one computes in, and conversions between any two, with exactly the rules of the Interpreter
+// (lib/Backends/Interpreter/ElementwiseCommon.h, include/ember/Base/Float16.h):
+//  - float16 and bfloat16 are stored as 16 bits and compute as float; float -> 16 bits rounds to
+//    nearest even (bit-exact with ember::floatToHalf and ember::bfloat16_t);
+//  - bool is a byte holding 0 or 1; to bool is x != 0 (NaN is true);
+//  - float -> integer truncates toward zero and saturates, NaN gives 0; integer -> narrower
+//    integer wraps; integer arithmetic wraps (kernels compute it in unsigned types).
+//
+// A kernel templated on the storage type T covers every kind with one body; the EMBER_FOR_*
+// macros instantiate it once per kind under the suffix codegen uses (CodeGenUtils.h:
+// kindSuffix): f32 f64 f16 bf16 i8 u8 i16 u16 i32 u32 i64 u64 b8.
+#ifndef EMBER_CPU_KERNELS_TYPES_H
+#define EMBER_CPU_KERNELS_TYPES_H
+
+#include "KernelCommon.h"
+
+typedef __INT8_TYPE__ i8;
+typedef __INT16_TYPE__ i16;
+
+/// IEEE half and bfloat16, as bits.
+struct f16 {
+  u16 bits;
+};
+struct bf16 {
+  u16 bits;
+};
+/// bool as stored: one byte, 0 or 1.
+struct b8 {
+  u8 v;
+};
+
+EMBER_INLINE u32 floatBits(float f) { return __builtin_bit_cast(u32, f); }
+EMBER_INLINE float bitsFloat(u32 b) { return __builtin_bit_cast(float, b); }
+
+EMBER_INLINE float halfToFloat(u16 h) {
+  u32 sign = u32(h & 0x8000) << 16;
+  u32 exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else { // subnormal: normalize
+      exp = 127 - 15 + 1;
+      while (!(mant & 0x400)) {
+        mant <<= 1;
+        --exp;
+      }
+      bits = sign | (exp << 23) | ((mant & 0x3ff) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000 | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  return bitsFloat(bits);
+}
+
+EMBER_INLINE u16 floatToHalf(float f) {
+  u32 x = floatBits(f);
+  u32 sign = (x >> 16) & 0x8000;
+  i32 exp = i32((x >> 23) & 0xff) - 127 + 15;
+  u32 mant = x & 0x7fffff;
+  if (((x >> 23) & 0xff) == 0xff) // inf or nan
+    return u16(sign | 0x7c00 | (mant ? 0x200 : 0));
+  if (exp >= 31)
+    return u16(sign | 0x7c00);
+  if (exp <= 0) {
+    if (exp < -10)
+      return u16(sign);
+    mant |= 0x800000;
+    u32 shift = u32(14 - exp);
+    u32 half = mant >> shift;
+    u32 rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1)))
+      ++half;
+    return u16(sign | half);
+  }
+  u32 half = sign | (u32(exp) << 10) | (mant >> 13);
+  u32 rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
+    ++half; // may carry into the exponent, which is the correct rounding
+  return u16(half);
+}
+
+EMBER_INLINE float bfloatToFloat(u16 b) { return bitsFloat(u32(b) << 16); }
+
+EMBER_INLINE u16 floatToBfloat(float f) {
+  u32 x = floatBits(f);
+  if ((x & 0x7fffffff) > 0x7f800000) // NaN stays NaN (quiet)
+    return u16((x >> 16) | 0x40);
+  x += 0x7fff + ((x >> 16) & 1); // round to nearest even
+  return u16(x >> 16);
+}
+
+template <typename A, typename B> struct SameType {
+  static constexpr bool value = false;
+};
+template <typename A> struct SameType<A, A> {
+  static constexpr bool value = true;
+};
+template <typename A, typename B> constexpr bool kSame = SameType<A, B>::value;
+
+/// Per storage type T: what it computes in, how to read and write it, and its class.
+template <typename T> struct Elem {
+  typedef T Compute;
+  static constexpr bool isFloat = kSame<T, float> || kSame<T, double>;
+  static constexpr bool isBool = false;
+  static constexpr bool isSigned = T(-1) < T(0);
+  static Compute load(T x) { return x; }
+  static T store(Compute c) { return c; }
+};
+template <> struct Elem<f16> {
+  typedef float Compute;
+  static constexpr bool isFloat = true, isBool = false, isSigned = true;
+  static float load(f16 x) { return halfToFloat(x.bits); }
+  static f16 store(float c) { return f16{floatToHalf(c)}; }
+};
+template <> struct Elem<bf16> {
+  typedef float Compute;
+  static constexpr bool isFloat = true, isBool = false, isSigned = true;
+  static float load(bf16 x) { return bfloatToFloat(x.bits); }
+  static bf16 store(float c) { return bf16{floatToBfloat(c)}; }
+};
+template <> struct Elem<b8> {
+  typedef bool Compute;
+  static constexpr bool isFloat = false, isBool = true, isSigned = false;
+  static bool load(b8 x) { return x.v != 0; }
+  static b8 store(bool c) { return b8{u8(c ? 1 : 0)}; }
+};
+
+template <typename T> using ComputeOf = typename Elem<T>::Compute;
+template <typename T> constexpr bool kIsFloat = Elem<T>::isFloat;
+template <typename T> constexpr bool kIsBool = Elem<T>::isBool;
+template <typename T> constexpr bool kIsInt = !Elem<T>::isFloat && !Elem<T>::isBool;
+template <typename T> constexpr bool kIsSigned = Elem<T>::isSigned;
+
+/// Element i of p, as its compute type / written from one.
+template <typename T> EMBER_INLINE ComputeOf<T> ld(const T *p, i64 i) {
+  return Elem<T>::load(p[i]);
+}
+template <typename T> EMBER_INLINE void st(T *p, i64 i, ComputeOf<T> v) {
+  p[i] = Elem<T>::store(v);
+}
+
+/// Smallest and largest values of an integer compute type.
+template <typename T> constexpr T intMin() {
+  if constexpr (T(-1) < T(0))
+    return T(T(1) << (sizeof(T) * 8 - 1));
+  else
+    return T(0);
+}
+template <typename T> constexpr T intMax() {
+  if constexpr (T(-1) < T(0))
+    return T(~intMin<T>());
+  else
+    return T(~T(0));
+}
+
+/// The unsigned type of T's width: integer kernels compute in it so overflow wraps.
+template <typename T> struct UnsignedOf;
+template <> struct UnsignedOf<i8> { typedef u8 type; };
+template <> struct UnsignedOf<u8> { typedef u8 type; };
+template <> struct UnsignedOf<i16> { typedef u16 type; };
+template <> struct UnsignedOf<u16> { typedef u16 type; };
+template <> struct UnsignedOf<i32> { typedef u32 type; };
+template <> struct UnsignedOf<u32> { typedef u32 type; };
+template <> struct UnsignedOf<i64> { typedef u64 type; };
+template <> struct UnsignedOf<u64> { typedef u64 type; };
+/// Wide enough that T's values do not promote to int (u8/u16 arithmetic would be int).
+template <typename T> using WrapOf = decltype(0u + typename UnsignedOf<T>::type());
+
+EMBER_INLINE bool isNaN(double x) { return x != x; }
+
+/// \p x (a compute value of From) converted to To's compute type, by the rules above.
+template <typename To, typename From> EMBER_INLINE ComputeOf<To> convert(ComputeOf<From> x) {
+  typedef ComputeOf<To> C;
+  if constexpr (kIsBool<To>) {
+    return x != ComputeOf<From>(0);
+  } else if constexpr (kIsFloat<To>) {
+    if constexpr (kIsBool<From>)
+      return C(x ? 1 : 0);
+    else
+      return C(x);
+  } else if constexpr (kIsFloat<From>) {
+    double d = double(x);
+    if (isNaN(d))
+      return C(0);
+    d = __builtin_trunc(d);
+    // The bounds as doubles are exact or round up (2^63, 2^64), so the comparisons are safe.
+    if (d <= double(intMin<C>()))
+      return intMin<C>();
+    if (d >= double(intMax<C>()))
+      return intMax<C>();
+    return C(d);
+  } else {
+    return C(x);
+  }
+}
+
+// Instantiation lists: X(suffix, storage type).
+#define EMBER_FOR_FLOAT_KINDS(X) X(f32, float) X(f64, double) X(f16, f16) X(bf16, bf16)
+#define EMBER_FOR_SIGNED_INT_KINDS(X) X(i8, i8) X(i16, i16) X(i32, i32) X(i64, i64)
+#define EMBER_FOR_UNSIGNED_INT_KINDS(X) X(u8, u8) X(u16, u16) X(u32, u32) X(u64, u64)
+#define EMBER_FOR_INT_KINDS(X) EMBER_FOR_SIGNED_INT_KINDS(X) EMBER_FOR_UNSIGNED_INT_KINDS(X)
+#define EMBER_FOR_NUMERIC_KINDS(X) EMBER_FOR_FLOAT_KINDS(X) EMBER_FOR_INT_KINDS(X)
+#define EMBER_FOR_ALL_KINDS(X) EMBER_FOR_NUMERIC_KINDS(X) X(b8, b8)
+
+#endif

@@ -1,0 +1,426 @@
+// The CPU backend (lib/Backends/CPU): graphs built here run on CPU and on the Interpreter (the
+// reference) from the same inputs and must agree; shapes are chosen to hit every kernel path
+// (vector tails, edge tiles of the GEMM, padding, groups, strides, dilation, fused activations,
+// blocks of k). Also: what the backend refuses, and run-time errors from generated code.
+#include "TestUtils.h"
+
+#include "../../tools/common/ModelTestCase.h"
+
+#include "ember/Backends/Backend.h"
+#include "ember/Driver/CompiledModel.h"
+#include "ember/Graph/Graph.h"
+#include "ember/Importer/ModelLoader.h"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
+
+using namespace ember;
+using namespace ember::test;
+
+namespace {
+
+/// Builds a graph into a fresh module: creates placeholders and nodes, returns the output nodes
+/// (each gets a Save to a placeholder "out<i>").
+using GraphBuilder = std::function<std::vector<NodeValue>(Module &, Function *)>;
+
+struct Outputs {
+  std::vector<Tensor> tensors;
+  std::string error;
+};
+
+Tensor randomTensor(const Type &ty, unsigned seed) {
+  Tensor t(ty);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-2.f, 2.f);
+  for (size_t i = 0; i < t.numElements(); ++i)
+    t.setElementFromDouble(i, ty.kind == ElemKind::Float32 ? dist(gen) : double(gen() % 3));
+  return t;
+}
+
+/// Builds, compiles for \p backend, feeds every input placeholder random values and runs.
+Outputs runOn(const std::string &backend, const GraphBuilder &build) {
+  Outputs o;
+  auto M = std::make_unique<Module>();
+  Function *F = M->createFunction(kMainFunctionName);
+  std::vector<NodeValue> results = build(*M, F);
+  std::vector<std::string> outNames;
+  for (size_t i = 0; i < results.size(); ++i) {
+    std::string name = "out" + std::to_string(i);
+    Placeholder *p = M->createPlaceholder(results[i].getType(), name);
+    if (auto e = F->createNode(NodeKind::Save, "save" + std::to_string(i), {results[i], p});
+        !e) {
+      o.error = errorToString(e.takeError());
+      return o;
+    }
+    outNames.push_back(name);
+  }
+  std::vector<std::pair<std::string, Type>> inputs;
+  for (const auto &p : M->getPlaceholders())
+    if (p->getName().substr(0, 3) != "out")
+      inputs.push_back({p->getName().str(), p->getType()});
+  CompileOptions opts;
+  opts.backend = backend;
+  auto cm = CompiledModel::compile(std::move(M), opts);
+  if (!cm) {
+    o.error = errorToString(cm.takeError());
+    return o;
+  }
+  unsigned seed = 1;
+  for (auto &in : inputs)
+    if (auto e = (*cm)->setInput(in.first, randomTensor(in.second, seed++))) {
+      o.error = errorToString(std::move(e));
+      return o;
+    }
+  if (auto e = (*cm)->run()) {
+    o.error = errorToString(std::move(e));
+    return o;
+  }
+  for (const std::string &name : outNames) {
+    auto t = (*cm)->getOutput(name);
+    if (!t) {
+      o.error = errorToString(t.takeError());
+      return o;
+    }
+    o.tensors.push_back(std::move(*t));
+  }
+  return o;
+}
+
+/// CPU and Interpreter give the same outputs, to the tolerance the model tests use.
+void expectSameAsInterpreter(const GraphBuilder &build) {
+  Outputs want = runOn("Interpreter", build);
+  ASSERT_EQ(want.error, "");
+  Outputs got = runOn("CPU", build);
+  ASSERT_EQ(got.error, "");
+  ASSERT_EQ(got.tensors.size(), want.tensors.size());
+  for (size_t i = 0; i < got.tensors.size(); ++i) {
+    ASSERT_EQ(got.tensors[i].getType(), want.tensors[i].getType());
+    EXPECT_EQ(tools::compareTensors(got.tensors[i], want.tensors[i], {1e-5, 1e-4}), "")
+        << "output " << i;
+  }
+}
+
+Placeholder *input(Module &M, std::vector<dim_t> dims, ElemKind k = ElemKind::Float32) {
+  return M.createPlaceholder(Type(k, dims), "x");
+}
+
+Constant *constant(Module &M, std::vector<dim_t> dims, unsigned seed) {
+  return M.createConstant(randomTensor(Type(ElemKind::Float32, dims), seed), "c");
+}
+
+Node *node(Function *F, NodeKind k, std::vector<NodeValue> ops, AttrList attrs = {}) {
+  auto n = F->createNode(k, "n", ops, std::move(attrs));
+  EXPECT_TRUE(bool(n)) << errorToString(n.takeError());
+  return n ? *n : nullptr;
+}
+
+TEST(CPUBackend, IsRegistered) {
+  auto b = createBackend("cpu");
+  ASSERT_TRUE(bool(b)) << errorToString(b.takeError());
+  EXPECT_EQ((*b)->getName(), "CPU");
+}
+
+TEST(CPUBackend, ElementwiseChainWithVectorTail) {
+  // 37 elements: two full vectors and a ragged tail.
+  expectSameAsInterpreter([](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *a = input(M, {37}), *b = input(M, {37});
+    Node *add = node(F, NodeKind::Add, {a, b});
+    Node *mul = node(F, NodeKind::Mul, {add, a});
+    Node *relu = node(F, NodeKind::Relu, {mul});
+    Node *sub = node(F, NodeKind::Sub, {relu, b});
+    Node *div = node(F, NodeKind::Div, {sub, add});
+    Node *mx = node(F, NodeKind::Max, {div, a});
+    Node *sg = node(F, NodeKind::Sigmoid, {mx});
+    Node *th = node(F, NodeKind::Tanh, {a});
+    return {sg, th, relu};
+  });
+}
+
+TEST(CPUBackend, UnaryFunctionsAndActivations) {
+  expectSameAsInterpreter([](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *x = input(M, {3, 41});
+    std::vector<NodeValue> outs;
+    for (const char *fn : {"exp", "abs", "neg", "sqrt", "erf", "gelu", "gelu_tanh", "hard_swish",
+                           "floor", "round", "softplus", "log", "sin"}) {
+      AttrList a;
+      a.set<AttrKind::Function>(fn);
+      outs.push_back(node(F, NodeKind::Unary, {x}, a));
+    }
+    AttrList alpha;
+    alpha.set<AttrKind::Alpha>(0.1f);
+    outs.push_back(node(F, NodeKind::LeakyRelu, {x}, alpha));
+    outs.push_back(node(F, NodeKind::Elu, {x}, alpha));
+    AttrList hs;
+    hs.set<AttrKind::Alpha>(0.2f).set<AttrKind::Beta>(0.5f);
+    outs.push_back(node(F, NodeKind::HardSigmoid, {x}, hs));
+    return outs;
+  });
+}
+
+TEST(CPUBackend, SpecialValuesFollowTheInterpreter) {
+  // NaN and infinities through Relu, Max, Sigmoid, Tanh, Exp and Clip.
+  auto build = [](Module &M, Function *F) -> std::vector<NodeValue> {
+    float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+    std::vector<float> v = {nan, inf, -inf, 0.f, -0.f, 100.f, -100.f, 1e-8f, 89.f, -90.f};
+    Constant *c = M.createConstant(Tensor::fromValues<float>({10}, v), "special");
+    Placeholder *x = input(M, {10});
+    Node *sum = node(F, NodeKind::Mul, {c, node(F, NodeKind::Max, {x, x})}); // keep x used
+    (void)sum;
+    Constant *lo = M.createConstant(Tensor::fromValues<float>({}, {-1.f}), "lo");
+    Constant *hi = M.createConstant(Tensor::fromValues<float>({}, {1.f}), "hi");
+    AttrList e;
+    e.set<AttrKind::Function>("exp");
+    return {node(F, NodeKind::Relu, {c}), node(F, NodeKind::Sigmoid, {c}),
+            node(F, NodeKind::Tanh, {c}), node(F, NodeKind::Unary, {c}, e),
+            node(F, NodeKind::Clip, {c, lo, hi}), node(F, NodeKind::Max, {c, x})};
+  };
+  // Constant folding would run these on the Interpreter: keep the pipeline to dce only.
+  Outputs want, got;
+  for (const char *backend : {"Interpreter", "CPU"}) {
+    auto M = std::make_unique<Module>();
+    Function *F = M->createFunction(kMainFunctionName);
+    std::vector<NodeValue> results = build(*M, F);
+    for (size_t i = 0; i < results.size(); ++i) {
+      Placeholder *p = M->createPlaceholder(results[i].getType(), "out" + std::to_string(i));
+      ASSERT_TRUE(bool(F->createNode(NodeKind::Save, "s", {results[i], p})));
+    }
+    CompileOptions opts;
+    opts.backend = backend;
+    opts.pipeline = {"dce"};
+    ASSERT_OK_AND_ASSIGN(auto cm, CompiledModel::compile(std::move(M), opts));
+    ASSERT_FALSE(bool(cm->setInput("x", randomTensor(Type(ElemKind::Float32, {10}), 3))));
+    ASSERT_FALSE(bool(cm->run()));
+    Outputs &o = std::string(backend) == "CPU" ? got : want;
+    for (size_t i = 0; i < results.size(); ++i) {
+      ASSERT_OK_AND_ASSIGN(Tensor t, cm->getOutput("out" + std::to_string(i)));
+      o.tensors.push_back(std::move(t));
+    }
+  }
+  for (size_t i = 0; i < got.tensors.size(); ++i)
+    EXPECT_EQ(tools::compareTensors(got.tensors[i], want.tensors[i], {1e-6, 1e-5}), "")
+        << "output " << i;
+}
+
+AttrList convAttrs(std::vector<int64_t> strides, std::vector<int64_t> pads,
+                   std::vector<int64_t> dilations, int64_t group, std::vector<int64_t> kernels) {
+  AttrList a;
+  a.set<AttrKind::Kernels>(kernels)
+      .set<AttrKind::Strides>(strides)
+      .set<AttrKind::Pads>(pads)
+      .set<AttrKind::Dilations>(dilations)
+      .set<AttrKind::Group>(group);
+  return a;
+}
+
+struct ConvCase {
+  dim_t n, c, h, w, k, kh, kw;
+  int64_t stride, pad, dilation, group;
+  const char *activation; // for FusedConv; nullptr: plain Conv
+};
+
+class CPUConv : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(CPUConv, MatchesInterpreter) {
+  ConvCase p = GetParam();
+  expectSameAsInterpreter([p](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *x = input(M, {p.n, p.c, p.h, p.w});
+    Constant *w = constant(M, {p.k, p.c / dim_t(p.group), p.kh, p.kw}, 7);
+    Constant *b = constant(M, {p.k}, 8);
+    AttrList a = convAttrs({p.stride, p.stride}, {p.pad, p.pad, p.pad, p.pad},
+                           {p.dilation, p.dilation}, p.group, {int64_t(p.kh), int64_t(p.kw)});
+    if (!p.activation)
+      return {node(F, NodeKind::Conv, {x, w, b}, a)};
+    std::string act = p.activation;
+    std::vector<float> args = act == "clip"           ? std::vector<float>{0.f, 6.f}
+                              : act == "leaky_relu"   ? std::vector<float>{0.1f}
+                              : act == "hard_sigmoid" ? std::vector<float>{0.2f, 0.5f}
+                                                      : std::vector<float>{};
+    a.set<AttrKind::FusedActivation>(act).set<AttrKind::FusedActivationArgs>(args);
+    return {node(F, NodeKind::FusedConv, {x, w, b}, a)};
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, CPUConv,
+    ::testing::Values(
+        ConvCase{1, 3, 9, 11, 5, 3, 3, 1, 1, 1, 1, nullptr},      // edge tiles in M and N
+        ConvCase{2, 16, 10, 10, 29, 3, 3, 2, 1, 1, 1, "relu"},     // batch, stride 2
+        ConvCase{1, 8, 12, 12, 8, 3, 3, 1, 2, 2, 1, "clip"},       // dilation
+        ConvCase{1, 8, 9, 9, 12, 3, 3, 1, 1, 1, 4, "leaky_relu"},  // groups
+        ConvCase{1, 12, 13, 13, 12, 3, 3, 2, 1, 1, 12, "sigmoid"}, // depthwise, stride 2
+        ConvCase{1, 6, 8, 8, 12, 5, 5, 1, 2, 1, 6, "hard_swish"},  // depthwise x2 multiplier
+        ConvCase{1, 300, 6, 6, 40, 1, 1, 1, 0, 1, 1, "tanh"},      // 1x1, several k blocks
+        ConvCase{1, 40, 20, 30, 70, 1, 1, 1, 0, 1, 1, "hard_sigmoid"}, // 1x1, N > one block
+        ConvCase{1, 3, 17, 17, 16, 7, 7, 2, 3, 1, 1, nullptr}));  // stem-like
+
+TEST(CPUBackend, Conv1D) {
+  expectSameAsInterpreter([](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *x = input(M, {2, 4, 19});
+    Constant *w = constant(M, {6, 4, 3}, 7);
+    Constant *b = constant(M, {6}, 8);
+    AttrList a;
+    a.set<AttrKind::Kernels>({3})
+        .set<AttrKind::Strides>({2})
+        .set<AttrKind::Pads>({1, 2})
+        .set<AttrKind::Dilations>({1})
+        .set<AttrKind::Group>(1);
+    return {node(F, NodeKind::Conv, {x, w, b}, a)};
+  });
+}
+
+TEST(CPUBackend, MatMulBatchedBroadcastAndFullyConnected) {
+  expectSameAsInterpreter([](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *a = input(M, {3, 1, 13, 300}), *b = input(M, {1, 2, 300, 37});
+    Node *mm = node(F, NodeKind::MatMul, {a, b});
+    Placeholder *x = input(M, {5, 70});
+    Constant *w = constant(M, {70, 1001}, 3);
+    Constant *bias = constant(M, {1001}, 4);
+    AttrList fc;
+    fc.set<AttrKind::FusedActivation>("relu").set<AttrKind::FusedActivationArgs>({});
+    Node *full = node(F, NodeKind::FullyConnected, {x, w, bias}, fc);
+    Placeholder *y = input(M, {1, 64}), *z = input(M, {64, 33});
+    AttrList fm;
+    fm.set<AttrKind::FusedActivation>("clip").set<AttrKind::FusedActivationArgs>({-0.5f, 0.5f});
+    Node *fused = node(F, NodeKind::FusedMatMul, {y, z}, fm);
+    return {mm, full, fused};
+  });
+}
+
+TEST(CPUBackend, Pooling) {
+  expectSameAsInterpreter([](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *x = input(M, {2, 3, 11, 13});
+    AttrList mp;
+    mp.set<AttrKind::Kernels>({3, 3})
+        .set<AttrKind::Strides>({2, 2})
+        .set<AttrKind::Pads>({1, 1, 1, 1})
+        .set<AttrKind::Dilations>({1, 2})
+        .set<AttrKind::CeilMode>(1)
+        .set<AttrKind::StorageOrder>(0);
+    Node *maxPool = node(F, NodeKind::MaxPool, {x}, mp);
+    std::vector<NodeValue> outs = {NodeValue(maxPool, 0), NodeValue(maxPool, 1)};
+    for (int64_t countPad : {0, 1}) {
+      AttrList ap;
+      ap.set<AttrKind::Kernels>({3, 2})
+          .set<AttrKind::Strides>({2, 1})
+          .set<AttrKind::Pads>({1, 0, 1, 1})
+          .set<AttrKind::CeilMode>(1)
+          .set<AttrKind::CountIncludePad>(countPad);
+      outs.push_back(node(F, NodeKind::AvgPool, {x}, ap));
+    }
+    AttrList global;
+    global.set<AttrKind::Kernels>({11, 13})
+        .set<AttrKind::Strides>({1, 1})
+        .set<AttrKind::Pads>({0, 0, 0, 0})
+        .set<AttrKind::CeilMode>(0)
+        .set<AttrKind::CountIncludePad>(0);
+    outs.push_back(node(F, NodeKind::AvgPool, {x}, global));
+    return outs;
+  });
+}
+
+TEST(CPUBackend, NormalizationAndReduce) {
+  expectSameAsInterpreter([](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *x = input(M, {2, 5, 7, 19});
+    std::vector<NodeValue> outs;
+    for (int64_t axis : {1, 3}) {
+      AttrList a;
+      a.set<AttrKind::Axis>(axis);
+      outs.push_back(node(F, NodeKind::Softmax, {x}, a));
+      outs.push_back(node(F, NodeKind::LogSoftmax, {x}, a));
+    }
+    AttrList ln;
+    ln.set<AttrKind::Axis>(2).set<AttrKind::Epsilon>(1e-5f).set<AttrKind::StashKind>("float32");
+    Node *norm = node(F, NodeKind::LayerNorm, {x, constant(M, {7, 19}, 5), constant(M, {7, 19}, 6)},
+                      ln);
+    outs.push_back(NodeValue(norm, 0));
+    outs.push_back(NodeValue(norm, 1));
+    outs.push_back(NodeValue(norm, 2));
+    for (const char *r : {"mean", "sum", "max", "min", "l2", "log_sum_exp"}) {
+      AttrList a;
+      a.set<AttrKind::Reduction>(r).set<AttrKind::Axes>({2, 3});
+      outs.push_back(node(F, NodeKind::Reduce, {x}, a));
+      AttrList b;
+      b.set<AttrKind::Reduction>(r).set<AttrKind::Axes>({1});
+      outs.push_back(node(F, NodeKind::Reduce, {x}, b));
+    }
+    AttrList bn;
+    bn.set<AttrKind::Epsilon>(1e-3f);
+    Constant *var = M.createConstant(Tensor::fromValues<float>({5}, {1, 2, 0.5, 3, 0.1f}), "var");
+    outs.push_back(node(F, NodeKind::BatchNorm,
+                        {x, constant(M, {5}, 1), constant(M, {5}, 2), constant(M, {5}, 3), var},
+                        bn));
+    return outs;
+  });
+}
+
+TEST(CPUBackend, DataMovement) {
+  expectSameAsInterpreter([](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *x = input(M, {2, 3, 4, 5});
+    AttrList t;
+    t.set<AttrKind::Shuffle>({0, 3, 1, 2});
+    AttrList s;
+    s.set<AttrKind::Starts>({1, 2, 0, 4}).set<AttrKind::Steps>({1, -1, 2, -2}).set<AttrKind::Dims>(
+        {1, 3, 2, 3});
+    AttrList b;
+    b.set<AttrKind::Dims>({2, 2, 3, 4, 5});
+    AttrList c;
+    c.set<AttrKind::Axis>(2);
+    AttrList r;
+    r.set<AttrKind::Dims>({6, 20});
+    Placeholder *idx = M.createPlaceholder(Type(ElemKind::Int64, {2, 2}), "idx");
+    AttrList g;
+    g.set<AttrKind::Axis>(1);
+    return {node(F, NodeKind::Transpose, {x}, t), node(F, NodeKind::Slice, {x}, s),
+            node(F, NodeKind::Broadcast, {x}, b), node(F, NodeKind::Concat, {x, x, x}, c),
+            node(F, NodeKind::Reshape, {x}, r), node(F, NodeKind::Gather, {x, idx}, g)};
+  });
+}
+
+TEST(CPUBackend, GatherIndexOutOfRangeIsARunTimeError) {
+  auto M = std::make_unique<Module>();
+  Function *F = M->createFunction(kMainFunctionName);
+  Placeholder *x = M->createPlaceholder(Type(ElemKind::Float32, {4, 3}), "x");
+  Placeholder *idx = M->createPlaceholder(Type(ElemKind::Int32, {2}), "idx");
+  AttrList g;
+  g.set<AttrKind::Axis>(0);
+  ASSERT_OK_AND_ASSIGN(Node * gather, F->createNode(NodeKind::Gather, "gather", {x, idx}, g));
+  Placeholder *out = M->createPlaceholder(gather->getType(), "out");
+  ASSERT_TRUE(bool(F->createNode(NodeKind::Save, "save", {gather, out})));
+  CompileOptions opts;
+  opts.backend = "CPU";
+  ASSERT_OK_AND_ASSIGN(auto cm, CompiledModel::compile(std::move(M), opts));
+  ASSERT_FALSE(bool(cm->setInput("idx", Tensor::fromValues<int32_t>({2}, {-4, 3}))));
+  EXPECT_EQ(errorToString(cm->run()), "");
+  ASSERT_FALSE(bool(cm->setInput("idx", Tensor::fromValues<int32_t>({2}, {1, 4}))));
+  std::string err = errorToString(cm->run());
+  EXPECT_NE(err.find("instruction 'gather' (gather)"), std::string::npos) << err;
+  EXPECT_NE(err.find("out of range"), std::string::npos) << err;
+}
+
+TEST(CPUBackend, RefusesUnsupportedNodesListingAll) {
+  auto M = std::make_unique<Module>();
+  Function *F = M->createFunction(kMainFunctionName);
+  Placeholder *x = M->createPlaceholder(Type(ElemKind::Float32, {4, 6}), "x");
+  Placeholder *i = M->createPlaceholder(Type(ElemKind::Int32, {4, 6}), "i");
+  AttrList topk;
+  topk.set<AttrKind::Axis>(1).set<AttrKind::Count>(2).set<AttrKind::Largest>(1);
+  ASSERT_OK_AND_ASSIGN(Node * t, F->createNode(NodeKind::TopK, "topk", {x}, topk));
+  ASSERT_OK_AND_ASSIGN(Node * add, F->createNode(NodeKind::Add, "intadd", {i, i}));
+  ASSERT_OK_AND_ASSIGN(Node * relu, F->createNode(NodeKind::Relu, "relu", {x}));
+  for (NodeValue v : {NodeValue(t, 0), NodeValue(add, 0), NodeValue(relu, 0)}) {
+    Placeholder *p = M->createPlaceholder(v.getType(), "out");
+    ASSERT_TRUE(bool(F->createNode(NodeKind::Save, "save", {v, p})));
+  }
+  CompileOptions opts;
+  opts.backend = "CPU";
+  opts.pipeline = {"dce"};
+  std::string err = errorOf(CompiledModel::compile(std::move(M), opts));
+  EXPECT_NE(err.find("does not support 2 node(s)"), std::string::npos) << err;
+  EXPECT_NE(err.find("node 'topk' (TopK)"), std::string::npos) << err;
+  EXPECT_NE(err.find("node 'intadd' (Add) int32"), std::string::npos) << err;
+  EXPECT_EQ(err.find("'relu'"), std::string::npos) << err;
+}
+
+} // namespace
