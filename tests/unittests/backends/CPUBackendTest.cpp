@@ -1,120 +1,20 @@
-// The CPU backend (lib/Backends/CPU): graphs built here run on CPU and on the Interpreter (the
-// reference) from the same inputs and must agree; shapes are chosen to hit every kernel path
-// (vector tails, edge tiles of the GEMM, padding, groups, strides, dilation, fused activations,
-// blocks of k). Also: what the backend refuses, and run-time errors from generated code.
-#include "TestUtils.h"
+// The first kernels of every backend, against the Interpreter (BackendTestUtils.h): element-wise
+// chains, convolution and GEMM shapes that reach every tile and padding path, pooling,
+// normalization, data movement. Also what is CPU-specific: its registration, what it refuses,
+// and run-time errors reported by generated code.
+#include "BackendTestUtils.h"
 
-#include "../../tools/common/ModelTestCase.h"
+#include "../../../tools/common/ModelTestCase.h"
 
 #include "ember/Backends/Backend.h"
-#include "ember/Driver/CompiledModel.h"
-#include "ember/Graph/Graph.h"
-#include "ember/Importer/ModelLoader.h"
 
 #include <cmath>
-#include <functional>
 #include <limits>
-#include <random>
 
 using namespace ember;
 using namespace ember::test;
 
 namespace {
-
-/// Builds a graph into a fresh module: creates placeholders and nodes, returns the output nodes
-/// (each gets a Save to a placeholder "out<i>").
-using GraphBuilder = std::function<std::vector<NodeValue>(Module &, Function *)>;
-
-struct Outputs {
-  std::vector<Tensor> tensors;
-  std::string error;
-};
-
-Tensor randomTensor(const Type &ty, unsigned seed) {
-  Tensor t(ty);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-2.f, 2.f);
-  for (size_t i = 0; i < t.numElements(); ++i)
-    t.setElementFromDouble(i, ty.kind == ElemKind::Float32 ? dist(gen) : double(gen() % 3));
-  return t;
-}
-
-/// Builds, compiles for \p backend, feeds every input placeholder random values and runs.
-Outputs runOn(const std::string &backend, const GraphBuilder &build) {
-  Outputs o;
-  auto M = std::make_unique<Module>();
-  Function *F = M->createFunction(kMainFunctionName);
-  std::vector<NodeValue> results = build(*M, F);
-  std::vector<std::string> outNames;
-  for (size_t i = 0; i < results.size(); ++i) {
-    std::string name = "out" + std::to_string(i);
-    Placeholder *p = M->createPlaceholder(results[i].getType(), name);
-    if (auto e = F->createNode(NodeKind::Save, "save" + std::to_string(i), {results[i], p});
-        !e) {
-      o.error = errorToString(e.takeError());
-      return o;
-    }
-    outNames.push_back(name);
-  }
-  std::vector<std::pair<std::string, Type>> inputs;
-  for (const auto &p : M->getPlaceholders())
-    if (p->getName().substr(0, 3) != "out")
-      inputs.push_back({p->getName().str(), p->getType()});
-  CompileOptions opts;
-  opts.backend = backend;
-  auto cm = CompiledModel::compile(std::move(M), opts);
-  if (!cm) {
-    o.error = errorToString(cm.takeError());
-    return o;
-  }
-  unsigned seed = 1;
-  for (auto &in : inputs)
-    if (auto e = (*cm)->setInput(in.first, randomTensor(in.second, seed++))) {
-      o.error = errorToString(std::move(e));
-      return o;
-    }
-  if (auto e = (*cm)->run()) {
-    o.error = errorToString(std::move(e));
-    return o;
-  }
-  for (const std::string &name : outNames) {
-    auto t = (*cm)->getOutput(name);
-    if (!t) {
-      o.error = errorToString(t.takeError());
-      return o;
-    }
-    o.tensors.push_back(std::move(*t));
-  }
-  return o;
-}
-
-/// CPU and Interpreter give the same outputs, to the tolerance the model tests use.
-void expectSameAsInterpreter(const GraphBuilder &build) {
-  Outputs want = runOn("Interpreter", build);
-  ASSERT_EQ(want.error, "");
-  Outputs got = runOn("CPU", build);
-  ASSERT_EQ(got.error, "");
-  ASSERT_EQ(got.tensors.size(), want.tensors.size());
-  for (size_t i = 0; i < got.tensors.size(); ++i) {
-    ASSERT_EQ(got.tensors[i].getType(), want.tensors[i].getType());
-    EXPECT_EQ(tools::compareTensors(got.tensors[i], want.tensors[i], {1e-5, 1e-4}), "")
-        << "output " << i;
-  }
-}
-
-Placeholder *input(Module &M, std::vector<dim_t> dims, ElemKind k = ElemKind::Float32) {
-  return M.createPlaceholder(Type(k, dims), "x");
-}
-
-Constant *constant(Module &M, std::vector<dim_t> dims, unsigned seed) {
-  return M.createConstant(randomTensor(Type(ElemKind::Float32, dims), seed), "c");
-}
-
-Node *node(Function *F, NodeKind k, std::vector<NodeValue> ops, AttrList attrs = {}) {
-  auto n = F->createNode(k, "n", ops, std::move(attrs));
-  EXPECT_TRUE(bool(n)) << errorToString(n.takeError());
-  return n ? *n : nullptr;
-}
 
 TEST(CPUBackend, IsRegistered) {
   auto b = createBackend("cpu");
@@ -124,7 +24,7 @@ TEST(CPUBackend, IsRegistered) {
 
 TEST(CPUBackend, ElementwiseChainWithVectorTail) {
   // 37 elements: two full vectors and a ragged tail.
-  expectSameAsInterpreter([](Module &M, Function *F) -> std::vector<NodeValue> {
+  expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *a = input(M, {37}), *b = input(M, {37});
     Node *add = node(F, NodeKind::Add, {a, b});
     Node *mul = node(F, NodeKind::Mul, {add, a});
@@ -139,7 +39,7 @@ TEST(CPUBackend, ElementwiseChainWithVectorTail) {
 }
 
 TEST(CPUBackend, UnaryFunctionsAndActivations) {
-  expectSameAsInterpreter([](Module &M, Function *F) -> std::vector<NodeValue> {
+  expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *x = input(M, {3, 41});
     std::vector<NodeValue> outs;
     for (const char *fn : {"exp", "abs", "neg", "sqrt", "erf", "gelu", "gelu_tanh", "hard_swish",
@@ -159,7 +59,7 @@ TEST(CPUBackend, UnaryFunctionsAndActivations) {
   });
 }
 
-TEST(CPUBackend, SpecialValuesFollowTheInterpreter) {
+TEST(Backends, SpecialValuesFollowTheInterpreter) {
   // NaN and infinities through Relu, Max, Sigmoid, Tanh, Exp and Clip.
   auto build = [](Module &M, Function *F) -> std::vector<NodeValue> {
     float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
@@ -177,30 +77,9 @@ TEST(CPUBackend, SpecialValuesFollowTheInterpreter) {
             node(F, NodeKind::Clip, {c, lo, hi}), node(F, NodeKind::Max, {c, x})};
   };
   // Constant folding would run these on the Interpreter: keep the pipeline to dce only.
-  Outputs want, got;
-  for (const char *backend : {"Interpreter", "CPU"}) {
-    auto M = std::make_unique<Module>();
-    Function *F = M->createFunction(kMainFunctionName);
-    std::vector<NodeValue> results = build(*M, F);
-    for (size_t i = 0; i < results.size(); ++i) {
-      Placeholder *p = M->createPlaceholder(results[i].getType(), "out" + std::to_string(i));
-      ASSERT_TRUE(bool(F->createNode(NodeKind::Save, "s", {results[i], p})));
-    }
-    CompileOptions opts;
-    opts.backend = backend;
-    opts.pipeline = {"dce"};
-    ASSERT_OK_AND_ASSIGN(auto cm, CompiledModel::compile(std::move(M), opts));
-    ASSERT_FALSE(bool(cm->setInput("x", randomTensor(Type(ElemKind::Float32, {10}), 3))));
-    ASSERT_FALSE(bool(cm->run()));
-    Outputs &o = std::string(backend) == "CPU" ? got : want;
-    for (size_t i = 0; i < results.size(); ++i) {
-      ASSERT_OK_AND_ASSIGN(Tensor t, cm->getOutput("out" + std::to_string(i)));
-      o.tensors.push_back(std::move(t));
-    }
-  }
-  for (size_t i = 0; i < got.tensors.size(); ++i)
-    EXPECT_EQ(tools::compareTensors(got.tensors[i], want.tensors[i], {1e-6, 1e-5}), "")
-        << "output " << i;
+  RunOptions opts;
+  opts.pipeline = {"dce"};
+  expectBackendsAgree(build, opts, 1e-6, 1e-5);
 }
 
 AttrList convAttrs(std::vector<int64_t> strides, std::vector<int64_t> pads,
@@ -224,7 +103,7 @@ class CPUConv : public ::testing::TestWithParam<ConvCase> {};
 
 TEST_P(CPUConv, MatchesInterpreter) {
   ConvCase p = GetParam();
-  expectSameAsInterpreter([p](Module &M, Function *F) -> std::vector<NodeValue> {
+  expectBackendsAgree([p](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *x = input(M, {p.n, p.c, p.h, p.w});
     Constant *w = constant(M, {p.k, p.c / dim_t(p.group), p.kh, p.kw}, 7);
     Constant *b = constant(M, {p.k}, 8);
@@ -256,7 +135,7 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{1, 3, 17, 17, 16, 7, 7, 2, 3, 1, 1, nullptr}));  // stem-like
 
 TEST(CPUBackend, Conv1D) {
-  expectSameAsInterpreter([](Module &M, Function *F) -> std::vector<NodeValue> {
+  expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *x = input(M, {2, 4, 19});
     Constant *w = constant(M, {6, 4, 3}, 7);
     Constant *b = constant(M, {6}, 8);
@@ -271,7 +150,7 @@ TEST(CPUBackend, Conv1D) {
 }
 
 TEST(CPUBackend, MatMulBatchedBroadcastAndFullyConnected) {
-  expectSameAsInterpreter([](Module &M, Function *F) -> std::vector<NodeValue> {
+  expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *a = input(M, {3, 1, 13, 300}), *b = input(M, {1, 2, 300, 37});
     Node *mm = node(F, NodeKind::MatMul, {a, b});
     Placeholder *x = input(M, {5, 70});
@@ -289,7 +168,7 @@ TEST(CPUBackend, MatMulBatchedBroadcastAndFullyConnected) {
 }
 
 TEST(CPUBackend, Pooling) {
-  expectSameAsInterpreter([](Module &M, Function *F) -> std::vector<NodeValue> {
+  expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *x = input(M, {2, 3, 11, 13});
     AttrList mp;
     mp.set<AttrKind::Kernels>({3, 3})
@@ -321,7 +200,7 @@ TEST(CPUBackend, Pooling) {
 }
 
 TEST(CPUBackend, NormalizationAndReduce) {
-  expectSameAsInterpreter([](Module &M, Function *F) -> std::vector<NodeValue> {
+  expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *x = input(M, {2, 5, 7, 19});
     std::vector<NodeValue> outs;
     for (int64_t axis : {1, 3}) {
@@ -356,7 +235,7 @@ TEST(CPUBackend, NormalizationAndReduce) {
 }
 
 TEST(CPUBackend, DataMovement) {
-  expectSameAsInterpreter([](Module &M, Function *F) -> std::vector<NodeValue> {
+  expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *x = input(M, {2, 3, 4, 5});
     AttrList t;
     t.set<AttrKind::Shuffle>({0, 3, 1, 2});

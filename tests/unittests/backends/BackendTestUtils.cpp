@@ -1,0 +1,127 @@
+#include "BackendTestUtils.h"
+
+#include "../../../tools/common/ModelTestCase.h"
+
+#include "ember/Backends/Backend.h"
+
+#include <random>
+
+namespace ember {
+namespace test {
+
+Tensor randomTensor(const Type &ty, unsigned seed) {
+  Tensor t(ty);
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-2.f, 2.f);
+  bool isUnsigned = ty.kind == ElemKind::UInt8 || ty.kind == ElemKind::UInt16 ||
+                    ty.kind == ElemKind::UInt32 || ty.kind == ElemKind::UInt64;
+  for (size_t i = 0; i < t.numElements(); ++i) {
+    double v;
+    if (isFloatKind(ty.kind))
+      v = dist(gen);
+    else if (ty.kind == ElemKind::Bool)
+      v = double(gen() % 2);
+    else
+      v = double(gen() % 7) - (isUnsigned ? 0 : 3);
+    t.setElementFromDouble(i, v);
+  }
+  return t;
+}
+
+Outputs runOn(const std::string &backend, const GraphBuilder &build, const RunOptions &ro) {
+  Outputs o;
+  auto M = std::make_unique<Module>();
+  Function *F = M->createFunction(kMainFunctionName);
+  std::vector<NodeValue> results = build(*M, F);
+  std::vector<std::pair<std::string, Type>> inputs;
+  for (const auto &p : M->getPlaceholders())
+    inputs.push_back({p->getName().str(), p->getType()});
+  std::vector<std::string> outNames;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].node) {
+      o.error = "the graph builder failed";
+      return o;
+    }
+    std::string name = "out" + std::to_string(i);
+    Placeholder *p = M->createPlaceholder(results[i].getType(), name);
+    if (auto e = F->createNode(NodeKind::Save, "save" + std::to_string(i), {results[i], p});
+        !e) {
+      o.error = errorToString(e.takeError());
+      return o;
+    }
+    outNames.push_back(name);
+  }
+  CompileOptions opts;
+  opts.backend = backend;
+  opts.pipeline = ro.pipeline;
+  auto cm = CompiledModel::compile(std::move(M), opts);
+  if (!cm) {
+    o.error = errorToString(cm.takeError());
+    return o;
+  }
+  unsigned seed = 1;
+  for (auto &in : inputs) {
+    auto given = ro.inputs.find(in.first);
+    Tensor t = given != ro.inputs.end() ? given->second.clone() : randomTensor(in.second, seed);
+    ++seed;
+    if (auto e = (*cm)->setInput(in.first, t)) {
+      o.error = errorToString(std::move(e));
+      return o;
+    }
+  }
+  if (auto e = (*cm)->run()) {
+    o.error = errorToString(std::move(e));
+    return o;
+  }
+  for (const std::string &name : outNames) {
+    auto t = (*cm)->getOutput(name);
+    if (!t) {
+      o.error = errorToString(t.takeError());
+      return o;
+    }
+    o.tensors.push_back(std::move(*t));
+  }
+  return o;
+}
+
+std::vector<std::string> backendsUnderTest() {
+  std::vector<std::string> names;
+  for (const std::string &n : getBackendNames())
+    if (n != "Interpreter")
+      names.push_back(n);
+  return names;
+}
+
+void expectBackendsAgree(const GraphBuilder &build, const RunOptions &opts, double atol,
+                         double rtol) {
+  Outputs want = runOn("Interpreter", build, opts);
+  ASSERT_EQ(want.error, "");
+  for (const std::string &backend : backendsUnderTest()) {
+    SCOPED_TRACE(backend);
+    Outputs got = runOn(backend, build, opts);
+    ASSERT_EQ(got.error, "");
+    ASSERT_EQ(got.tensors.size(), want.tensors.size());
+    for (size_t i = 0; i < got.tensors.size(); ++i) {
+      ASSERT_EQ(got.tensors[i].getType(), want.tensors[i].getType()) << "output " << i;
+      EXPECT_EQ(tools::compareTensors(got.tensors[i], want.tensors[i], {atol, rtol}), "")
+          << "output " << i;
+    }
+  }
+}
+
+Placeholder *input(Module &M, std::vector<dim_t> dims, ElemKind k, const std::string &name) {
+  return M.createPlaceholder(Type(k, dims), name);
+}
+
+Constant *constant(Module &M, std::vector<dim_t> dims, unsigned seed, ElemKind k) {
+  return M.createConstant(randomTensor(Type(k, dims), seed), "c");
+}
+
+Node *node(Function *F, NodeKind k, std::vector<NodeValue> ops, AttrList attrs) {
+  auto n = F->createNode(k, "n", ops, std::move(attrs));
+  EXPECT_TRUE(bool(n)) << errorToString(n.takeError());
+  return n ? *n : nullptr;
+}
+
+} // namespace test
+} // namespace ember

@@ -1,0 +1,67 @@
+// The backend-parametrized operator tests (tests/unittests/backends/*Test.cpp): a test builds a
+// graph once, and it runs on the Interpreter (the reference) and on every other registered
+// backend from the same inputs; the outputs must agree to the tolerance the model tests use.
+// One file per operator family; each kernel's shapes are chosen to reach every code path
+// (vector tails, edge tiles, padding, groups, strides, every element kind).
+#ifndef EMBER_TESTS_UNITTESTS_BACKENDS_BACKENDTESTUTILS_H
+#define EMBER_TESTS_UNITTESTS_BACKENDS_BACKENDTESTUTILS_H
+
+#include "../TestUtils.h"
+
+#include "ember/Driver/CompiledModel.h"
+#include "ember/Graph/Graph.h"
+#include "ember/Importer/ModelLoader.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ember {
+namespace test {
+
+/// Builds a graph into a fresh module: creates placeholders and nodes, returns the values to
+/// check (each gets a Save to a placeholder "out<i>").
+using GraphBuilder = std::function<std::vector<NodeValue>(Module &, Function *)>;
+
+struct Outputs {
+  std::vector<Tensor> tensors;
+  std::string error;
+};
+
+/// Values for an input of type \p ty: floats uniform in [-2, 2), integers in [-3, 3] (unsigned
+/// [0, 6]), bools random. Deterministic for a seed.
+Tensor randomTensor(const Type &ty, unsigned seed);
+
+struct RunOptions {
+  /// Graph passes; empty for the default pipeline. {"dce"} keeps nodes constant folding would
+  /// otherwise evaluate on the Interpreter at compile time.
+  std::vector<std::string> pipeline;
+  /// Inputs by placeholder name; other inputs get randomTensor values.
+  std::map<std::string, Tensor> inputs;
+};
+
+/// Builds, compiles for \p backend, feeds the inputs and runs; the outputs or the error.
+Outputs runOn(const std::string &backend, const GraphBuilder &build,
+              const RunOptions &opts = RunOptions());
+
+/// Every registered backend but the Interpreter.
+std::vector<std::string> backendsUnderTest();
+
+/// Each backend under test gives the Interpreter's outputs: same types, floats within
+/// |got - want| <= atol + rtol * |want|, other kinds exactly.
+void expectBackendsAgree(const GraphBuilder &build, const RunOptions &opts = RunOptions(),
+                         double atol = 1e-5, double rtol = 1e-4);
+
+// Graph-building shorthands.
+Placeholder *input(Module &M, std::vector<dim_t> dims, ElemKind k = ElemKind::Float32,
+                   const std::string &name = "x");
+Constant *constant(Module &M, std::vector<dim_t> dims, unsigned seed,
+                   ElemKind k = ElemKind::Float32);
+/// Creates a node (failing the test on error; returns null then).
+Node *node(Function *F, NodeKind k, std::vector<NodeValue> ops, AttrList attrs = {});
+
+} // namespace test
+} // namespace ember
+
+#endif
