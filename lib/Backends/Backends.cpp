@@ -6,13 +6,13 @@ using namespace llvm;
 
 namespace ember {
 
-std::unique_ptr<Backend> createInterpreterBackend();
-std::unique_ptr<Backend> createCPUBackend();
+Expected<std::unique_ptr<Backend>> createInterpreterBackend(const BackendOptions &opts);
+Expected<std::unique_ptr<Backend>> createCPUBackend(const BackendOptions &opts);
 
 namespace {
 struct BackendEntry {
   const char *name;
-  std::unique_ptr<Backend> (*create)();
+  Expected<std::unique_ptr<Backend>> (*create)(const BackendOptions &);
 };
 const BackendEntry kBackends[] = {
     {"Interpreter", createInterpreterBackend},
@@ -27,10 +27,10 @@ std::vector<std::string> getBackendNames() {
   return names;
 }
 
-Expected<std::unique_ptr<Backend>> createBackend(StringRef name) {
+Expected<std::unique_ptr<Backend>> createBackend(StringRef name, const BackendOptions &opts) {
   for (const BackendEntry &e : kBackends)
     if (name.equals_insensitive(e.name))
-      return e.create();
+      return e.create(opts);
   std::string known;
   for (const BackendEntry &e : kBackends)
     known += std::string(known.empty() ? "" : ", ") + e.name;

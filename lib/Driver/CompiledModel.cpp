@@ -67,7 +67,7 @@ Error CompiledModel::build(const CompileOptions &opts) {
     fn_ = module_->getFunctions().front().get();
   if (!fn_)
     return makeError("the module has no function to compile");
-  EMBER_ASSIGN_OR_RETURN(backend_, createBackend(opts.backend));
+  EMBER_ASSIGN_OR_RETURN(backend_, createBackend(opts.backend, opts.backendOptions));
   auto &phases = summary_.phaseMillis;
   summary_.nodesBefore = fn_->size();
   {
@@ -121,8 +121,13 @@ Error CompiledModel::build(const CompileOptions &opts) {
     EMBER_TRY(planMemory(*ir_));
   }
   {
-    PhaseTimer t(phases, "backend compile");
-    EMBER_ASSIGN_OR_RETURN(compiled_, backend_->compile(*ir_));
+    PhaseTimes backendPhases;
+    {
+      PhaseTimer t(phases, "backend compile");
+      EMBER_ASSIGN_OR_RETURN(compiled_, backend_->compile(*ir_, &backendPhases));
+    }
+    for (auto &[phase, ms] : backendPhases)
+      phases.push_back({"  " + phase, ms});
   }
   EMBER_ASSIGN_OR_RETURN(uint8_t * c, allocateRegion(ir_->constantSize, "constant"));
   constantMem_.reset(c);

@@ -538,6 +538,79 @@ TEST_F(ModelRunner, LinearSigmoidONNXTensorInput) {
   EXPECT_TRUE(fs::exists(tmp + "/y.npy")) << r.describe();
 }
 
+TEST_F(ModelRunner, DefaultBackendIsCPUAndInterpreterAgrees) {
+  // The CPU backend is the default; the Interpreter is one flag away and gives the same answer.
+  NpyArray want = readNpyFloat32(kLinearSigmoid + "/y_torch.npy");
+  for (const char *backend : {"", "-backend=Interpreter", "-backend=CPU"}) {
+    std::string out = tmp + "/out" + std::string(backend);
+    std::vector<std::string> args = {"-model=" + lsModel(), "-input=" + lsInput(),
+                                     "-output-dir=" + out, "-time-phases"};
+    if (*backend)
+      args.push_back(backend);
+    RunResult r = runTool(args);
+    SCOPED_TRACE(r.command);
+    EXPECT_SUCCESS(r);
+    // The CPU backend reports its own phases under "backend compile".
+    bool cpu = std::string(backend) != "-backend=Interpreter";
+    EXPECT_EQ(r.out.find("LLVM O3") != std::string::npos, cpu) << r.describe();
+    NpyArray got = readNpyFloat32(out + "/y.npy");
+    ASSERT_EQ(got.values.size(), want.values.size());
+    for (size_t k = 0; k < want.values.size(); ++k)
+      EXPECT_NEAR(got.values[k], want.values[k], 1e-5) << "element " << k;
+  }
+}
+
+TEST_F(ModelRunner, DumpLLVMIRAndAssembly) {
+  RunResult ir = runTool({"-model=" + lsModel(), "-input=" + lsInput(), "-dump-llvm-ir"});
+  EXPECT_SUCCESS(ir);
+  EXPECT_NE(ir.out.find("i32 @ember_model(ptr noalias"), std::string::npos)
+      << ir.describe();
+  RunResult as = runTool({"-model=" + lsModel(), "-input=" + lsInput(), "-dump-llvm-asm"});
+  EXPECT_SUCCESS(as);
+  EXPECT_NE(as.out.find("ember_model:"), std::string::npos) << as.describe();
+}
+
+TEST_F(ModelRunner, ProfileListsInstructionsSlowestFirst) {
+  for (const char *backend : {"-backend=CPU", "-backend=Interpreter"}) {
+    RunResult r = runTool(
+        {"-model=" + lsModel(), "-input=" + lsInput(), "-profile", "-iterations=3", backend});
+    SCOPED_TRACE(backend);
+    EXPECT_SUCCESS(r);
+    EXPECT_NE(r.out.find("profile: "), std::string::npos) << r.describe();
+    EXPECT_NE(r.out.find("over 4 run(s)"), std::string::npos) << r.describe();
+    EXPECT_NE(r.out.find("fullyconnected %"), std::string::npos) << r.describe();
+  }
+}
+
+TEST_F(ModelRunner, TargetOptionMistakesAreClean) {
+  std::vector<std::string> base = {"-model=" + lsModel(), "-input=" + lsInput()};
+  auto with = [&](std::initializer_list<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra);
+    return runTool(a);
+  };
+  expectCleanError(with({"-mcpu=no-such-cpu"}), {"unknown CPU 'no-such-cpu'"});
+  expectCleanError(with({"-mattr=+no-such-feature"}), {"unknown feature '+no-such-feature'"});
+  expectCleanError(with({"-target=riscv64-linux-gnu"}), {"x86_64 and aarch64"});
+  expectCleanError(with({"-code-model=huge"}), {"unknown code model 'huge'"});
+  expectCleanError(with({"-relocation-model=ropi"}), {"unknown relocation model 'ropi'"});
+  // Code for another machine cannot run here: the JIT refuses it and points at bundles.
+  expectCleanError(with({"-target=aarch64-linux-gnu"}), {"cannot run on this machine", "bundle"});
+  expectCleanError(with({"-backend=Interpreter", "-mcpu=skylake"}), {"Interpreter", "-backend=CPU"});
+}
+
+TEST_F(ModelRunner, OlderCPUStillRuns) {
+  // Code for a CPU without AVX-512 (the narrow GEMM tile) runs here and agrees with torch.
+  NpyArray want = readNpyFloat32(kLinearSigmoid + "/y_torch.npy");
+  RunResult r = runTool({"-model=" + lsModel(), "-input=" + lsInput(), "-mcpu=haswell",
+                         "-output-dir=" + tmp});
+  EXPECT_SUCCESS(r);
+  NpyArray got = readNpyFloat32(tmp + "/y.npy");
+  ASSERT_EQ(got.values.size(), want.values.size());
+  for (size_t k = 0; k < want.values.size(); ++k)
+    EXPECT_NEAR(got.values[k], want.values[k], 1e-5) << "element " << k;
+}
+
 //===----------------------------------------------------------------------------------------===//
 // 3. -help
 //===----------------------------------------------------------------------------------------===//

@@ -14,7 +14,20 @@
 using namespace llvm;
 
 DEFINE_string(model, "", "Model file: ONNX binary (.onnx) or text (.onnxtxt)");
-DEFINE_string(backend, "Interpreter", "Backend to compile for: Interpreter");
+DEFINE_string(backend, "CPU",
+              "Backend to compile for: CPU (LLVM, JIT-compiled for this machine) or "
+              "Interpreter (the reference)");
+DEFINE_string(target, "", "Target triple to compile for, e.g. aarch64-linux-gnu (default: this "
+                          "machine's; another machine's only for bundles)");
+DEFINE_string(mcpu, "", "Target CPU, e.g. skylake-avx512, cortex-a72 (default: this machine's, "
+                        "or generic for another -target)");
+DEFINE_string(mattr, "", "Target features to add or remove, e.g. +avx2,-avx512f");
+DEFINE_string(code_model, "", "Code model: small, medium, large, kernel (default: the target's)");
+DEFINE_string(relocation_model, "", "Relocation model: pic or static (default: pic)");
+DEFINE_bool(dump_llvm_ir, false, "Print the optimized LLVM IR of the compiled model (CPU)");
+DEFINE_bool(dump_llvm_asm, false, "Print the generated assembly of the compiled model (CPU)");
+DEFINE_bool(profile, false,
+            "Time every instruction of the compiled function and print them, slowest first");
 DEFINE_string(input, "",
               "Input tensors: NAME=FILE[,NAME=FILE...], or FILE for a model with one input. "
               "FILE is .npy or an ONNX TensorProto .pb");
@@ -231,6 +244,14 @@ Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputF
                           .count();
   CompileOptions co;
   co.backend = FLAGS_backend;
+  co.backendOptions.target = FLAGS_target;
+  co.backendOptions.cpu = FLAGS_mcpu;
+  co.backendOptions.features = FLAGS_mattr;
+  co.backendOptions.codeModel = FLAGS_code_model;
+  co.backendOptions.relocModel = FLAGS_relocation_model;
+  co.backendOptions.dumpLLVMIR = FLAGS_dump_llvm_ir;
+  co.backendOptions.dumpLLVMAsm = FLAGS_dump_llvm_asm;
+  co.backendOptions.profile = FLAGS_profile;
   co.verifyEach = FLAGS_verify_each;
   auto splitList = [](StringRef list) {
     SmallVector<StringRef, 8> parts;
@@ -267,7 +288,8 @@ Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputF
     outs() << format("  %-20s %10.1f ms\n", static_cast<const char *>("import"), loadMillis);
     for (const auto &[phase, ms] : cm->getSummary().phaseMillis) {
       outs() << format("  %-20s %10.1f ms\n", phase.c_str(), ms);
-      total += ms;
+      if (!StringRef(phase).starts_with(" ")) // indented: part of the phase above
+        total += ms;
     }
     outs() << format("  %-20s %10.1f ms\n", static_cast<const char *>("total"), total);
   }
@@ -283,6 +305,28 @@ Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputF
   if (FLAGS_dump_ir)
     cm->getIR().dump(outs());
   return std::move(cm);
+}
+
+void printProfile(const CompiledModel &cm, unsigned runs) {
+  std::vector<InstructionTime> rows = cm.getProfile();
+  double total = 0;
+  for (const InstructionTime &r : rows)
+    total += r.millis;
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const InstructionTime &a, const InstructionTime &b) {
+                     return a.millis > b.millis;
+                   });
+  outs() << format("profile: %.3f ms per run over %u run(s), by instruction (slowest first)\n",
+                   runs ? total / runs : 0.0, runs);
+  for (const InstructionTime &r : rows) {
+    const Instruction &I = *r.instr;
+    outs() << format("  %9.3f ms %5.1f%%  ", runs ? r.millis / runs : 0.0,
+                     total > 0 ? 100 * r.millis / total : 0.0)
+           << I.getKindName() << " %" << I.getName();
+    if (I.getNumOperands())
+      outs() << " -> " << I.getOperand(0)->getType().str();
+    outs() << "\n";
+  }
 }
 
 std::string legalizeFileName(StringRef name) {

@@ -26,6 +26,7 @@ DECLARE_string(ir_passes);
 DECLARE_string(dump_ir_after);
 DECLARE_bool(print_memory);
 DECLARE_bool(time_phases);
+DECLARE_bool(profile);
 
 namespace ember {
 namespace tools {
@@ -50,6 +51,10 @@ llvm::Expected<std::vector<InputFile>> readInputFiles();
 /// Loads -model with symbols and input shapes bound, compiles it for -backend, and prints
 /// the requested dumps.
 llvm::Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs);
+
+/// With -profile: each computing instruction's time over \p runs runs of the compiled function,
+/// slowest first, with its share of the total and its output type.
+void printProfile(const CompiledModel &cm, unsigned runs);
 
 /// \p name with every character outside [A-Za-z0-9_.-] replaced by '_'.
 std::string legalizeFileName(llvm::StringRef name);

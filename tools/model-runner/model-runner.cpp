@@ -102,6 +102,8 @@ Error runMain() {
     outs() << format("latency: median %.3f ms, min %.3f ms over %d runs (%s)\n", median, ms[0],
                      FLAGS_iterations, FLAGS_backend.c_str());
   }
+  if (FLAGS_profile)
+    tools::printProfile(*cm, unsigned(FLAGS_iterations) + 1);
   for (Placeholder *p : cm->getOutputs()) {
     EMBER_ASSIGN_OR_RETURN(Tensor t, cm->getOutput(p->getName()));
     printOutput(p->getName(), t);

@@ -10,9 +10,33 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ember {
+
+/// How a backend is created: target, inspection and profiling options. A backend refuses an
+/// option it cannot honour (createBackend fails) rather than ignoring it.
+struct BackendOptions {
+  std::string target;     ///< target triple, e.g. aarch64-linux-gnu; empty: this machine
+  std::string cpu;        ///< target CPU, e.g. skylake-avx512; empty: the host's (generic when
+                          ///< cross-compiling)
+  std::string features;   ///< target features, e.g. +avx2,-avx512f; empty: the CPU's
+  std::string codeModel;  ///< small, medium, large or kernel; empty: the target's default
+  std::string relocModel; ///< pic or static; empty: pic
+  bool dumpLLVMIR = false;  ///< print the optimized LLVM module to stdout when compiling
+  bool dumpLLVMAsm = false; ///< print the generated assembly to stdout when compiling
+  bool profile = false;     ///< compiled functions time every instruction (getProfile)
+};
+
+/// Time per phase of a backend's compile, in order (-time-phases).
+using PhaseTimes = std::vector<std::pair<std::string, double>>;
+
+/// One instruction's share of the time spent in a compiled function (-profile).
+struct InstructionTime {
+  const Instruction *instr;
+  double millis; ///< over every run so far
+};
 
 /// A compiled function. It reads and writes only the three regions it is given: constant weights
 /// (read-only), mutable weights (inputs and outputs) and activations (scratch), each aligned to
@@ -22,6 +46,9 @@ public:
   virtual ~CompiledFunction() = default;
   virtual llvm::Error execute(uint8_t *constantWeights, uint8_t *mutableWeights,
                               uint8_t *activations) = 0;
+  /// With BackendOptions::profile: time per computing instruction over every execute() so far,
+  /// in instruction order. Empty otherwise.
+  virtual std::vector<InstructionTime> getProfile() const { return {}; }
 };
 
 class Backend {
@@ -35,13 +62,16 @@ public:
   /// Bytes of working memory the backend's kernel for \p I needs while it runs; the memory plan
   /// places them in the activations region (no kernel allocates or keeps global state).
   virtual uint64_t getScratchBytes(const Instruction &I) const { return 0; }
-  /// Compiles \p IR, which must outlive the result and have a memory plan.
-  virtual llvm::Expected<std::unique_ptr<CompiledFunction>> compile(const IRFunction &IR) const = 0;
+  /// Compiles \p IR, which must outlive the result and have a memory plan; appends the time of
+  /// each of its phases to \p phases when given.
+  virtual llvm::Expected<std::unique_ptr<CompiledFunction>>
+  compile(const IRFunction &IR, PhaseTimes *phases = nullptr) const = 0;
 };
 
 /// Names accepted by createBackend().
 std::vector<std::string> getBackendNames();
-llvm::Expected<std::unique_ptr<Backend>> createBackend(llvm::StringRef name);
+llvm::Expected<std::unique_ptr<Backend>> createBackend(llvm::StringRef name,
+                                                       const BackendOptions &opts = {});
 
 } // namespace ember
 

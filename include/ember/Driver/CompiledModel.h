@@ -20,6 +20,8 @@ namespace ember {
 
 struct CompileOptions {
   std::string backend = "Interpreter";
+  /// Target, dump and profiling options for the backend.
+  BackendOptions backendOptions;
   /// Verify the graph after every pass and the IR after every IR step.
   bool verifyEach = false;
   /// Graph passes to run; the default pipeline when empty.
@@ -36,7 +38,8 @@ struct CompileSummary {
   size_t nodesBefore = 0, nodesAfter = 0;
   std::vector<PassStats> passStats;
   std::vector<IRPassStats> irPassStats;
-  /// (phase, milliseconds) in pipeline order.
+  /// (phase, milliseconds) in pipeline order. The backend's own phases follow "backend
+  /// compile", their names indented by two spaces: they are part of it, not added to it.
   std::vector<std::pair<std::string, double>> phaseMillis;
 };
 
@@ -72,6 +75,8 @@ public:
   /// Copies \p t into input \p name; its type must match the placeholder's exactly.
   llvm::Error setInput(llvm::StringRef name, const Tensor &t);
   llvm::Error run();
+  /// With BackendOptions::profile: time per computing instruction over every run() so far.
+  std::vector<InstructionTime> getProfile() const { return compiled_->getProfile(); }
   /// A copy of output (or input) placeholder \p name's current contents.
   llvm::Expected<Tensor> getOutput(llvm::StringRef name) const;
 };

@@ -1,11 +1,6 @@
 // The CPU backend: the planned IR becomes an LLVM module over the embedded kernel library
-// (CodeGen.h), optimized at O3 for the host CPU and JIT-compiled (JIT.h); execute() calls the
-// generated entry function on the three regions.
-//
-// Until the driver grows flags for it, two environment variables help inspection:
-// EMBER_CPU_DUMP_LLVM_IR=<file> writes the optimized module, EMBER_CPU_TIME_PHASES=1 prints the
-// time of each compile phase to stderr, EMBER_CPU_PROFILE=1 times every instruction and prints
-// the slowest when the compiled function is destroyed.
+// (CodeGen.h), optimized at O3 for the target CPU (CPUTarget.h) and JIT-compiled (JIT.h);
+// execute() calls the generated entry function on the three regions.
 #include "CPUTarget.h"
 #include "CodeGen.h"
 #include "JIT.h"
@@ -13,15 +8,13 @@
 #include "ember/Backends/Backend.h"
 #include "ember/Support/Error.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
-#include "llvm/Support/Format.h"
-
-#include <algorithm>
 #include <chrono>
-#include <cstdlib>
 
 using namespace llvm;
 
@@ -31,75 +24,47 @@ namespace cpu {
 namespace {
 
 class PhaseClock {
-  bool enabled_ = std::getenv("EMBER_CPU_TIME_PHASES") != nullptr;
+  PhaseTimes *out_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 
 public:
+  explicit PhaseClock(PhaseTimes *out) : out_(out) {}
   void lap(const char *phase) {
     auto now = std::chrono::steady_clock::now();
-    if (enabled_)
-      errs() << "CPU backend: " << phase << ": "
-             << std::chrono::duration<double, std::milli>(now - last_).count() << " ms\n";
+    if (out_)
+      out_->push_back({phase, std::chrono::duration<double, std::milli>(now - last_).count()});
     last_ = now;
   }
 };
 
-/// Per-instruction run time, gathered through the profiling hook codegen can emit. One
-/// profiled function at a time (a debugging aid).
-struct Profile {
-  std::vector<double> millis;
+/// Per-instruction time, gathered through the hook codegen emits with -profile: the clock runs
+/// from one hook call to the next, so each computing instruction is charged its own span.
+struct ProfileState {
+  std::vector<InstructionTime> times; ///< one per computing instruction, in order
   int32_t current = -1;
   std::chrono::steady_clock::time_point since;
+
+  static void hook(void *ctx, int32_t slot) {
+    auto now = std::chrono::steady_clock::now();
+    auto *s = static_cast<ProfileState *>(ctx);
+    if (s->current >= 0 && size_t(s->current) < s->times.size())
+      s->times[size_t(s->current)].millis +=
+          std::chrono::duration<double, std::milli>(now - s->since).count();
+    s->current = slot;
+    s->since = std::chrono::steady_clock::now();
+  }
 };
-Profile gProfile;
-
-void profileHook(int32_t id) {
-  auto now = std::chrono::steady_clock::now();
-  if (gProfile.current >= 0) {
-    if (gProfile.millis.size() <= size_t(gProfile.current))
-      gProfile.millis.resize(size_t(gProfile.current) + 1);
-    gProfile.millis[size_t(gProfile.current)] +=
-        std::chrono::duration<double, std::milli>(now - gProfile.since).count();
-  }
-  gProfile.current = id;
-  gProfile.since = std::chrono::steady_clock::now();
-}
-
-void printProfile(const IRFunction &IR) {
-  std::vector<std::pair<double, const Instruction *>> rows;
-  double total = 0;
-  int32_t i = 0;
-  for (const auto &I : IR.getInstrs()) {
-    if (size_t(i) < gProfile.millis.size() && gProfile.millis[size_t(i)] > 0) {
-      rows.push_back({gProfile.millis[size_t(i)], I.get()});
-      total += gProfile.millis[size_t(i)];
-    }
-    ++i;
-  }
-  std::sort(rows.begin(), rows.end(), [](auto &a, auto &b) { return a.first > b.first; });
-  errs() << "CPU profile: " << total << " ms in all\n";
-  for (size_t r = 0; r < rows.size() && r < 400; ++r) {
-    const Instruction *I = rows[r].second;
-    errs() << format("%9.3f ms  %5.1f%%  ", rows[r].first, 100 * rows[r].first / total)
-           << I->getKindName() << " " << I->getName() << " -> "
-           << I->getOutput()->getType().str() << "\n";
-  }
-  gProfile = Profile();
-}
 
 class CPUFunction final : public CompiledFunction {
   std::unique_ptr<JITCode> code_;
   std::vector<std::string> runtimeErrors_;
-  const IRFunction *profiled_;
+  std::unique_ptr<ProfileState> profile_;
 
 public:
   CPUFunction(std::unique_ptr<JITCode> code, std::vector<std::string> runtimeErrors,
-              const IRFunction *profiled)
-      : code_(std::move(code)), runtimeErrors_(std::move(runtimeErrors)), profiled_(profiled) {}
-  ~CPUFunction() override {
-    if (profiled_)
-      printProfile(*profiled_);
-  }
+              std::unique_ptr<ProfileState> profile)
+      : code_(std::move(code)), runtimeErrors_(std::move(runtimeErrors)),
+        profile_(std::move(profile)) {}
 
   Error execute(uint8_t *constantWeights, uint8_t *mutableWeights,
                 uint8_t *activations) override {
@@ -110,44 +75,85 @@ public:
       return makeError(runtimeErrors_[size_t(status) - 1]);
     return makeError("the compiled function failed with status " + Twine(status));
   }
+
+  std::vector<InstructionTime> getProfile() const override {
+    return profile_ ? profile_->times : std::vector<InstructionTime>();
+  }
 };
 
+/// The target's assembly for \p M (a copy: emitting runs codegen passes over the module).
+Expected<std::string> assemblyOf(const llvm::Module &M, TargetMachine &TM) {
+  std::unique_ptr<llvm::Module> copy = CloneModule(M);
+  SmallString<0> text;
+  raw_svector_ostream os(text);
+  legacy::PassManager PM;
+  if (TM.addPassesToEmitFile(PM, os, nullptr, CodeGenFileType::AssemblyFile))
+    return makeError("the target cannot emit assembly");
+  PM.run(*copy);
+  return std::string(text.str());
+}
+
 class CPUBackend final : public Backend {
+  CPUTargetOptions target_;
+  BackendOptions opts_;
+
 public:
+  CPUBackend(CPUTargetOptions target, BackendOptions opts)
+      : target_(std::move(target)), opts_(std::move(opts)) {}
+
   StringRef getName() const override { return "CPU"; }
   bool isOpSupported(const Node &n) const override { return isSupportedOnCPU(n); }
   uint64_t getScratchBytes(const Instruction &I) const override { return cpuScratchBytes(I); }
 
-  Expected<std::unique_ptr<CompiledFunction>> compile(const IRFunction &IR) const override {
-    PhaseClock clock;
-    bool profiling = std::getenv("EMBER_CPU_PROFILE") != nullptr;
-    CPUTargetOptions opts = CPUTargetOptions::host();
-    opts.codeModel = CodeModel::Small;
+  Expected<std::unique_ptr<CompiledFunction>> compile(const IRFunction &IR,
+                                                      PhaseTimes *phases) const override {
+    if (!target_.runsOnHost())
+      return makeError("code for target '" + target_.triple +
+                       "' cannot run on this machine; cross-compile a bundle with "
+                       "model-compiler -emit-bundle instead");
+    PhaseClock clock(phases);
+    CPUTargetOptions opts = target_;
+    if (!opts.codeModel)
+      opts.codeModel = CodeModel::Small; // JIT code and data live close together
     EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, createTargetMachine(opts));
     auto ctx = std::make_unique<LLVMContext>();
     const char *entryName = "ember_model";
-    EMBER_ASSIGN_OR_RETURN(GeneratedModule G, generateModule(IR, *ctx, *TM, entryName, profiling ? profileHook : nullptr));
-    clock.lap("codegen");
+    std::unique_ptr<ProfileState> profile;
+    ProfileHook hook{};
+    if (opts_.profile) {
+      profile = std::make_unique<ProfileState>();
+      for (const auto &I : IR.getInstrs())
+        if (!isMemoryMarker(I->getKind()))
+          profile->times.push_back({I.get(), 0});
+      hook = ProfileHook{ProfileState::hook, profile.get()};
+    }
+    EMBER_ASSIGN_OR_RETURN(GeneratedModule G, generateModule(IR, *ctx, *TM, entryName,
+                                                             profile ? &hook : nullptr));
+    clock.lap("LLVM IR generation");
     optimizeModule(*G.module, *TM);
-    clock.lap("O3");
-    if (const char *path = std::getenv("EMBER_CPU_DUMP_LLVM_IR")) {
-      std::error_code ec;
-      raw_fd_ostream os(path, ec, sys::fs::OF_Text);
-      if (ec)
-        return makeError("cannot write '" + Twine(path) + "': " + ec.message());
-      G.module->print(os, nullptr);
+    clock.lap("LLVM O3");
+    if (opts_.dumpLLVMIR)
+      G.module->print(outs(), nullptr);
+    if (opts_.dumpLLVMAsm) {
+      EMBER_ASSIGN_OR_RETURN(std::string text, assemblyOf(*G.module, *TM));
+      outs() << text;
     }
     EMBER_ASSIGN_OR_RETURN(std::unique_ptr<JITCode> code,
                            jitCompile(std::move(G.module), std::move(ctx), opts, entryName));
     clock.lap("machine code");
     return std::make_unique<CPUFunction>(std::move(code), std::move(G.runtimeErrors),
-                                         profiling ? &IR : nullptr);
+                                         std::move(profile));
   }
 };
 
 } // namespace
 } // namespace cpu
 
-std::unique_ptr<Backend> createCPUBackend() { return std::make_unique<cpu::CPUBackend>(); }
+Expected<std::unique_ptr<Backend>> createCPUBackend(const BackendOptions &opts) {
+  EMBER_ASSIGN_OR_RETURN(cpu::CPUTargetOptions target, cpu::CPUTargetOptions::fromOptions(opts));
+  // Resolve the triple, CPU and features now, so a mistake is reported before any work.
+  EMBER_TRY(cpu::createTargetMachine(target).takeError());
+  return std::make_unique<cpu::CPUBackend>(std::move(target), opts);
+}
 
 } // namespace ember

@@ -7,6 +7,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -42,6 +43,51 @@ CPUTargetOptions CPUTargetOptions::host() {
   return o;
 }
 
+Expected<CPUTargetOptions> CPUTargetOptions::fromOptions(const BackendOptions &o) {
+  CPUTargetOptions host = CPUTargetOptions::host(), t = host;
+  if (!o.target.empty()) {
+    t.triple = Triple::normalize(o.target);
+    Triple want(t.triple), have(host.triple);
+    if (want.getArch() != have.getArch() || want.getOS() != have.getOS()) {
+      t.cpu = "generic";
+      t.features.clear();
+    }
+  }
+  if (!o.cpu.empty() && o.cpu != "native") {
+    t.cpu = o.cpu;
+    t.features.clear(); // the named CPU's own features, not the host's
+  }
+  if (!o.features.empty())
+    t.features += (t.features.empty() ? "" : ",") + o.features;
+  if (!o.codeModel.empty()) {
+    auto cm = StringSwitch<std::optional<CodeModel::Model>>(o.codeModel)
+                  .Case("tiny", CodeModel::Tiny)
+                  .Case("small", CodeModel::Small)
+                  .Case("kernel", CodeModel::Kernel)
+                  .Case("medium", CodeModel::Medium)
+                  .Case("large", CodeModel::Large)
+                  .Default(std::nullopt);
+    if (!cm)
+      return makeError("unknown code model '" + o.codeModel +
+                       "' (tiny, small, kernel, medium, large)");
+    t.codeModel = *cm;
+  }
+  if (!o.relocModel.empty()) {
+    if (o.relocModel == "pic")
+      t.relocModel = Reloc::PIC_;
+    else if (o.relocModel == "static")
+      t.relocModel = Reloc::Static;
+    else
+      return makeError("unknown relocation model '" + o.relocModel + "' (pic, static)");
+  }
+  return t;
+}
+
+bool CPUTargetOptions::runsOnHost() const {
+  Triple want(Triple::normalize(triple)), have(sys::getProcessTriple());
+  return want.getArch() == have.getArch() && want.getOS() == have.getOS();
+}
+
 Expected<std::unique_ptr<TargetMachine>> createTargetMachine(const CPUTargetOptions &opts) {
   initializeTargets();
   Triple triple(Triple::normalize(opts.triple));
@@ -52,9 +98,26 @@ Expected<std::unique_ptr<TargetMachine>> createTargetMachine(const CPUTargetOpti
   const Target *target = TargetRegistry::lookupTarget(triple.str(), err);
   if (!target)
     return makeError("target '" + opts.triple + "': " + err);
+  std::string cpu = opts.cpu.empty() ? "generic" : opts.cpu;
+  {
+    // An unknown CPU or feature only warns inside LLVM: refuse it here instead.
+    std::unique_ptr<MCSubtargetInfo> sti(
+        target->createMCSubtargetInfo(triple.str(), "generic", ""));
+    if (cpu != "generic" && sti && !sti->isCPUStringValid(cpu))
+      return makeError("unknown CPU '" + cpu + "' for target '" + triple.str() + "'");
+    SmallVector<StringRef, 16> feats;
+    StringRef(opts.features).split(feats, ',', -1, false);
+    for (StringRef f : feats) {
+      StringRef name = f.drop_front(f.starts_with("+") || f.starts_with("-") ? 1 : 0);
+      if (sti && !sti->getAllProcessorFeatures().empty() &&
+          llvm::none_of(sti->getAllProcessorFeatures(),
+                        [&](const SubtargetFeatureKV &kv) { return name == kv.Key; }))
+        return makeError("unknown feature '" + f + "' for target '" + triple.str() + "'");
+    }
+  }
   TargetOptions to;
   std::unique_ptr<TargetMachine> TM(target->createTargetMachine(
-      triple.str(), opts.cpu.empty() ? "generic" : opts.cpu, opts.features, to, opts.relocModel,
+      triple.str(), cpu, opts.features, to, opts.relocModel,
       opts.codeModel, opts.optLevel));
   if (!TM)
     return makeError("cannot create a target machine for '" + opts.triple + "'");

@@ -1,8 +1,11 @@
 // Target selection for the CPU backend, in one place: the triple, CPU and features, code model
-// and relocation model. The JIT uses the host's; a bundle writer (issue 7) fills them from
-// -target/-mcpu/-mattr flags. Private to lib/Backends/CPU (LLVM types stay out of public headers).
+// and relocation model, from BackendOptions (-target, -mcpu, -mattr, -code-model,
+// -relocation-model). The JIT needs the host's architecture; bundles may cross-compile.
+// Private to lib/Backends/CPU (LLVM types stay out of public headers).
 #ifndef EMBER_LIB_BACKENDS_CPU_CPUTARGET_H
 #define EMBER_LIB_BACKENDS_CPU_CPUTARGET_H
+
+#include "ember/Backends/Backend.h"
 
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/Error.h"
@@ -25,10 +28,15 @@ struct CPUTargetOptions {
 
   /// The machine this process runs on: its triple, CPU name and every feature it has.
   static CPUTargetOptions host();
+  /// From the user's options: the host's unless -target names another machine, whose CPU is
+  /// then "generic" unless -mcpu says; -mattr adds to or removes from the CPU's features.
+  static llvm::Expected<CPUTargetOptions> fromOptions(const BackendOptions &opts);
+  /// Whether code for these options runs on this machine (the JIT's condition).
+  bool runsOnHost() const;
 };
 
-/// A TargetMachine for \p opts; an error for an unknown triple or an architecture the kernel
-/// library is not built for.
+/// A TargetMachine for \p opts; an error for an unknown triple or CPU, or an architecture the
+/// kernel library is not built for.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const CPUTargetOptions &opts);
 

@@ -164,7 +164,7 @@ uint64_t cpuScratchBytes(const Instruction &I) {
 
 Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
                                          const TargetMachine &TM, StringRef entryName,
-                                         void (*profileHook)(int32_t)) {
+                                         const ProfileHook *profile) {
   for (const auto &w : IR.getWeights())
     if (w->offset == kUnplanned)
       return makeError("IR has no memory plan");
@@ -197,21 +197,20 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   B.SetInsertPoint(BasicBlock::Create(ctx, "entry", F));
 
   Emitter E(M, *library, B, regions, hasWideVectors(TM), G.runtimeErrors);
-  // Profiling: hook(i) before computing instruction i, hook(-1) at the end.
-  auto mark = [&](int32_t id) {
-    if (!profileHook)
+  // Profiling: hook(ctx, k) before the k-th computing instruction, hook(ctx, -1) at the end.
+  auto mark = [&](int32_t slot) {
+    if (!profile)
       return;
-    auto *hookTy = llvm::FunctionType::get(B.getVoidTy(), {B.getInt32Ty()}, false);
-    Value *fn = B.CreateIntToPtr(B.getInt64(reinterpret_cast<uint64_t>(profileHook)), ptr);
-    B.CreateCall(hookTy, fn, {B.getInt32(uint32_t(id))});
+    auto *hookTy = llvm::FunctionType::get(B.getVoidTy(), {ptr, B.getInt32Ty()}, false);
+    Value *fn = B.CreateIntToPtr(B.getInt64(reinterpret_cast<uint64_t>(profile->fn)), ptr);
+    Value *ctxArg = B.CreateIntToPtr(B.getInt64(reinterpret_cast<uint64_t>(profile->ctx)), ptr);
+    B.CreateCall(hookTy, fn, {ctxArg, B.getInt32(uint32_t(slot))});
   };
-  int32_t index = -1;
+  int32_t slot = 0;
   for (const auto &I : IR.getInstrs()) {
     InstrKind ik = I->getKind();
-    ++index;
-    NodeKind nk0;
-    if (ik == InstrKind::Copy || nodeKindFor(ik, nk0))
-      mark(index);
+    if (!isMemoryMarker(ik))
+      mark(slot++);
     if (ik == InstrKind::Copy) {
       const IRValue *dst = I->getOperand(0), *src = I->getOperand(1);
       EMBER_TRY(E.call("ember_copy", {E.addr(dst), E.addr(src), E.i64(int64_t(dst->sizeInBytes()))}));

@@ -122,13 +122,19 @@ struct GeneratedModule {
   std::vector<std::string> runtimeErrors; ///< code k is runtimeErrors[k - 1]
 };
 
-/// Builds (does not optimize) the module for \p IR, targeting \p TM. With \p profileHook
-/// (JIT only: its address is baked in), the function calls it with the position of each
-/// computing instruction in IR's list before running it, and with -1 at the end.
+/// A function the generated code calls as fn(ctx, k) before the k-th computing instruction
+/// (counting every instruction that is not an allocation, deallocation or view) and as
+/// fn(ctx, -1) at the end. JIT only: both addresses are baked into the code.
+struct ProfileHook {
+  void (*fn)(void *ctx, int32_t slot);
+  void *ctx;
+};
+
+/// Builds (does not optimize) the module for \p IR, targeting \p TM.
 llvm::Expected<GeneratedModule> generateModule(const IRFunction &IR, llvm::LLVMContext &ctx,
                                                const llvm::TargetMachine &TM,
                                                llvm::StringRef entryName,
-                                               void (*profileHook)(int32_t) = nullptr);
+                                               const ProfileHook *profile = nullptr);
 
 /// Runs the O3 pipeline for \p TM on \p M.
 void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);

@@ -4,6 +4,7 @@
 #include "ember/Backends/Backend.h"
 #include "ember/Support/Error.h"
 
+#include <chrono>
 #include <cstring>
 
 using namespace llvm;
@@ -62,9 +63,16 @@ Error dispatch(const KernelContext &ctx) {
 
 class InterpreterFunction final : public CompiledFunction {
   const IRFunction &IR_;
+  bool profiling_;
+  std::vector<InstructionTime> profile_; ///< one per computing instruction, in order
 
 public:
-  explicit InterpreterFunction(const IRFunction &IR) : IR_(IR) {}
+  InterpreterFunction(const IRFunction &IR, bool profiling) : IR_(IR), profiling_(profiling) {
+    if (profiling)
+      for (const auto &I : IR.getInstrs())
+        if (!isMemoryMarker(I->getKind()))
+          profile_.push_back({I.get(), 0});
+  }
 
   Error execute(uint8_t *constantWeights, uint8_t *mutableWeights,
                 uint8_t *activations) override {
@@ -72,29 +80,51 @@ public:
     regions[unsigned(MemRegion::Constant)] = constantWeights;
     regions[unsigned(MemRegion::Mutable)] = mutableWeights;
     regions[unsigned(MemRegion::Activations)] = activations;
-    for (const auto &I : IR_.getInstrs())
+    size_t computed = 0;
+    for (const auto &I : IR_.getInstrs()) {
+      if (!profiling_ || isMemoryMarker(I->getKind())) {
+        EMBER_TRY(dispatch(KernelContext(*I, regions)));
+        continue;
+      }
+      auto start = std::chrono::steady_clock::now();
       EMBER_TRY(dispatch(KernelContext(*I, regions)));
+      profile_[computed++].millis += std::chrono::duration<double, std::milli>(
+                                         std::chrono::steady_clock::now() - start)
+                                         .count();
+    }
     return Error::success();
   }
+
+  std::vector<InstructionTime> getProfile() const override { return profile_; }
 };
 
 class InterpreterBackend final : public Backend {
+  bool profiling_;
+
 public:
+  explicit InterpreterBackend(bool profiling) : profiling_(profiling) {}
   StringRef getName() const override { return "Interpreter"; }
   bool isOpSupported(const Node &n) const override { return hasKernel(n); }
-  Expected<std::unique_ptr<CompiledFunction>> compile(const IRFunction &IR) const override {
+  Expected<std::unique_ptr<CompiledFunction>> compile(const IRFunction &IR,
+                                                      PhaseTimes *) const override {
     for (const auto &w : IR.getWeights())
       if (w->offset == kUnplanned)
         return makeError("IR has no memory plan");
-    return std::make_unique<InterpreterFunction>(IR);
+    return std::make_unique<InterpreterFunction>(IR, profiling_);
   }
 };
 
 } // namespace
 } // namespace interp
 
-std::unique_ptr<Backend> createInterpreterBackend() {
-  return std::make_unique<interp::InterpreterBackend>();
+Expected<std::unique_ptr<Backend>> createInterpreterBackend(const BackendOptions &opts) {
+  // It walks the IR in this process: there is no code to target, dump or cross-compile.
+  if (!opts.target.empty() || !opts.cpu.empty() || !opts.features.empty() ||
+      !opts.codeModel.empty() || !opts.relocModel.empty() || opts.dumpLLVMIR ||
+      opts.dumpLLVMAsm)
+    return makeError("the Interpreter backend takes no target, CPU, code generation or LLVM "
+                     "dump options (they are for -backend=CPU)");
+  return std::make_unique<interp::InterpreterBackend>(opts.profile);
 }
 
 } // namespace ember
