@@ -1,12 +1,248 @@
-// Codegen for the quantized family (kernels/Quantized.cpp).
+// Codegen for the quantized family (kernels/Quantized.cpp, QuantizedInteger.cpp):
+// QuantizeLinear, Requantize, DequantizeLinear, DynamicQuantizeLinear, IntegerMatMul and
+// IntegerConv, for exactly the element kinds the Interpreter runs (its supports<Kind> in
+// lib/Backends/Interpreter/Quantized.cpp).
+//
+// Scale and ZeroPoint operands have the rank of the tensor they describe with each dim 1 or
+// equal (Nodes/Quantized.def); the kernels get the tensor's dims and each parameter's strides,
+// 0 along its size-1 dims. IntegerMatMul and IntegerConv first shift both operands by their zero
+// points into int16 scratch, then multiply those.
 #include "CodeGenUtils.h"
+
+#include "kernels/QuantizedLayout.h"
+
+#include <initializer_list>
 
 using namespace llvm;
 
 namespace ember {
 namespace cpu {
 
-void addQuantizedKernels(KernelTable &t) {}
+namespace {
+
+bool kindIn(ElemKind k, std::initializer_list<ElemKind> kinds) {
+  for (ElemKind c : kinds)
+    if (c == k)
+      return true;
+  return false;
+}
+
+bool isByteKind(ElemKind k) { return k == ElemKind::Int8 || k == ElemKind::UInt8; }
+
+ElemKind operandKind(const Node &n, unsigned i) { return n.getOperand(i).getType().kind; }
+
+bool supportsQuantizeLinear(const Node &n) {
+  return kindIn(operandKind(n, ops::QuantizeLinear::Input),
+                {ElemKind::Float32, ElemKind::Float64, ElemKind::Float16, ElemKind::BFloat16,
+                 ElemKind::Int32}) &&
+         isByteKind(n.getType(ops::QuantizeLinear::Result).kind);
+}
+bool supportsRequantize(const Node &n) {
+  return operandKind(n, ops::Requantize::Input) == ElemKind::Int32 &&
+         isByteKind(n.getType(ops::Requantize::Result).kind);
+}
+bool supportsDequantizeLinear(const Node &n) {
+  return kindIn(operandKind(n, ops::DequantizeLinear::Input),
+                {ElemKind::Int8, ElemKind::UInt8, ElemKind::Int32});
+}
+bool supportsDynamicQuantizeLinear(const Node &n) {
+  return operandKind(n, ops::DynamicQuantizeLinear::Input) == ElemKind::Float32;
+}
+bool supportsIntegerMatMul(const Node &n) {
+  return isByteKind(operandKind(n, ops::IntegerMatMul::LHS)) &&
+         isByteKind(operandKind(n, ops::IntegerMatMul::RHS));
+}
+bool supportsIntegerConv(const Node &n) {
+  return isByteKind(operandKind(n, ops::IntegerConv::Input)) &&
+         isByteKind(operandKind(n, ops::IntegerConv::Filter));
+}
+
+/// The dims the kernels walk (a scalar as [1]).
+SmallVector<int64_t, 6> walkDims(ArrayRef<dim_t> dims) {
+  SmallVector<int64_t, 6> d(dims.begin(), dims.end());
+  if (d.empty())
+    d.push_back(1);
+  return d;
+}
+
+/// Strides of parameter \p param along the dims of the tensor it describes: its row-major
+/// strides, 0 along its dims of size 1 (broadcast). A scalar's: [0].
+SmallVector<int64_t, 6> paramStrides(ArrayRef<dim_t> param) {
+  SmallVector<int64_t, 6> s = rowMajorStrides(param);
+  for (size_t i = 0; i < param.size(); ++i)
+    if (param[i] == 1)
+      s[i] = 0;
+  if (s.empty())
+    s.push_back(0);
+  return s;
+}
+
+const DimsVec &dimsOf(const Instruction &I, unsigned input) {
+  return I.getInput(input)->getType().dims;
+}
+
+/// The arguments every parameterized kernel ends with: rank, dims, and the strides of the
+/// operands \p params (Scale and/or ZeroPoint) along the dims of input \p x.
+SmallVector<Value *, 4> walkArgs(Emitter &E, const Instruction &I, unsigned x,
+                                 ArrayRef<unsigned> params) {
+  SmallVector<int64_t, 6> dims = walkDims(dimsOf(I, x));
+  SmallVector<Value *, 4> args{E.i64(int64_t(dims.size())), E.constArray(dims, "dims")};
+  for (unsigned p : params)
+    args.push_back(E.constArray(paramStrides(dimsOf(I, p)), "param_strides"));
+  return args;
+}
+
+/// QuantizeLinear and Requantize: saturate(round(Input / or * Scale) + ZeroPoint).
+Error emitQuantize(Emitter &E, const Instruction &I) {
+  ElemKind in = I.getInput(ops::QuantizeLinear::Input)->getType().kind;
+  ElemKind q = I.getOutput()->getType().kind;
+  std::string kernel = I.getKind() == InstrKind::Requantize
+                           ? kernelFor("ember_requantize_i32", q)
+                           : kernelFor(kernelFor("ember_quantize_linear", in), q);
+  static_assert(unsigned(ops::QuantizeLinear::Scale) == unsigned(ops::Requantize::Scale) &&
+                    unsigned(ops::QuantizeLinear::ZeroPoint) ==
+                        unsigned(ops::Requantize::ZeroPoint),
+                "QuantizeLinear and Requantize share one emitter");
+  SmallVector<Value *, 8> args{E.out(I), E.in(I, ops::QuantizeLinear::Input),
+                               E.in(I, ops::QuantizeLinear::Scale),
+                               E.in(I, ops::QuantizeLinear::ZeroPoint)};
+  args.append(walkArgs(E, I, ops::QuantizeLinear::Input,
+                       {ops::QuantizeLinear::Scale, ops::QuantizeLinear::ZeroPoint}));
+  return E.call(kernel, args);
+}
+
+Error emitDequantizeLinear(Emitter &E, const Instruction &I) {
+  ElemKind in = I.getInput(ops::DequantizeLinear::Input)->getType().kind;
+  SmallVector<Value *, 8> args{E.out(I), E.in(I, ops::DequantizeLinear::Input),
+                               E.in(I, ops::DequantizeLinear::Scale),
+                               E.in(I, ops::DequantizeLinear::ZeroPoint)};
+  args.append(walkArgs(E, I, ops::DequantizeLinear::Input,
+                       {ops::DequantizeLinear::Scale, ops::DequantizeLinear::ZeroPoint}));
+  return E.call(kernelFor("ember_dequantize_linear", in), args);
+}
+
+Error emitDynamicQuantizeLinear(Emitter &E, const Instruction &I) {
+  return E.call("ember_dynamic_quantize_linear_f32",
+                {E.out(I, ops::DynamicQuantizeLinear::Result),
+                 E.out(I, ops::DynamicQuantizeLinear::Scale),
+                 E.out(I, ops::DynamicQuantizeLinear::ZeroPoint),
+                 E.in(I, ops::DynamicQuantizeLinear::Input),
+                 E.i64(numElements(I.getInput(ops::DynamicQuantizeLinear::Input)))});
+}
+
+/// Scratch of the integer products: the int16 shifted copies of operands \p a and \p b.
+uint64_t shiftedPairScratch(const Instruction &I, unsigned a, unsigned b) {
+  return uint64_t(quantlayout::shiftedBytes(numElements(I.getInput(a))) +
+                  quantlayout::shiftedBytes(numElements(I.getInput(b))));
+}
+
+/// Emits the shift of operands \p a and \p b by their zero points \p za and \p zb into the
+/// scratch; returns the two copies' addresses.
+Expected<std::pair<Value *, Value *>> emitShifts(Emitter &E, const Instruction &I, unsigned a,
+                                                 unsigned za, unsigned b, unsigned zb) {
+  Value *sa = E.scratch(I);
+  Value *sb = E.builder().CreateInBoundsGEP(
+      E.builder().getInt8Ty(), sa,
+      E.i64(quantlayout::shiftedBytes(numElements(I.getInput(a)))), "shifted");
+  for (auto [dst, x, zp] : {std::tuple<Value *, unsigned, unsigned>{sa, a, za},
+                            std::tuple<Value *, unsigned, unsigned>{sb, b, zb}}) {
+    SmallVector<Value *, 8> args{dst, E.in(I, x), E.in(I, zp)};
+    args.append(walkArgs(E, I, x, {zp}));
+    EMBER_TRY(E.call(kernelFor("ember_shift_zero_point", I.getInput(x)->getType().kind), args));
+  }
+  return std::make_pair(sa, sb);
+}
+
+uint64_t integerMatMulScratch(const Instruction &I) {
+  return shiftedPairScratch(I, ops::IntegerMatMul::LHS, ops::IntegerMatMul::RHS);
+}
+
+Error emitIntegerMatMul(Emitter &E, const Instruction &I) {
+  const DimsVec &a = dimsOf(I, ops::IntegerMatMul::LHS), &b = dimsOf(I, ops::IntegerMatMul::RHS);
+  const DimsVec &r = I.getOutput()->getType().dims;
+  size_t rank = r.size(), batchRank = rank - 2;
+  int64_t M = int64_t(a[rank - 2]), K = int64_t(a[rank - 1]), N = int64_t(b[rank - 1]);
+  // Element offsets of each result matrix's operands; a broadcast (size 1) batch dim stays put.
+  SmallVector<int64_t, 8> aStrides(batchRank), bStrides(batchRank);
+  int64_t aStride = M * K, bStride = K * N;
+  for (size_t d = batchRank; d-- > 0;) {
+    aStrides[d] = a[d] == 1 ? 0 : aStride;
+    bStrides[d] = b[d] == 1 ? 0 : bStride;
+    aStride *= int64_t(a[d]);
+    bStride *= int64_t(b[d]);
+  }
+  int64_t batches = dimsProduct(r, 0, batchRank);
+  std::vector<int64_t> aOffsets, bOffsets;
+  for (int64_t batch = 0; batch < batches; ++batch) {
+    int64_t rest = batch, ao = 0, bo = 0;
+    for (size_t d = batchRank; d-- > 0;) {
+      int64_t idx = rest % int64_t(r[d]);
+      rest /= int64_t(r[d]);
+      ao += idx * aStrides[d];
+      bo += idx * bStrides[d];
+    }
+    aOffsets.push_back(ao);
+    bOffsets.push_back(bo);
+  }
+  if (aOffsets.empty()) // no batch at all: keep the arrays non-empty
+    aOffsets.push_back(0), bOffsets.push_back(0);
+  EMBER_ASSIGN_OR_RETURN(auto shifted,
+                         emitShifts(E, I, ops::IntegerMatMul::LHS, ops::IntegerMatMul::LHSZeroPoint,
+                                    ops::IntegerMatMul::RHS, ops::IntegerMatMul::RHSZeroPoint));
+  return E.call("ember_integer_matmul_i16",
+                {E.out(I), shifted.first, shifted.second, E.i64(M), E.i64(N), E.i64(K),
+                 E.i64(batches), E.constArray(aOffsets, "lhs_offsets"),
+                 E.constArray(bOffsets, "rhs_offsets")});
+}
+
+uint64_t integerConvScratch(const Instruction &I) {
+  return shiftedPairScratch(I, ops::IntegerConv::Input, ops::IntegerConv::Filter);
+}
+
+Error emitIntegerConv(Emitter &E, const Instruction &I) {
+  const DimsVec &x = dimsOf(I, ops::IntegerConv::Input), &w = dimsOf(I, ops::IntegerConv::Filter);
+  const DimsVec &y = I.getOutput()->getType().dims;
+  size_t nsp = x.size() - 2;
+  const std::vector<int64_t> &strides = I.attr<AttrKind::Strides>();
+  const std::vector<int64_t> &pads = I.attr<AttrKind::Pads>(); // begins, then ends
+  const std::vector<int64_t> &dilations = I.attr<AttrKind::Dilations>();
+  if (strides.size() != nsp || pads.size() != 2 * nsp ||
+      (!dilations.empty() && dilations.size() != nsp))
+    return instrError(I, "strides, pads or dilations do not match the spatial rank");
+  std::vector<int64_t> p(size_t(quantlayout::convParamCount(int64_t(nsp))));
+  p[quantlayout::kConvNsp] = int64_t(nsp);
+  p[quantlayout::kConvN] = int64_t(x[0]);
+  p[quantlayout::kConvC] = int64_t(x[1]);
+  p[quantlayout::kConvCout] = int64_t(w[0]);
+  p[quantlayout::kConvGroup] = I.attr<AttrKind::Group>();
+  for (size_t d = 0; d < nsp; ++d) {
+    auto at = [&](int64_t which) { return size_t(quantlayout::convArray(int64_t(nsp), which)) + d; };
+    p[at(0)] = int64_t(x[2 + d]);
+    p[at(1)] = int64_t(w[2 + d]);
+    p[at(2)] = int64_t(y[2 + d]);
+    p[at(3)] = strides[d];
+    p[at(4)] = pads[d];
+    p[at(5)] = dilations.empty() ? 1 : dilations[d];
+  }
+  EMBER_ASSIGN_OR_RETURN(auto shifted,
+                         emitShifts(E, I, ops::IntegerConv::Input, ops::IntegerConv::InputZeroPoint,
+                                    ops::IntegerConv::Filter, ops::IntegerConv::FilterZeroPoint));
+  return E.call("ember_integer_conv_i16", {E.out(I), shifted.first, shifted.second,
+                                           E.in(I, ops::IntegerConv::Bias),
+                                           E.constArray(p, "integer_conv")});
+}
+
+} // namespace
+
+void addQuantizedKernels(KernelTable &t) {
+  t.add(NodeKind::QuantizeLinear, supportsQuantizeLinear, emitQuantize);
+  t.add(NodeKind::Requantize, supportsRequantize, emitQuantize);
+  t.add(NodeKind::DequantizeLinear, supportsDequantizeLinear, emitDequantizeLinear);
+  t.add(NodeKind::DynamicQuantizeLinear, supportsDynamicQuantizeLinear,
+        emitDynamicQuantizeLinear);
+  t.add(NodeKind::IntegerMatMul, supportsIntegerMatMul, emitIntegerMatMul, integerMatMulScratch);
+  t.add(NodeKind::IntegerConv, supportsIntegerConv, emitIntegerConv, integerConvScratch);
+}
 
 } // namespace cpu
 } // namespace ember

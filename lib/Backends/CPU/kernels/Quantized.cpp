@@ -1,0 +1,150 @@
+// Quantization kernels: QuantizeLinear, Requantize, DequantizeLinear, DynamicQuantizeLinear, and
+// the zero-point shift IntegerMatMul / IntegerConv start with (QuantizedInteger.cpp does the
+// products). Formulas are the Interpreter's (lib/Backends/Interpreter/Quantized.cpp):
+//  - quantizing rounds half to even (nearbyint in the default rounding mode), adds the zero point
+//    in the scaled value's type, saturates to the 8-bit range, and maps NaN to the lowest value;
+//  - QuantizeLinear divides in float32 for float32/float16/bfloat16 inputs and in float64 for
+//    float64 and int32 inputs (numpy's promotions in ONNX's reference); Requantize multiplies in
+//    float32.
+//
+// Scale and ZeroPoint operands have the rank of the tensor they describe, each dim 1 or equal
+// (per-tensor, per-axis, per-row alike). Codegen passes the tensor's dims and each parameter's
+// strides with 0 along its size-1 dims; the kernels walk rows of the innermost dim, so the
+// parameter offset is computed once per row.
+#include "Types.h"
+
+namespace {
+
+/// Calls f(first, n, pa, sa, pb, sb) for each row of the innermost dim of a rank-\p rank tensor
+/// of dims \p dims: elements [first, first + n) whose parameters are at pa + j * sa (strides
+/// \p sa) and pb + j * sb (strides \p sb) for j in [0, n).
+template <typename F>
+EMBER_INLINE void forEachRow(i64 rank, const i64 *dims, const i64 *sa, const i64 *sb, F f) {
+  i64 inner = dims[rank - 1], outer = 1;
+  for (i64 d = 0; d + 1 < rank; ++d)
+    outer *= dims[d];
+  for (i64 o = 0; o < outer; ++o) {
+    i64 rest = o, pa = 0, pb = 0;
+    for (i64 d = rank - 1; d-- > 0;) {
+      i64 at = rest % dims[d];
+      rest /= dims[d];
+      pa += at * sa[d];
+      pb += at * sb[d];
+    }
+    f(o * inner, inner, pa, sa[rank - 1], pb, sb[rank - 1]);
+  }
+}
+
+EMBER_INLINE float roundEven(float x) { return __builtin_roundevenf(x); }
+EMBER_INLINE double roundEven(double x) { return __builtin_roundeven(x); }
+
+/// round-half-to-even(v) + zeroPoint saturated to Q's range, NaN giving Q's lowest value: the
+/// Interpreter's roundAndSaturate, computed in the scaled value's type F.
+template <typename Q, typename F> EMBER_INLINE Q roundAndSaturate(F v, i32 zeroPoint) {
+  F lo = F(intMin<Q>()), hi = F(intMax<Q>());
+  F q = roundEven(v) + F(zeroPoint);
+  if (!(q >= lo))
+    return intMin<Q>();
+  return q > hi ? intMax<Q>() : Q(q);
+}
+
+/// The type QuantizeLinear divides in: float64 for float64 and int32 inputs, else float32.
+template <typename T> struct DivisionOf {
+  typedef float type;
+};
+template <> struct DivisionOf<double> {
+  typedef double type;
+};
+template <> struct DivisionOf<i32> {
+  typedef double type;
+};
+
+/// out = saturate(round(x / scale or x * scale) + zp); F is the type the scaling is done in.
+template <typename T, typename Q, typename F, bool Divide>
+EMBER_INLINE void quantize(Q *out, const T *in, const float *scale, const Q *zp, i64 rank,
+                           const i64 *dims, const i64 *scaleStrides, const i64 *zpStrides) {
+  forEachRow(rank, dims, scaleStrides, zpStrides,
+             [&](i64 first, i64 n, i64 ps, i64 ss, i64 pz, i64 sz) {
+               for (i64 j = 0; j < n; ++j) {
+                 F v = F(ld(in, first + j)), sc = F(scale[ps + j * ss]);
+                 out[first + j] =
+                     roundAndSaturate<Q, F>(Divide ? F(v / sc) : F(v * sc), i32(zp[pz + j * sz]));
+               }
+             });
+}
+
+} // namespace
+
+#define QUANTIZE_KERNEL(SIN, TIN, SQ, TQ)                                                          \
+  EMBER_KERNEL void ember_quantize_linear_##SIN##_##SQ(TQ *out, const TIN *in, const float *scale, \
+                                                       const TQ *zp, i64 rank, const i64 *dims,   \
+                                                       const i64 *scaleStrides,                   \
+                                                       const i64 *zpStrides) {                    \
+    quantize<TIN, TQ, typename DivisionOf<TIN>::type, true>(out, in, scale, zp, rank, dims,        \
+                                                            scaleStrides, zpStrides);             \
+  }
+#define QUANTIZE_TO_BYTES(SIN, TIN) QUANTIZE_KERNEL(SIN, TIN, i8, i8) QUANTIZE_KERNEL(SIN, TIN, u8, u8)
+EMBER_FOR_FLOAT_KINDS(QUANTIZE_TO_BYTES)
+QUANTIZE_TO_BYTES(i32, i32)
+#undef QUANTIZE_TO_BYTES
+#undef QUANTIZE_KERNEL
+
+#define REQUANTIZE_KERNEL(SQ, TQ)                                                                  \
+  EMBER_KERNEL void ember_requantize_i32_##SQ(TQ *out, const i32 *in, const float *scale,         \
+                                              const TQ *zp, i64 rank, const i64 *dims,            \
+                                              const i64 *scaleStrides, const i64 *zpStrides) {    \
+    quantize<i32, TQ, float, false>(out, in, scale, zp, rank, dims, scaleStrides, zpStrides);      \
+  }
+REQUANTIZE_KERNEL(i8, i8)
+REQUANTIZE_KERNEL(u8, u8)
+#undef REQUANTIZE_KERNEL
+
+/// float32 (x - zp) * scale, the difference taken exactly (in 64 bits) before the conversion.
+#define DEQUANTIZE_KERNEL(S, T)                                                                    \
+  EMBER_KERNEL void ember_dequantize_linear_##S(float *out, const T *in, const float *scale,      \
+                                                const T *zp, i64 rank, const i64 *dims,           \
+                                                const i64 *scaleStrides, const i64 *zpStrides) {  \
+    forEachRow(rank, dims, scaleStrides, zpStrides,                                                \
+               [&](i64 first, i64 n, i64 ps, i64 ss, i64 pz, i64 sz) {                             \
+                 for (i64 j = 0; j < n; ++j)                                                       \
+                   out[first + j] = float(i64(in[first + j]) - i64(zp[pz + j * sz])) *             \
+                                    scale[ps + j * ss];                                            \
+               });                                                                                 \
+  }
+DEQUANTIZE_KERNEL(i8, i8)
+DEQUANTIZE_KERNEL(u8, u8)
+DEQUANTIZE_KERNEL(i32, i32)
+#undef DEQUANTIZE_KERNEL
+
+/// uint8 quantization over [min(0, min x), max(0, max x)] (NaN ignored by the comparisons, as
+/// std::min/std::max in the Interpreter): scale = range / 255, zero point round(-lo / scale); a
+/// zero range gives scale 0, zero point 0 and all zeros.
+EMBER_KERNEL void ember_dynamic_quantize_linear_f32(u8 *out, float *scaleOut, u8 *zpOut,
+                                                    const float *in, i64 n) {
+  float lo = 0, hi = 0;
+  for (i64 i = 0; i < n; ++i) {
+    lo = in[i] < lo ? in[i] : lo;
+    hi = hi < in[i] ? in[i] : hi;
+  }
+  float scale = (hi - lo) / 255.0f;
+  u8 zeroPoint = scale == 0 ? 0 : roundAndSaturate<u8, float>(-lo / scale, 0);
+  for (i64 i = 0; i < n; ++i)
+    out[i] = scale == 0 ? 0 : roundAndSaturate<u8, float>(in[i] / scale, zeroPoint);
+  *scaleOut = scale;
+  *zpOut = zeroPoint;
+}
+
+/// out = x - zp as int16 (x and zp of one 8-bit kind): the operands of IntegerMatMul and
+/// IntegerConv, written to their scratch.
+#define SHIFT_KERNEL(S, T)                                                                         \
+  EMBER_KERNEL void ember_shift_zero_point_##S(i16 *out, const T *in, const T *zp, i64 rank,      \
+                                               const i64 *dims, const i64 *zpStrides) {           \
+    forEachRow(rank, dims, zpStrides, zpStrides,                                                   \
+               [&](i64 first, i64 n, i64 pz, i64 sz, i64, i64) {                                   \
+                 for (i64 j = 0; j < n; ++j)                                                       \
+                   out[first + j] = i16(i16(in[first + j]) - i16(zp[pz + j * sz]));                \
+               });                                                                                 \
+  }
+SHIFT_KERNEL(i8, i8)
+SHIFT_KERNEL(u8, u8)
+#undef SHIFT_KERNEL
