@@ -1,12 +1,113 @@
-// Codegen for the recurrent family (kernels/Recurrent.cpp).
+// Codegen for the recurrent family (kernels/Recurrent.cpp): RNN, GRU and LSTM on float32,
+// float64 and float16, as the Interpreter (lib/Backends/Interpreter/QuantizedRecurrent.cpp). One
+// kernel per element kind serves the three cells; the shape, the direction, the activations
+// (numbered as kernels/RecurrentLayout.h) and their alpha/beta go as constant arrays. A sequence
+// length outside [0, seq] is a run-time error, as in the Interpreter.
 #include "CodeGenUtils.h"
+
+#include "kernels/RecurrentLayout.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 using namespace llvm;
 
 namespace ember {
 namespace cpu {
 
-void addRecurrentKernels(KernelTable &t) {}
+namespace {
+
+/// The kernel's number of each activation of Nodes/RecurrentActivations.def, in its order: a
+/// .def entry the kernels lack does not compile.
+constexpr rnnlayout::Act kActivationsInDefOrder[] = {
+#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, DOC) rnnlayout::k##E,
+#include "ember/Graph/Nodes/RecurrentActivations.def"
+};
+static_assert(sizeof(kActivationsInDefOrder) / sizeof(kActivationsInDefOrder[0]) ==
+                  size_t(rnnlayout::kNumActivations),
+              "kernels/RecurrentLayout.h and RecurrentActivations.def list different functions");
+
+/// The kernel's number of activation \p name, or -1.
+int64_t activationNumber(StringRef name) {
+  size_t i = 0;
+#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, DOC)                                                 \
+  if (name == NAME)                                                                                \
+    return int64_t(kActivationsInDefOrder[i]);                                                     \
+  ++i;
+#include "ember/Graph/Nodes/RecurrentActivations.def"
+  return -1;
+}
+
+/// The kinds the Interpreter's recurrent kernels cover (its isRecurrentKind).
+bool supportsRecurrent(const Node &n) {
+  ElemKind k = n.getType(0).kind;
+  return k == ElemKind::Float32 || k == ElemKind::Float64 || k == ElemKind::Float16;
+}
+
+uint64_t recurrentScratch(const Instruction &I) {
+  const DimsVec &r = I.getInput(ops::RNN::R)->getType().dims;
+  return uint64_t(rnnlayout::scratchBytes(int64_t(r[2])));
+}
+
+Error emitRecurrent(Emitter &E, const Instruction &I) {
+  static_assert(unsigned(ops::RNN::InitialH) == unsigned(ops::GRU::InitialH) &&
+                    unsigned(ops::RNN::InitialH) == unsigned(ops::LSTM::InitialH) &&
+                    unsigned(ops::RNN::YH) == unsigned(ops::LSTM::YH),
+                "the recurrent kinds share their leading operands and results");
+  rnnlayout::Cell cell = I.getKind() == InstrKind::RNN   ? rnnlayout::kRNN
+                         : I.getKind() == InstrKind::GRU ? rnnlayout::kGRU
+                                                         : rnnlayout::kLSTM;
+  bool lstm = cell == rnnlayout::kLSTM;
+
+  SmallVector<StringRef, 6> names;
+  StringRef(I.attr<AttrKind::Activations>()).split(names, ',');
+  const std::vector<float> &alphas = I.attr<AttrKind::ActivationAlpha>();
+  const std::vector<float> &betas = I.attr<AttrKind::ActivationBeta>();
+  if (alphas.size() != names.size() || betas.size() != names.size())
+    return instrError(I, "activation_alpha/activation_beta do not match the activations");
+  std::vector<int64_t> acts;
+  for (StringRef n : names) {
+    int64_t a = activationNumber(n);
+    if (a < 0)
+      return instrError(I, "unknown activation function '" + n + "'");
+    acts.push_back(a);
+  }
+
+  const DimsVec &x = I.getInput(ops::RNN::Input)->getType().dims;
+  const DimsVec &r = I.getInput(ops::RNN::R)->getType().dims;
+  int64_t flag = cell == rnnlayout::kGRU ? I.attr<AttrKind::LinearBeforeReset>()
+                 : lstm                  ? I.attr<AttrKind::InputForget>()
+                                         : 0;
+  std::vector<int64_t> shape(rnnlayout::kShapeCount);
+  shape[rnnlayout::kCell] = cell;
+  shape[rnnlayout::kSeq] = int64_t(x[0]);
+  shape[rnnlayout::kBatch] = int64_t(x[1]);
+  shape[rnnlayout::kInputSize] = int64_t(x[2]);
+  shape[rnnlayout::kHidden] = int64_t(r[2]);
+  shape[rnnlayout::kDirs] = int64_t(r[0]);
+  shape[rnnlayout::kReverseOnly] = I.attr<AttrKind::Direction>() == "reverse";
+  shape[rnnlayout::kFlag] = flag != 0;
+
+  ElemKind k = I.getOutput(ops::RNN::Y)->getType().kind;
+  std::string what = "a sequence_lens value is outside [0, " + std::to_string(x[0]) + "]";
+  return E.callChecked(
+      kernelFor("ember_recurrent", k),
+      {E.out(I, ops::RNN::Y), E.out(I, ops::RNN::YH), lstm ? E.out(I, ops::LSTM::YC) : E.nullPtr(),
+       E.in(I, ops::RNN::Input), E.in(I, ops::RNN::W), E.in(I, ops::RNN::R), E.in(I, ops::RNN::B),
+       E.in(I, ops::RNN::SequenceLens), E.in(I, ops::RNN::InitialH),
+       lstm ? E.in(I, ops::LSTM::InitialC) : E.nullPtr(), lstm ? E.in(I, ops::LSTM::P) : E.nullPtr(),
+       E.constArray(shape, "rnn_shape"), E.constArray(acts, "rnn_activations"),
+       E.floatArray(alphas, "rnn_alpha"), E.floatArray(betas, "rnn_beta"),
+       E.f32(I.attr<AttrKind::CellClip>()), E.scratch(I)},
+      I, what);
+}
+
+} // namespace
+
+void addRecurrentKernels(KernelTable &t) {
+  t.add(NodeKind::RNN, supportsRecurrent, emitRecurrent, recurrentScratch);
+  t.add(NodeKind::GRU, supportsRecurrent, emitRecurrent, recurrentScratch);
+  t.add(NodeKind::LSTM, supportsRecurrent, emitRecurrent, recurrentScratch);
+}
 
 } // namespace cpu
 } // namespace ember
