@@ -1,5 +1,9 @@
-// Codegen for the element-wise kinds (kernels/Elementwise.cpp): float32 arithmetic, activations
-// and one-operand functions, Clip, and Where on any element kind of 1, 2, 4 or 8 bytes.
+// Codegen for the element-wise kinds, on every element kind the Interpreter accepts for each
+// (lib/Backends/Interpreter/Elementwise*.cpp: its supports<Kind> functions are mirrored here).
+// The kernels are named `ember_<op>_<kind suffix>`: float32 ones vectorized by hand
+// (kernels/Elementwise.cpp), the other kinds type-generic (kernels/ElementwiseArith.cpp,
+// ElementwiseLogic.cpp, ElementwiseUnary.cpp). Integer Div and Mod by zero and integer Pow of 0
+// to a negative power are run-time errors, reported through callChecked.
 #include "CodeGenUtils.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -11,110 +15,258 @@ namespace cpu {
 
 namespace {
 
-StringRef binaryKernel(InstrKind k) {
+// The Interpreter's KindSets (ElementwiseCommon.h); quantized kinds are in none.
+bool isNumeric(ElemKind k) { return !isQuantizedKind(k) && k != ElemKind::Bool; }
+bool isNumericOrBool(ElemKind k) { return !isQuantizedKind(k); }
+bool isFloat(ElemKind k) { return !isQuantizedKind(k) && isFloatKind(k); }
+bool isUnsignedInt(ElemKind k) {
+  return k == ElemKind::UInt8 || k == ElemKind::UInt16 || k == ElemKind::UInt32 ||
+         k == ElemKind::UInt64;
+}
+bool isInteger(ElemKind k) { return isNumeric(k) && !isFloatKind(k); }
+bool isSignedInt(ElemKind k) { return isInteger(k) && !isUnsignedInt(k); }
+
+ElemKind resultKind(const Node &n) { return n.getType().kind; }
+ElemKind operandKind(const Node &n, unsigned i) { return n.getOperand(i).getType().kind; }
+ElemKind outKind(const Instruction &I) { return I.getOutput()->getType().kind; }
+ElemKind inKind(const Instruction &I, unsigned i) { return I.getInput(i)->getType().kind; }
+llvm::Constant *count(Emitter &E, const Instruction &I) {
+  return E.i64(numElements(I.getOutput()));
+}
+
+//===-- Two-operand arithmetic ---------------------------------------------------------------===//
+
+StringRef binaryBase(InstrKind k) {
   switch (k) {
-  case InstrKind::Add: return "ember_add_f32";
-  case InstrKind::Sub: return "ember_sub_f32";
-  case InstrKind::Mul: return "ember_mul_f32";
-  case InstrKind::Div: return "ember_div_f32";
-  case InstrKind::Max: return "ember_max_f32";
-  case InstrKind::Min: return "ember_min_f32";
-  case InstrKind::PRelu: return "ember_prelu_f32";
-  case InstrKind::Pow: return "ember_pow_f32";
+  case InstrKind::Add: return "ember_add";
+  case InstrKind::Sub: return "ember_sub";
+  case InstrKind::Mul: return "ember_mul";
+  case InstrKind::Div: return "ember_div";
+  case InstrKind::Max: return "ember_max";
+  case InstrKind::Min: return "ember_min";
+  case InstrKind::PRelu: return "ember_prelu";
+  case InstrKind::ShiftLeft: return "ember_shift_left";
+  case InstrKind::ShiftRight: return "ember_shift_right";
   default: return "";
   }
 }
 
+bool supportsNumeric(const Node &n) { return isNumeric(resultKind(n)); }
+bool supportsUnsigned(const Node &n) { return isUnsignedInt(resultKind(n)); }
+
 Error emitBinary(Emitter &E, const Instruction &I) {
-  return E.call(binaryKernel(I.getKind()),
-                {E.out(I), E.in(I, 0), E.in(I, 1), E.i64(numElements(I.getOutput()))});
+  ElemKind k = outKind(I);
+  std::string name = kernelFor(binaryBase(I.getKind()), k);
+  SmallVector<Value *, 4> args = {E.out(I), E.in(I, 0), E.in(I, 1), count(E, I)};
+  if (I.getKind() == InstrKind::Div && isInteger(k))
+    return E.callChecked(name, args, I, "integer division by zero");
+  return E.call(name, args);
 }
 
-/// The activation kinds with their own nodes: kernel name and its two float parameters.
+Error emitMod(Emitter &E, const Instruction &I) {
+  ElemKind k = outKind(I);
+  std::string name = kernelFor("ember_mod", k);
+  SmallVector<Value *, 5> args = {E.out(I), E.in(I, 0), E.in(I, 1), count(E, I),
+                                  E.i64(I.attr<AttrKind::FMod>())};
+  if (isInteger(k))
+    return E.callChecked(name, args, I, "integer remainder by zero");
+  return E.call(name, args);
+}
+
+bool isPowBase(ElemKind k) {
+  return isFloat(k) || k == ElemKind::Int32 || k == ElemKind::Int64;
+}
+
+bool supportsPow(const Node &n) {
+  return isPowBase(resultKind(n)) && isNumeric(operandKind(n, ops::Pow::Exponent));
+}
+
+Error emitPow(Emitter &E, const Instruction &I) {
+  ElemKind b = outKind(I), e = inKind(I, ops::Pow::Exponent);
+  std::string name = std::string("ember_pow_") + kindSuffix(b) + "_" + kindSuffix(e);
+  SmallVector<Value *, 4> args = {E.out(I), E.in(I, ops::Pow::Base),
+                                  E.in(I, ops::Pow::Exponent), count(E, I)};
+  // Only integer ^ integer can fail; the other kernels always return 0.
+  if (isInteger(b) && isInteger(e))
+    return E.callChecked(name, args, I, "integer 0 raised to a negative power");
+  return E.call(name, args);
+}
+
+//===-- Comparisons, logic, selection, clamping, conversion ----------------------------------===//
+
+StringRef compareBase(InstrKind k) {
+  switch (k) {
+  case InstrKind::Equal: return "ember_equal";
+  case InstrKind::Less: return "ember_less";
+  case InstrKind::LessOrEqual: return "ember_less_equal";
+  case InstrKind::Greater: return "ember_greater";
+  case InstrKind::GreaterOrEqual: return "ember_greater_equal";
+  case InstrKind::And: return "ember_and";
+  case InstrKind::Or: return "ember_or";
+  case InstrKind::Xor: return "ember_xor";
+  default: return "";
+  }
+}
+
+bool supportsCompare(const Node &n) { return isNumericOrBool(operandKind(n, 0)); }
+bool supportsLogic(const Node &n) { return resultKind(n) == ElemKind::Bool; }
+
+/// Comparisons are instantiated per operand kind, logic for bool.
+Error emitCompare(Emitter &E, const Instruction &I) {
+  return E.call(kernelFor(compareBase(I.getKind()), inKind(I, 0)),
+                {E.out(I), E.in(I, 0), E.in(I, 1), count(E, I)});
+}
+
+bool supportsWhere(const Node &n) {
+  ElemKind k = resultKind(n);
+  size_t esz = n.getType().elementSize();
+  return isNumericOrBool(k) && (esz == 1 || esz == 2 || esz == 4 || esz == 8) &&
+         operandKind(n, ops::Where::Condition) == ElemKind::Bool;
+}
+
+/// Where moves bytes: one kernel per element size.
+Error emitWhere(Emitter &E, const Instruction &I) {
+  size_t bits = I.getOutput()->getType().elementSize() * 8;
+  return E.call("ember_where_b" + std::to_string(bits),
+                {E.out(I), E.in(I, ops::Where::Condition), E.in(I, ops::Where::LHS),
+                 E.in(I, ops::Where::RHS), count(E, I)});
+}
+
+Error emitClip(Emitter &E, const Instruction &I) {
+  return E.call(kernelFor("ember_clip", outKind(I)),
+                {E.out(I), E.in(I, ops::Clip::Input), count(E, I), E.in(I, ops::Clip::Min),
+                 E.in(I, ops::Clip::Max)});
+}
+
+bool supportsCast(const Node &n) {
+  return isNumericOrBool(operandKind(n, 0)) && isNumericOrBool(resultKind(n));
+}
+
+Error emitCast(Emitter &E, const Instruction &I) {
+  std::string name =
+      std::string("ember_cast_") + kindSuffix(inKind(I, 0)) + "_" + kindSuffix(outKind(I));
+  return E.call(name, {E.out(I), E.in(I, 0), count(E, I)});
+}
+
+//===-- One-operand functions and activations ------------------------------------------------===//
+
+/// The domains of Nodes/ElementwiseFunctions.def.
+enum class Domain { Float, Signed, Numeric, Bool };
+
+bool inDomain(ElemKind k, Domain d) {
+  switch (d) {
+  case Domain::Float: return isFloat(k);
+  case Domain::Signed: return isFloat(k) || isSignedInt(k);
+  case Domain::Numeric: return isNumeric(k);
+  case Domain::Bool: return k == ElemKind::Bool;
+  }
+  return false;
+}
+
+/// Whether \p fn is a Unary function accepting kind \p k. Every function has a kernel for every
+/// kind of its domain (the float32 ones in Elementwise.cpp, the others in ElementwiseUnary.cpp).
+bool unaryAccepts(StringRef fn, ElemKind k) {
+  struct Entry {
+    const char *name;
+    Domain domain;
+  };
+  static const Entry kFunctions[] = {
+#define UNARY_FUNCTION(E, NAME, DOMAIN, DOC) {NAME, Domain::DOMAIN},
+#include "ember/Graph/Nodes/ElementwiseFunctions.def"
+  };
+  for (const Entry &f : kFunctions)
+    if (fn == f.name)
+      return inDomain(k, f.domain);
+  return false;
+}
+
+bool supportsUnary(const Node &n) {
+  return unaryAccepts(n.attr<AttrKind::Function>(), resultKind(n));
+}
+
+Error emitUnary(Emitter &E, const Instruction &I) {
+  const std::string &fn = I.attr<AttrKind::Function>();
+  ElemKind k = outKind(I);
+  if (!unaryAccepts(fn, k))
+    return instrError(I, "no CPU kernel for function '" + fn + "' of " + elemKindName(k));
+  return E.call(kernelFor("ember_" + fn, k),
+                {E.out(I), E.in(I, 0), count(E, I), E.f32(0), E.f32(0)});
+}
+
+bool supportsFloatPredicate(const Node &n) { return isFloat(operandKind(n, 0)); }
+
+Error emitIsNaN(Emitter &E, const Instruction &I) {
+  return E.call(kernelFor("ember_isnan", inKind(I, 0)), {E.out(I), E.in(I, 0), count(E, I)});
+}
+
+Error emitIsInf(Emitter &E, const Instruction &I) {
+  return E.call(kernelFor("ember_isinf", inKind(I, 0)),
+                {E.out(I), E.in(I, 0), count(E, I), E.i64(I.attr<AttrKind::DetectNegative>()),
+                 E.i64(I.attr<AttrKind::DetectPositive>())});
+}
+
+/// The activation kinds with their own nodes: kernel base name and its two float parameters.
 struct ActivationCall {
-  StringRef kernel;
+  StringRef base;
   float a = 0, b = 0;
 };
 
 ActivationCall activationCall(const Instruction &I) {
   switch (I.getKind()) {
-  case InstrKind::Relu: return {"ember_relu_f32"};
-  case InstrKind::Sigmoid: return {"ember_sigmoid_f32"};
-  case InstrKind::Tanh: return {"ember_tanh_f32"};
-  case InstrKind::LeakyRelu: return {"ember_leaky_relu_f32", I.attr<AttrKind::Alpha>()};
+  case InstrKind::Relu: return {"ember_relu"};
+  case InstrKind::Sigmoid: return {"ember_sigmoid"};
+  case InstrKind::Tanh: return {"ember_tanh"};
+  case InstrKind::LeakyRelu: return {"ember_leaky_relu", I.attr<AttrKind::Alpha>()};
   case InstrKind::HardSigmoid:
-    return {"ember_hard_sigmoid_f32", I.attr<AttrKind::Alpha>(), I.attr<AttrKind::Beta>()};
-  case InstrKind::Elu: return {"ember_elu_f32", I.attr<AttrKind::Alpha>()};
-  case InstrKind::Celu: return {"ember_celu_f32", I.attr<AttrKind::Alpha>()};
+    return {"ember_hard_sigmoid", I.attr<AttrKind::Alpha>(), I.attr<AttrKind::Beta>()};
+  case InstrKind::Elu: return {"ember_elu", I.attr<AttrKind::Alpha>()};
+  case InstrKind::Celu: return {"ember_celu", I.attr<AttrKind::Alpha>()};
   case InstrKind::Selu:
-    return {"ember_selu_f32", I.attr<AttrKind::Alpha>(), I.attr<AttrKind::Gamma>()};
-  case InstrKind::ThresholdedRelu:
-    return {"ember_thresholded_relu_f32", I.attr<AttrKind::Alpha>()};
+    return {"ember_selu", I.attr<AttrKind::Alpha>(), I.attr<AttrKind::Gamma>()};
+  case InstrKind::ThresholdedRelu: return {"ember_thresholded_relu", I.attr<AttrKind::Alpha>()};
+  case InstrKind::Shrink:
+    return {"ember_shrink", I.attr<AttrKind::Bias>(), I.attr<AttrKind::Lambd>()};
   default: return {};
   }
 }
 
+bool supportsFloatResult(const Node &n) { return isFloat(resultKind(n)); }
+
 Error emitActivation(Emitter &E, const Instruction &I) {
   ActivationCall c = activationCall(I);
-  return E.call(c.kernel, {E.out(I), E.in(I, 0), E.i64(numElements(I.getOutput())), E.f32(c.a),
-                           E.f32(c.b)});
-}
-
-/// The `Unary` functions with a float32 kernel (the rest, bool `not`, are refused).
-bool hasUnaryKernel(StringRef fn) {
-  return StringSwitch<bool>(fn)
-      .Cases("abs", "neg", "sign", "reciprocal", "floor", "ceil", "round", true)
-      .Cases("exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos", true)
-      .Cases("atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", true)
-      .Cases("softsign", "softplus", "hard_swish", "gelu", "gelu_tanh", true)
-      .Default(false);
-}
-
-bool supportsUnary(const Node &n) {
-  return allFloat32(n) && hasUnaryKernel(n.attr<AttrKind::Function>());
-}
-
-Error emitUnary(Emitter &E, const Instruction &I) {
-  const std::string &fn = I.attr<AttrKind::Function>();
-  if (!hasUnaryKernel(fn))
-    return instrError(I, "no CPU kernel for function '" + fn + "'");
-  return E.call("ember_" + fn + "_f32", {E.out(I), E.in(I, 0), E.i64(numElements(I.getOutput())),
-                                         E.f32(0), E.f32(0)});
-}
-
-Error emitClip(Emitter &E, const Instruction &I) {
-  return E.call("ember_clip_f32", {E.out(I), E.in(I, ops::Clip::Input),
-                                   E.i64(numElements(I.getOutput())), E.in(I, ops::Clip::Min),
-                                   E.in(I, ops::Clip::Max)});
-}
-
-bool supportsWhere(const Node &n) {
-  ElemKind k = n.getType().kind;
-  size_t esz = n.getType().elementSize();
-  return !isQuantizedKind(k) && (esz == 1 || esz == 2 || esz == 4 || esz == 8) &&
-         n.getOperand(ops::Where::Condition).getType().kind == ElemKind::Bool;
-}
-
-Error emitWhere(Emitter &E, const Instruction &I) {
-  size_t bits = I.getOutput()->getType().elementSize() * 8;
-  return E.call("ember_where_b" + std::to_string(bits),
-                {E.out(I), E.in(I, ops::Where::Condition), E.in(I, ops::Where::LHS),
-                 E.in(I, ops::Where::RHS), E.i64(numElements(I.getOutput()))});
+  return E.call(kernelFor(c.base, outKind(I)),
+                {E.out(I), E.in(I, 0), count(E, I), E.f32(c.a), E.f32(c.b)});
 }
 
 } // namespace
 
 void addElementwiseKernels(KernelTable &t) {
   for (NodeKind k : {NodeKind::Add, NodeKind::Sub, NodeKind::Mul, NodeKind::Div, NodeKind::Max,
-                     NodeKind::Min, NodeKind::PRelu, NodeKind::Pow})
-    t.add(k, allFloat32, emitBinary);
-  for (NodeKind k : {NodeKind::Relu, NodeKind::Sigmoid, NodeKind::Tanh, NodeKind::LeakyRelu,
+                     NodeKind::Min, NodeKind::PRelu})
+    t.add(k, supportsNumeric, emitBinary);
+  t.add(NodeKind::ShiftLeft, supportsUnsigned, emitBinary);
+  t.add(NodeKind::ShiftRight, supportsUnsigned, emitBinary);
+  t.add(NodeKind::Mod, supportsNumeric, emitMod);
+  t.add(NodeKind::Pow, supportsPow, emitPow);
+
+  for (NodeKind k : {NodeKind::Equal, NodeKind::Less, NodeKind::LessOrEqual, NodeKind::Greater,
+                     NodeKind::GreaterOrEqual})
+    t.add(k, supportsCompare, emitCompare);
+  for (NodeKind k : {NodeKind::And, NodeKind::Or, NodeKind::Xor})
+    t.add(k, supportsLogic, emitCompare);
+  t.add(NodeKind::Where, supportsWhere, emitWhere);
+  t.add(NodeKind::Clip, supportsNumeric, emitClip);
+  t.add(NodeKind::Cast, supportsCast, emitCast);
+
+  t.add(NodeKind::Unary, supportsUnary, emitUnary);
+  t.add(NodeKind::IsNaN, supportsFloatPredicate, emitIsNaN);
+  t.add(NodeKind::IsInf, supportsFloatPredicate, emitIsInf);
+  t.add(NodeKind::Relu, supportsNumeric, emitActivation);
+  t.add(NodeKind::Shrink, supportsNumeric, emitActivation);
+  for (NodeKind k : {NodeKind::Sigmoid, NodeKind::Tanh, NodeKind::LeakyRelu,
                      NodeKind::HardSigmoid, NodeKind::Elu, NodeKind::Celu, NodeKind::Selu,
                      NodeKind::ThresholdedRelu})
-    t.add(k, allFloat32, emitActivation);
-  t.add(NodeKind::Unary, supportsUnary, emitUnary);
-  t.add(NodeKind::Clip, allFloat32, emitClip);
-  t.add(NodeKind::Where, supportsWhere, emitWhere);
+    t.add(k, supportsFloatResult, emitActivation);
 }
 
 } // namespace cpu

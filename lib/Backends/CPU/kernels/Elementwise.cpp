@@ -1,6 +1,8 @@
-// Element-wise float32 kernels: one-operand functions and activations, two-operand arithmetic,
-// Clip and Where. Every kernel is `ember_<op>_f32(out, inputs..., n[, params])`; `out` may be
-// exactly one of the inputs (in-place), never a partial overlap. Formulas follow the
+// Element-wise float32 kernels, vectorized by hand (the paths real models use): one-operand
+// functions and activations, two-operand arithmetic, Clip; and Where on any element kind. The
+// other kinds, Mod, Pow, comparisons and Cast are in Elementwise{Arith,Logic,Unary}.cpp, with
+// the same signature per operation. Every kernel is `ember_<op>_f32(out, inputs..., n[, params])`;
+// `out` may be exactly one of the inputs (in-place), never a partial overlap. Formulas follow the
 // Interpreter's (ElementwiseUnary.cpp, Elementwise.cpp, ElementwiseLogic.cpp), including NaN
 // behaviour; transcendental functions use the vector approximations of KernelCommon.h (within
 // a few ulp, far inside the 1e-4 relative tolerance the tests hold every backend to).
@@ -88,7 +90,6 @@ extern "C" float asinhf(float);
 extern "C" float acoshf(float);
 extern "C" float atanhf(float);
 extern "C" float expf(float);
-extern "C" double pow(double, double);
 
 #define LIBM_KERNEL(NAME, EXPR)                                                                    \
   EMBER_KERNEL void ember_##NAME##_f32(float *out, const float *in, i64 n, float pa, float pb) { \
@@ -129,12 +130,6 @@ BINARY_KERNEL(min, isnan(a) ? a : isnan(b) ? b : (b < a ? b : a))
 BINARY_KERNEL(prelu, a < 0 ? b * a : a)
 
 #undef BINARY_KERNEL
-
-/// Base ^ Exponent computed in double and rounded, as the Interpreter.
-EMBER_KERNEL void ember_pow_f32(float *out, const float *base, const float *expo, i64 n) {
-  for (i64 i = 0; i < n; ++i)
-    out[i] = float(pow(double(base[i]), double(expo[i])));
-}
 
 /// min(max(x, lo), hi) with lo and hi read from one-element tensors; NaN stays NaN, lo > hi
 /// gives hi (numpy.clip).
