@@ -1,15 +1,10 @@
-// Softmax/LogSoftmax, LayerNorm, BatchNorm and Reduce on float32. Codegen views each tensor as
-// [outer, len, inner] around the axes the operation works along (Reduce's axes must be
-// consecutive). Reductions accumulate in double, as the Interpreter does, so long sums keep
-// their precision; softmax and layer norm run in float with vector partial sums.
+// Softmax/LogSoftmax, LayerNorm and BatchNorm on float32 (Reduce is in Reduce.cpp): codegen
+// views each tensor as [outer, len, inner] around the axes the operation works along. They run
+// in float with vector partial sums.
 #include "KernelCommon.h"
 
 extern "C" float logf(float);
-extern "C" double log(double);
 extern "C" double sqrt(double);
-extern "C" double exp(double);
-
-typedef double DVec __attribute__((ext_vector_type(8)));
 
 namespace {
 
@@ -164,99 +159,4 @@ EMBER_KERNEL EMBER_NOINLINE void ember_batchnorm_f32(float *out, const float *in
         y[i] = (x[i] - m) * k + b;
     }
   }
-}
-
-namespace {
-
-enum ReduceOp { RSum, RMean, RMax, RMin, RProd, RSumSquare, RL1, RL2, RLogSum, RLogSumExp };
-
-EMBER_INLINE double combine(i64 op, double acc, double v) {
-  switch (op) {
-  case RMax:
-    return acc != acc ? acc : v != v ? v : (acc < v ? v : acc);
-  case RMin:
-    return acc != acc ? acc : v != v ? v : (v < acc ? v : acc);
-  case RProd:
-    return acc * v;
-  case RSumSquare:
-  case RL2:
-    return acc + v * v;
-  case RL1:
-    return acc + (v < 0 ? -v : v);
-  default:
-    return acc + v;
-  }
-}
-
-EMBER_INLINE double initial(i64 op) {
-  return op == RMax ? -__builtin_inf() : op == RMin ? __builtin_inf() : op == RProd ? 1.0 : 0.0;
-}
-
-EMBER_INLINE double finish(i64 op, double acc, i64 len) {
-  switch (op) {
-  case RMean:
-    return acc / double(len);
-  case RL2:
-    return sqrt(acc);
-  case RLogSum:
-    return log(acc);
-  default:
-    return acc;
-  }
-}
-
-} // namespace
-
-/// out[o, i] = reduction over k of in[o, k, i]. LogSumExp subtracts the line's max first.
-EMBER_KERNEL EMBER_NOINLINE void ember_reduce_f32(float *out, const float *in, i64 outer, i64 len,
-                                                  i64 inner, i64 op) {
-  constexpr i64 kChunk = 64;
-  for (i64 o = 0; o < outer; ++o)
-    for (i64 i0 = 0; i0 < inner; i0 += kChunk) {
-      i64 w = minI(kChunk, inner - i0);
-      double acc[kChunk], mx[kChunk];
-      const float *x = in + o * len * inner + i0;
-      if (op == RLogSumExp) {
-        for (i64 q = 0; q < w; ++q)
-          mx[q] = -__builtin_inf();
-        for (i64 k = 0; k < len; ++k)
-          for (i64 q = 0; q < w; ++q)
-            mx[q] = combine(RMax, mx[q], double(x[k * inner + q]));
-        for (i64 q = 0; q < w; ++q)
-          acc[q] = 0.0;
-        for (i64 k = 0; k < len; ++k)
-          for (i64 q = 0; q < w; ++q)
-            acc[q] += exp(double(x[k * inner + q]) - mx[q]);
-        for (i64 q = 0; q < w; ++q) {
-          bool inf = mx[q] == __builtin_inf() || mx[q] == -__builtin_inf();
-          out[o * inner + i0 + q] = float(inf ? mx[q] : mx[q] + log(acc[q]));
-        }
-        continue;
-      }
-      for (i64 q = 0; q < w; ++q)
-        acc[q] = initial(op);
-      if (w == 1 && (op == RSum || op == RMean)) {
-        // A long contiguous sum (inner == 1): vector partial sums in double.
-        DVec a = (DVec)(0.0);
-        i64 k = 0;
-        for (; k + 8 <= len; k += 8) {
-          float t[8];
-          __builtin_memcpy(t, x + k, sizeof t);
-          DVec v = {t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]};
-          a += v;
-        }
-        double s = 0;
-        for (int q = 0; q < 8; ++q)
-          s += a[q];
-        for (; k < len; ++k)
-          s += double(x[k]);
-        acc[0] = s;
-      } else {
-        for (i64 k = 0; k < len; ++k)
-          for (i64 q = 0; q < w; ++q)
-            acc[q] = combine(op, acc[q], double(x[k * inner + q]));
-      }
-      for (i64 q = 0; q < w; ++q)
-        out[o * inner + i0 + q] = float(finish(op, acc[q], len));
-    }
 }

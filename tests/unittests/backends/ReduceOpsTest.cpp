@@ -1,0 +1,343 @@
+// Reductions and selections on every backend against the Interpreter: Reduce (every reduction,
+// consecutive and scattered axes, every numeric kind), ArgMax/ArgMin, CumSum, TopK, Einsum and
+// NLLLoss, with ties, NaN and integer wrap-around, and NLLLoss's run-time error.
+#include "BackendTestUtils.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace ember;
+using namespace ember::test;
+
+namespace {
+
+const char *const kReductions[] = {"sum", "mean", "max",  "min",     "prod",
+                                   "l1",  "l2",   "log_sum", "log_sum_exp", "sum_square"};
+
+/// Only dce: constant folding would run the nodes on the Interpreter at compile time.
+RunOptions dceOnly() {
+  RunOptions o;
+  o.pipeline = {"dce"};
+  return o;
+}
+
+Tensor valuesOf(ElemKind k, std::vector<dim_t> dims, const std::vector<double> &v) {
+  Tensor t(Type(k, dims));
+  for (size_t i = 0; i < v.size(); ++i)
+    t.setElementFromDouble(i, v[i]);
+  return t;
+}
+
+AttrList reduceAttrs(const char *how, std::vector<int64_t> axes) {
+  AttrList a;
+  a.set<AttrKind::Reduction>(how).set<AttrKind::Axes>(axes);
+  return a;
+}
+
+class ReduceOpsKinds : public ::testing::TestWithParam<ElemKind> {};
+
+TEST_P(ReduceOpsKinds, EveryReductionOverScatteredAndConsecutiveAxes) {
+  ElemKind k = GetParam();
+  expectBackendsAgree(
+      [k](Module &M, Function *F) -> std::vector<NodeValue> {
+        // Axis 2 of size 1 sits between reduced axes: the view merges it away.
+        Placeholder *x = input(M, {3, 4, 1, 5, 7}, k);
+        std::vector<NodeValue> outs;
+        for (const char *how : kReductions)
+          for (std::vector<int64_t> axes :
+               {std::vector<int64_t>{0, 3}, {1, 2, 3}, {4}, {0, 1, 2, 3, 4}, {}})
+            outs.push_back(node(F, NodeKind::Reduce, {x}, reduceAttrs(how, axes)));
+        return outs;
+      },
+      dceOnly());
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, ReduceOpsKinds,
+                         ::testing::Values(ElemKind::Float32, ElemKind::Float64,
+                                           ElemKind::Float16, ElemKind::BFloat16, ElemKind::Int8,
+                                           ElemKind::UInt8, ElemKind::Int32, ElemKind::UInt16,
+                                           ElemKind::Int64, ElemKind::UInt64),
+                         [](const auto &info) { return std::string(elemKindName(info.param)); });
+
+TEST(ReduceOps, Float32FastPathShapes) {
+  // One run of reduced axes: leading, middle (inner 37: chunk tail), trailing (long contiguous
+  // sums with a vector tail), and a reduced axis of size 1 only.
+  expectBackendsAgree(
+      [](Module &M, Function *F) -> std::vector<NodeValue> {
+        Placeholder *x = input(M, {3, 70, 37});
+        Placeholder *y = input(M, {2, 1, 1003});
+        std::vector<NodeValue> outs;
+        for (const char *how : kReductions) {
+          outs.push_back(node(F, NodeKind::Reduce, {x}, reduceAttrs(how, {0})));
+          outs.push_back(node(F, NodeKind::Reduce, {x}, reduceAttrs(how, {1})));
+          outs.push_back(node(F, NodeKind::Reduce, {x}, reduceAttrs(how, {1, 2})));
+          outs.push_back(node(F, NodeKind::Reduce, {y}, reduceAttrs(how, {1, 2})));
+          outs.push_back(node(F, NodeKind::Reduce, {y}, reduceAttrs(how, {1})));
+        }
+        return outs;
+      },
+      dceOnly());
+}
+
+TEST(ReduceOps, SpecialValues) {
+  // NaN propagates through max/min (the first met), infinities through log_sum_exp.
+  double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  for (ElemKind k : {ElemKind::Float32, ElemKind::Float64, ElemKind::Float16}) {
+    SCOPED_TRACE(elemKindName(k).str());
+    RunOptions opts = dceOnly();
+    opts.inputs["x"] = valuesOf(k, {4, 3},
+                                {1, nan, 2, inf, 1, -3, -inf, -inf, -inf, 0.5, -0.0, inf});
+    expectBackendsAgree(
+        [k](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *x = input(M, {4, 3}, k);
+          std::vector<NodeValue> outs;
+          for (const char *how : kReductions) {
+            outs.push_back(node(F, NodeKind::Reduce, {x}, reduceAttrs(how, {0})));
+            outs.push_back(node(F, NodeKind::Reduce, {x}, reduceAttrs(how, {1})));
+          }
+          return outs;
+        },
+        opts);
+  }
+}
+
+TEST(ReduceOps, IntegerWrapAndSaturation) {
+  // int8 sums and products wrap; the mean saturates into range; l1 of the most negative value.
+  RunOptions opts = dceOnly();
+  opts.inputs["x"] = valuesOf(ElemKind::Int8, {2, 4}, {127, 127, 127, -128, -128, -128, 100, 3});
+  opts.inputs["y"] = valuesOf(ElemKind::Int64, {3},
+                              {double(std::numeric_limits<int64_t>::min()), 5, -7});
+  expectBackendsAgree(
+      [](Module &M, Function *F) -> std::vector<NodeValue> {
+        Placeholder *x = input(M, {2, 4}, ElemKind::Int8, "x");
+        Placeholder *y = input(M, {3}, ElemKind::Int64, "y");
+        std::vector<NodeValue> outs;
+        for (const char *how : kReductions) {
+          outs.push_back(node(F, NodeKind::Reduce, {x}, reduceAttrs(how, {1})));
+          outs.push_back(node(F, NodeKind::Reduce, {x}, reduceAttrs(how, {0, 1})));
+          outs.push_back(node(F, NodeKind::Reduce, {y}, reduceAttrs(how, {0})));
+        }
+        return outs;
+      },
+      opts);
+}
+
+AttrList axisAttrs(int64_t axis, int64_t selectLast) {
+  AttrList a;
+  a.set<AttrKind::Axis>(axis).set<AttrKind::SelectLastIndex>(selectLast);
+  return a;
+}
+
+TEST(ReduceOps, ArgMaxArgMinEveryKind) {
+  // Integers in [-3, 3] tie a lot: first and last index both matter.
+  for (ElemKind k : {ElemKind::Float32, ElemKind::Float64, ElemKind::Float16, ElemKind::Int8,
+                     ElemKind::UInt8, ElemKind::Int32, ElemKind::UInt64}) {
+    SCOPED_TRACE(elemKindName(k).str());
+    expectBackendsAgree(
+        [k](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *x = input(M, {3, 9, 67}, k);
+          std::vector<NodeValue> outs;
+          for (int64_t axis : {0, 1, 2})
+            for (int64_t last : {0, 1}) {
+              outs.push_back(node(F, NodeKind::ArgMax, {x}, axisAttrs(axis, last)));
+              outs.push_back(node(F, NodeKind::ArgMin, {x}, axisAttrs(axis, last)));
+            }
+          return outs;
+        },
+        dceOnly());
+  }
+}
+
+TEST(ReduceOps, ArgMaxArgMinNaN) {
+  double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  RunOptions opts = dceOnly();
+  opts.inputs["x"] = valuesOf(ElemKind::Float32, {4, 4},
+                              {1, nan, 3, nan, nan, 2, 2, 1, inf, 1, inf, -inf, -inf, 0, -inf, 0});
+  expectBackendsAgree(
+      [](Module &M, Function *F) -> std::vector<NodeValue> {
+        Placeholder *x = input(M, {4, 4});
+        std::vector<NodeValue> outs;
+        for (int64_t axis : {0, 1})
+          for (int64_t last : {0, 1}) {
+            outs.push_back(node(F, NodeKind::ArgMax, {x}, axisAttrs(axis, last)));
+            outs.push_back(node(F, NodeKind::ArgMin, {x}, axisAttrs(axis, last)));
+          }
+        return outs;
+      },
+      opts);
+}
+
+TEST(ReduceOps, CumSumEveryKind) {
+  for (ElemKind k : {ElemKind::Float32, ElemKind::Float64, ElemKind::Float16, ElemKind::Int8,
+                     ElemKind::UInt8, ElemKind::Int32, ElemKind::Int64}) {
+    SCOPED_TRACE(elemKindName(k).str());
+    expectBackendsAgree(
+        [k](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *x = input(M, {2, 70, 67}, k); // int8 sums of 70 values wrap
+          std::vector<NodeValue> outs;
+          for (int64_t axis : {0, 1, 2})
+            for (int64_t exclusive : {0, 1})
+              for (int64_t reverse : {0, 1}) {
+                AttrList a;
+                a.set<AttrKind::Axis>(axis)
+                    .set<AttrKind::Exclusive>(exclusive)
+                    .set<AttrKind::Reverse>(reverse);
+                outs.push_back(node(F, NodeKind::CumSum, {x}, a));
+              }
+          return outs;
+        },
+        dceOnly());
+  }
+}
+
+AttrList topKAttrs(int64_t axis, int64_t count, int64_t largest) {
+  AttrList a;
+  a.set<AttrKind::Axis>(axis).set<AttrKind::Count>(count).set<AttrKind::Largest>(largest);
+  return a;
+}
+
+TEST(ReduceOps, TopKEveryKind) {
+  // Lengths that are not powers of two (the merge sort's ragged runs); ties by lower index.
+  for (ElemKind k : {ElemKind::Float32, ElemKind::Float64, ElemKind::Float16, ElemKind::Int8,
+                     ElemKind::UInt16, ElemKind::Int64}) {
+    SCOPED_TRACE(elemKindName(k).str());
+    expectBackendsAgree(
+        [k](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *x = input(M, {3, 37, 5}, k);
+          std::vector<NodeValue> outs;
+          for (int64_t largest : {0, 1}) {
+            for (auto [axis, count] : {std::pair<int64_t, int64_t>{1, 37}, {1, 4}, {2, 3}, {0, 1},
+                                       {1, 0}}) {
+              Node *t = node(F, NodeKind::TopK, {x}, topKAttrs(axis, count, largest));
+              outs.push_back(NodeValue(t, 0));
+              outs.push_back(NodeValue(t, 1));
+            }
+          }
+          return outs;
+        },
+        dceOnly());
+  }
+}
+
+TEST(ReduceOps, TopKNaN) {
+  double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  RunOptions opts = dceOnly();
+  opts.inputs["x"] = valuesOf(ElemKind::Float32, {2, 7},
+                              {1, nan, 3, nan, -inf, 3, 0, inf, 2, nan, 2, -1, inf, nan});
+  expectBackendsAgree(
+      [](Module &M, Function *F) -> std::vector<NodeValue> {
+        Placeholder *x = input(M, {2, 7});
+        std::vector<NodeValue> outs;
+        for (int64_t largest : {0, 1}) {
+          Node *t = node(F, NodeKind::TopK, {x}, topKAttrs(1, 7, largest));
+          outs.push_back(NodeValue(t, 0));
+          outs.push_back(NodeValue(t, 1));
+        }
+        return outs;
+      },
+      opts);
+}
+
+AttrList einsumAttrs(std::vector<int64_t> in, std::vector<int64_t> out) {
+  AttrList a;
+  a.set<AttrKind::InputLabels>(in).set<AttrKind::OutputLabels>(out);
+  return a;
+}
+
+TEST(ReduceOps, EinsumEquations) {
+  // Labels as character codes: batch matmul, transpose, diagonal, traces, sums, outer and inner
+  // products, and three operands.
+  const int64_t b = 'b', i = 'i', j = 'j', k = 'k', l = 'l';
+  for (ElemKind kind : {ElemKind::Float32, ElemKind::Float64, ElemKind::Float16, ElemKind::Int32,
+                        ElemKind::UInt8}) {
+    SCOPED_TRACE(elemKindName(kind).str());
+    expectBackendsAgree(
+        [&](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *x = input(M, {3, 5, 6}, kind, "x"), *y = input(M, {3, 6, 4}, kind, "y");
+          Placeholder *sq = input(M, {3, 5, 5}, kind, "sq"), *v = input(M, {5}, kind, "v");
+          Placeholder *w = input(M, {4, 7}, kind, "w");
+          return {
+              node(F, NodeKind::Einsum, {x, y}, einsumAttrs({b, i, j, b, j, k}, {b, i, k})),
+              node(F, NodeKind::Einsum, {x}, einsumAttrs({b, i, j}, {j, b, i})),
+              node(F, NodeKind::Einsum, {sq}, einsumAttrs({b, i, i}, {b, i})),
+              node(F, NodeKind::Einsum, {sq}, einsumAttrs({b, i, i}, {b})),
+              node(F, NodeKind::Einsum, {x}, einsumAttrs({b, i, j}, {})),
+              node(F, NodeKind::Einsum, {v, v}, einsumAttrs({i, i}, {})),
+              node(F, NodeKind::Einsum, {v, w}, einsumAttrs({i, k, l}, {i, l, k})),
+              node(F, NodeKind::Einsum, {x, y, w},
+                   einsumAttrs({b, i, j, b, j, k, k, l}, {l, i})),
+          };
+        },
+        dceOnly());
+  }
+}
+
+Node *nllLoss(Function *F, NodeValue x, NodeValue target, NodeValue weight, const char *how,
+              std::vector<int64_t> ignore) {
+  AttrList a;
+  a.set<AttrKind::Reduction>(how).set<AttrKind::IgnoreIndex>(ignore);
+  return node(F, NodeKind::NLLLoss, {x, target, weight}, a);
+}
+
+TEST(ReduceOps, NLLLossEveryReduction) {
+  for (ElemKind k : {ElemKind::Float32, ElemKind::Float64, ElemKind::Float16}) {
+    for (ElemKind tk : {ElemKind::Int32, ElemKind::Int64}) {
+      SCOPED_TRACE(elemKindName(k).str() + " " + elemKindName(tk).str());
+      RunOptions opts = dceOnly();
+      // [N=2, d1=3, d2=2] targets over C=4 classes; -1 and 2 serve as ignore indices.
+      opts.inputs["t"] = valuesOf(tk, {2, 3, 2}, {0, 3, -1, 2, 1, 1, 2, 2, 0, -1, 3, 1});
+      opts.inputs["all"] = valuesOf(tk, {2, 1}, {2, 2}); // every target ignored: mean is NaN
+      opts.inputs["t2"] = valuesOf(tk, {2}, {3, 0});
+      expectBackendsAgree(
+          [k, tk](Module &M, Function *F) -> std::vector<NodeValue> {
+            Placeholder *x = input(M, {2, 4, 3, 2}, k, "x");
+            Placeholder *t = input(M, {2, 3, 2}, tk, "t");
+            Placeholder *w = input(M, {4}, k, "w");
+            Placeholder *x2 = input(M, {2, 4}, k, "x2");
+            Placeholder *all = input(M, {2, 1}, tk, "all");
+            Placeholder *x3 = input(M, {2, 4, 1}, k, "x3");
+            std::vector<NodeValue> outs;
+            for (const char *how : {"none", "sum", "mean"}) {
+              outs.push_back(nllLoss(F, x, t, w, how, {-1}));
+              outs.push_back(nllLoss(F, x3, all, w, how, {2}));
+            }
+            // No ignore index: the targets of x2 are all valid.
+            Placeholder *t2 = input(M, {2}, tk, "t2");
+            outs.push_back(nllLoss(F, x2, t2, w, "mean", {}));
+            return outs;
+          },
+          opts);
+    }
+  }
+}
+
+TEST(ReduceOps, NLLLossTargetOutOfRangeIsARunTimeError) {
+  for (const std::string &backend : backendsUnderTest()) {
+    SCOPED_TRACE(backend);
+    RunOptions opts = dceOnly();
+    opts.inputs["t"] = valuesOf(ElemKind::Int64, {3}, {1, 4, 0}); // 4 is not a class of 4
+    Outputs o = runOn(
+        backend,
+        [](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *x = input(M, {3, 4}, ElemKind::Float32, "x");
+          Placeholder *t = input(M, {3}, ElemKind::Int64, "t");
+          Placeholder *w = input(M, {4}, ElemKind::Float32, "w");
+          return {nllLoss(F, x, t, w, "mean", {-100})};
+        },
+        opts);
+    EXPECT_NE(o.error.find("not a class index"), std::string::npos) << o.error;
+    opts.inputs["t"] = valuesOf(ElemKind::Int64, {3}, {1, -100, 3}); // ignored: fine
+    o = runOn(
+        backend,
+        [](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *x = input(M, {3, 4}, ElemKind::Float32, "x");
+          Placeholder *t = input(M, {3}, ElemKind::Int64, "t");
+          Placeholder *w = input(M, {4}, ElemKind::Float32, "w");
+          return {nllLoss(F, x, t, w, "mean", {-100})};
+        },
+        opts);
+    EXPECT_EQ(o.error, "");
+  }
+}
+
+} // namespace
