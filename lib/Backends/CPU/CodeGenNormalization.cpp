@@ -1,6 +1,12 @@
-// Codegen for Softmax/LogSoftmax, LayerNorm and BatchNorm (kernels/Normalization.cpp), float32.
-// Each views its tensor as [outer, len, inner] around the axes it works along.
-#include "CodeGenUtils.h"
+// Codegen for the normalizations (kernels/Normalization.cpp, kernels/NormalizationGeneric.cpp),
+// every float kind: Softmax/LogSoftmax/Hardmax along one axis, BatchNorm (inference and
+// training), InstanceNorm, LayerNorm, MeanVarNorm and LRN. Each views its tensor as
+// [outer, len, inner] around the axes it works along (MeanVarNorm: a ReduceView).
+//
+// float32 Softmax/LogSoftmax, LayerNorm with float32 statistics and BatchNorm with float32
+// parameters take the vectorized float kernels that transformers and CNNs spend their time in;
+// the rest computes in double as the Interpreter does.
+#include "CodeGenReduce.h"
 
 using namespace llvm;
 
@@ -9,44 +15,148 @@ namespace cpu {
 
 namespace {
 
-Error emitSoftmax(Emitter &E, const Instruction &I) {
-  const DimsVec &dims = I.getInput(0)->getType().dims;
+bool supportsFloat(const Node &n) { return isFloatKind(n.getType(0).kind); }
+
+Error emitAlongAxis(Emitter &E, const Instruction &I) {
+  const Type &x = I.getInput(0)->getType();
+  const DimsVec &dims = x.dims;
   size_t axis = size_t(I.attr<AttrKind::Axis>());
-  return E.call("ember_softmax_f32",
-                {E.out(I), E.in(I, 0), E.i64(dimsProduct(dims, 0, axis)),
-                 E.i64(int64_t(dims[axis])), E.i64(dimsProduct(dims, axis + 1, dims.size())),
-                 E.i64(I.getKind() == InstrKind::LogSoftmax ? 1 : 0)});
+  int64_t outer = dimsProduct(dims, 0, axis), len = int64_t(dims[axis]),
+          inner = dimsProduct(dims, axis + 1, dims.size());
+  InstrKind k = I.getKind();
+  if (x.kind == ElemKind::Float32 && k != InstrKind::Hardmax)
+    return E.call("ember_softmax_f32", {E.out(I), E.in(I, 0), E.i64(outer), E.i64(len),
+                                        E.i64(inner), E.i64(k == InstrKind::LogSoftmax ? 1 : 0)});
+  int64_t how = k == InstrKind::Softmax ? 0 : k == InstrKind::LogSoftmax ? 1 : 2;
+  return E.call(kernelFor("ember_along_axis", x.kind),
+                {E.out(I), E.in(I, 0), E.i64(outer), E.i64(len), E.i64(inner), E.i64(how)});
 }
 
 Error emitLayerNorm(Emitter &E, const Instruction &I) {
-  const DimsVec &dims = I.getInput(ops::LayerNorm::Input)->getType().dims;
+  const Type &x = I.getInput(ops::LayerNorm::Input)->getType();
+  ElemKind stash = I.getOutput(ops::LayerNorm::Mean)->getType().kind;
   size_t axis = size_t(I.attr<AttrKind::Axis>());
-  return E.call("ember_layernorm_f32",
+  int64_t rows = dimsProduct(x.dims, 0, axis), block = dimsProduct(x.dims, axis, x.dims.size());
+  if (x.kind == ElemKind::Float32 && stash == ElemKind::Float32)
+    return E.call("ember_layernorm_f32",
+                  {E.out(I, ops::LayerNorm::Result), E.out(I, ops::LayerNorm::Mean),
+                   E.out(I, ops::LayerNorm::InvStdDev), E.in(I, ops::LayerNorm::Input),
+                   E.in(I, ops::LayerNorm::Scale), E.in(I, ops::LayerNorm::Bias), E.i64(rows),
+                   E.i64(block), E.f32(I.attr<AttrKind::Epsilon>())});
+  return E.call(kernelFor("ember_layernorm_any", x.kind),
                 {E.out(I, ops::LayerNorm::Result), E.out(I, ops::LayerNorm::Mean),
-                 E.out(I, ops::LayerNorm::InvStdDev), E.in(I, ops::LayerNorm::Input),
-                 E.in(I, ops::LayerNorm::Scale), E.in(I, ops::LayerNorm::Bias),
-                 E.i64(dimsProduct(dims, 0, axis)), E.i64(dimsProduct(dims, axis, dims.size())),
+                 E.out(I, ops::LayerNorm::InvStdDev), E.i64(floatCode(stash)),
+                 E.in(I, ops::LayerNorm::Input), E.in(I, ops::LayerNorm::Scale),
+                 E.in(I, ops::LayerNorm::Bias), E.i64(rows), E.i64(block),
                  E.f32(I.attr<AttrKind::Epsilon>())});
 }
 
-bool supportsBatchNorm(const Node &n) { return allFloat32(n) && n.getType().rank() >= 2; }
+bool allInputsFloat32(const Instruction &I) {
+  for (unsigned i = 0; i < I.getNumInputs(); ++i)
+    if (I.getInput(i)->getType().kind != ElemKind::Float32)
+      return false;
+  return true;
+}
+
+/// The kinds of the four per-channel operands (Scale, Bias, Mean, Var) as FloatCodes.
+SmallVector<Value *, 4> channelCodes(Emitter &E, const Instruction &I, unsigned first,
+                                     unsigned count) {
+  SmallVector<Value *, 4> codes;
+  for (unsigned i = first; i < first + count; ++i)
+    codes.push_back(E.i64(floatCode(I.getInput(i)->getType().kind)));
+  return codes;
+}
 
 Error emitBatchNorm(Emitter &E, const Instruction &I) {
-  const DimsVec &dims = I.getInput(ops::BatchNorm::Input)->getType().dims;
-  return E.call("ember_batchnorm_f32",
-                {E.out(I), E.in(I, ops::BatchNorm::Input), E.in(I, ops::BatchNorm::Scale),
-                 E.in(I, ops::BatchNorm::Bias), E.in(I, ops::BatchNorm::Mean),
-                 E.in(I, ops::BatchNorm::Var), E.i64(int64_t(dims[0])), E.i64(int64_t(dims[1])),
-                 E.i64(dimsProduct(dims, 2, dims.size())), E.f32(I.attr<AttrKind::Epsilon>())});
+  const Type &x = I.getInput(ops::BatchNorm::Input)->getType();
+  const DimsVec &dims = x.dims;
+  Value *N = E.i64(int64_t(dims[0])), *C = E.i64(int64_t(dims[1]));
+  Value *inner = E.i64(dimsProduct(dims, 2, dims.size()));
+  Value *eps = E.f32(I.attr<AttrKind::Epsilon>());
+  if (allInputsFloat32(I))
+    return E.call("ember_batchnorm_f32",
+                  {E.out(I), E.in(I, ops::BatchNorm::Input), E.in(I, ops::BatchNorm::Scale),
+                   E.in(I, ops::BatchNorm::Bias), E.in(I, ops::BatchNorm::Mean),
+                   E.in(I, ops::BatchNorm::Var), N, C, inner, eps});
+  SmallVector<Value *, 16> args = {E.out(I),
+                                   E.in(I, ops::BatchNorm::Input),
+                                   E.in(I, ops::BatchNorm::Scale),
+                                   E.in(I, ops::BatchNorm::Bias),
+                                   E.in(I, ops::BatchNorm::Mean),
+                                   E.in(I, ops::BatchNorm::Var)};
+  args.append(channelCodes(E, I, ops::BatchNorm::Scale, 4));
+  args.append({N, C, inner, eps});
+  return E.call(kernelFor("ember_batchnorm_any", x.kind), args);
+}
+
+Error emitBatchNormTraining(Emitter &E, const Instruction &I) {
+  namespace B = ops::BatchNormTraining;
+  const Type &x = I.getInput(B::Input)->getType();
+  const DimsVec &dims = x.dims;
+  SmallVector<Value *, 20> args = {E.out(I, B::Result), E.out(I, B::RunningMean),
+                                   E.out(I, B::RunningVar), E.in(I, B::Input),
+                                   E.in(I, B::Scale),       E.in(I, B::Bias),
+                                   E.in(I, B::Mean),        E.in(I, B::Var)};
+  args.append(channelCodes(E, I, B::Scale, 4));
+  args.append({E.i64(int64_t(dims[0])), E.i64(int64_t(dims[1])),
+               E.i64(dimsProduct(dims, 2, dims.size())), E.f32(I.attr<AttrKind::Epsilon>()),
+               E.f32(I.attr<AttrKind::Momentum>())});
+  return E.call(kernelFor("ember_batchnorm_training", x.kind), args);
+}
+
+Error emitInstanceNorm(Emitter &E, const Instruction &I) {
+  namespace In = ops::InstanceNorm;
+  const Type &x = I.getInput(In::Input)->getType();
+  const DimsVec &dims = x.dims;
+  SmallVector<Value *, 12> args = {E.out(I), E.in(I, In::Input), E.in(I, In::Scale),
+                                   E.in(I, In::Bias)};
+  args.append(channelCodes(E, I, In::Scale, 2));
+  args.append({E.i64(int64_t(dims[0])), E.i64(int64_t(dims[1])),
+               E.i64(dimsProduct(dims, 2, dims.size())), E.f32(I.attr<AttrKind::Epsilon>())});
+  return E.call(kernelFor("ember_instancenorm", x.kind), args);
+}
+
+bool supportsMeanVarNorm(const Node &n) {
+  return supportsFloat(n) && n.getType(0).rank() <= kMaxReduceRank;
+}
+
+uint64_t meanVarNormScratch(const Instruction &I) {
+  ReduceView v = makeReduceView(I.getInput(0)->getType().dims, I.attr<AttrKind::Axes>());
+  return uint64_t(v.groups) * 2 * 8;
+}
+
+Error emitMeanVarNorm(Emitter &E, const Instruction &I) {
+  const Type &x = I.getInput(ops::MeanVarNorm::Input)->getType();
+  ReduceView v = makeReduceView(x.dims, I.attr<AttrKind::Axes>());
+  return E.call(kernelFor("ember_meanvarnorm", x.kind),
+                {E.out(I), E.in(I, ops::MeanVarNorm::Input), E.scratch(I),
+                 E.i64(int64_t(v.dims.size())), E.constArray(v.dims, "dims"),
+                 E.constArray(v.groupStrides, "gstrides"), E.i64(v.groups), E.i64(v.count),
+                 E.f32(I.attr<AttrKind::Epsilon>())});
+}
+
+Error emitLRN(Emitter &E, const Instruction &I) {
+  const Type &x = I.getInput(ops::LRN::Input)->getType();
+  const DimsVec &dims = x.dims;
+  return E.call(kernelFor("ember_lrn", x.kind),
+                {E.out(I), E.in(I, ops::LRN::Input), E.i64(int64_t(dims[0])),
+                 E.i64(int64_t(dims[1])), E.i64(dimsProduct(dims, 2, dims.size())),
+                 E.i64(I.attr<AttrKind::Size>()), E.f32(I.attr<AttrKind::Alpha>()),
+                 E.f32(I.attr<AttrKind::Beta>()), E.f32(I.attr<AttrKind::Bias>())});
 }
 
 } // namespace
 
 void addNormalizationKernels(KernelTable &t) {
-  t.add(NodeKind::Softmax, allFloat32, emitSoftmax);
-  t.add(NodeKind::LogSoftmax, allFloat32, emitSoftmax);
-  t.add(NodeKind::LayerNorm, allFloat32, emitLayerNorm);
-  t.add(NodeKind::BatchNorm, supportsBatchNorm, emitBatchNorm);
+  t.add(NodeKind::Softmax, supportsFloat, emitAlongAxis);
+  t.add(NodeKind::LogSoftmax, supportsFloat, emitAlongAxis);
+  t.add(NodeKind::Hardmax, supportsFloat, emitAlongAxis);
+  t.add(NodeKind::LayerNorm, supportsFloat, emitLayerNorm);
+  t.add(NodeKind::BatchNorm, supportsFloat, emitBatchNorm);
+  t.add(NodeKind::BatchNormTraining, supportsFloat, emitBatchNormTraining);
+  t.add(NodeKind::InstanceNorm, supportsFloat, emitInstanceNorm);
+  t.add(NodeKind::MeanVarNorm, supportsMeanVarNorm, emitMeanVarNorm, meanVarNormScratch);
+  t.add(NodeKind::LRN, supportsFloat, emitLRN);
 }
 
 } // namespace cpu

@@ -1,6 +1,7 @@
-// Softmax/LogSoftmax, LayerNorm and BatchNorm on float32 (Reduce is in Reduce.cpp): codegen
-// views each tensor as [outer, len, inner] around the axes the operation works along. They run
-// in float with vector partial sums.
+// The float32 fast paths of Softmax/LogSoftmax, LayerNorm and BatchNorm (transformers and CNNs):
+// codegen views each tensor as [outer, len, inner] around the axes the operation works along.
+// They run in float with vector partial sums; the other float kinds and the other
+// normalizations are in NormalizationGeneric.cpp, computed in double as the Interpreter does.
 #include "KernelCommon.h"
 
 extern "C" float logf(float);
