@@ -6,6 +6,7 @@
 
 #include "ember/Support/Error.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,6 +28,11 @@ Emitter::Emitter(llvm::Module &M, const llvm::Module &library, IRBuilder<> &B,
 }
 
 Value *Emitter::addr(const IRValue *v) {
+  if (chunkAddrs_) {
+    auto it = chunkAddrs_->find(v);
+    if (it != chunkAddrs_->end())
+      return it->second;
+  }
   Value *base = regions_[unsigned(regionOf(v))];
   if (v->offset == 0)
     return base;
@@ -38,6 +44,10 @@ Value *Emitter::scratch(const Instruction &I) {
     return nullPtr();
   return B_.CreateInBoundsGEP(B_.getInt8Ty(), regions_[unsigned(MemRegion::Activations)],
                               B_.getInt64(I.scratchOffset), "scratch");
+}
+
+llvm::Constant *Emitter::elementCount(const Instruction &I) {
+  return i64(chunkAddrs_ ? chunkElements_ : int64_t(I.getOutput()->getType().numElements()));
 }
 
 llvm::Constant *Emitter::i64(int64_t v) { return B_.getInt64(uint64_t(v)); }
@@ -206,11 +216,23 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
     Value *ctxArg = B.CreateIntToPtr(B.getInt64(reinterpret_cast<uint64_t>(profile->ctx)), ptr);
     B.CreateCall(hookTy, fn, {ctxArg, B.getInt32(uint32_t(slot))});
   };
+  FusionRuns runs = findFusionRuns(IR);
+  DenseSet<const Instruction *> fused; // emitted as part of a run
   int32_t slot = 0;
   for (const auto &I : IR.getInstrs()) {
     InstrKind ik = I->getKind();
+    if (fused.count(I.get())) {
+      ++slot; // its time is charged to the run's first instruction
+      continue;
+    }
     if (!isMemoryMarker(ik))
       mark(slot++);
+    auto run = runs.find(I.get());
+    if (run != runs.end()) {
+      EMBER_TRY(emitFusedRun(E, IR, run->second));
+      fused.insert(run->second.begin(), run->second.end());
+      continue;
+    }
     if (ik == InstrKind::Copy) {
       const IRValue *dst = I->getOperand(0), *src = I->getOperand(1);
       EMBER_TRY(E.call("ember_copy", {E.addr(dst), E.addr(src), E.i64(int64_t(dst->sizeInBytes()))}));

@@ -13,6 +13,7 @@
 
 #include "ember/IR/IR.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
@@ -35,6 +36,10 @@ class Emitter {
   std::vector<std::string> &runtimeErrors_;
   llvm::BasicBlock *failBlock_ = nullptr;
   llvm::PHINode *failCode_ = nullptr;
+  /// Inside a fused element-wise loop (CodeGenFusion.cpp): where each value's current chunk
+  /// is, and the number of elements in the chunk.
+  const llvm::DenseMap<const IRValue *, llvm::Value *> *chunkAddrs_ = nullptr;
+  int64_t chunkElements_ = 0;
 
 public:
   Emitter(llvm::Module &M, const llvm::Module &library, llvm::IRBuilder<> &B,
@@ -44,8 +49,20 @@ public:
   llvm::IRBuilder<> &builder() { return B_; }
   llvm::LLVMContext &context() { return M_.getContext(); }
 
-  /// The address of \p v: its region's base plus the planner's offset.
+  /// The address of \p v: its region's base plus the planner's offset (in a fused loop, its
+  /// current chunk's).
   llvm::Value *addr(const IRValue *v);
+  /// The elements an element-wise instruction's kernel call covers: all of its result, or the
+  /// current chunk in a fused loop.
+  llvm::Constant *elementCount(const Instruction &I);
+  /// Enters (\p addrs non-null) or leaves a fused loop's chunk.
+  void setChunk(const llvm::DenseMap<const IRValue *, llvm::Value *> *addrs, int64_t elements) {
+    chunkAddrs_ = addrs;
+    chunkElements_ = elements;
+  }
+  /// The region base pointer of \p r (the entry function's argument).
+  llvm::Value *regionBase(MemRegion r) const { return regions_[unsigned(r)]; }
+  llvm::Module &module() { return M_; }
   llvm::Value *out(const Instruction &I, unsigned r = 0) { return addr(I.getOutput(r)); }
   llvm::Value *in(const Instruction &I, unsigned i) { return addr(I.getInput(i)); }
   /// The instruction's scratch (Backend::getScratchBytes), or null when it has none.
@@ -129,6 +146,16 @@ struct ProfileHook {
   void (*fn)(void *ctx, int32_t slot);
   void *ctx;
 };
+
+/// Element-wise fusion (CodeGenFusion.cpp): runs of consecutive float32 element-wise
+/// instructions over the same number of elements, each reading a result of the run, become one
+/// loop over chunks of a vector's length; values read only inside the run stay in registers.
+/// Maps the first instruction of each run to the run.
+using FusionRuns = llvm::DenseMap<const Instruction *, std::vector<const Instruction *>>;
+FusionRuns findFusionRuns(const IRFunction &IR);
+/// Emits the loop of \p run.
+llvm::Error emitFusedRun(Emitter &E, const IRFunction &IR,
+                         llvm::ArrayRef<const Instruction *> run);
 
 /// Builds (does not optimize) the module for \p IR, targeting \p TM.
 llvm::Expected<GeneratedModule> generateModule(const IRFunction &IR, llvm::LLVMContext &ctx,

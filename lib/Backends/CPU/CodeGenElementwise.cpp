@@ -30,9 +30,7 @@ ElemKind resultKind(const Node &n) { return n.getType().kind; }
 ElemKind operandKind(const Node &n, unsigned i) { return n.getOperand(i).getType().kind; }
 ElemKind outKind(const Instruction &I) { return I.getOutput()->getType().kind; }
 ElemKind inKind(const Instruction &I, unsigned i) { return I.getInput(i)->getType().kind; }
-llvm::Constant *count(Emitter &E, const Instruction &I) {
-  return E.i64(numElements(I.getOutput()));
-}
+llvm::Constant *count(Emitter &E, const Instruction &I) { return E.elementCount(I); }
 
 //===-- Two-operand arithmetic ---------------------------------------------------------------===//
 

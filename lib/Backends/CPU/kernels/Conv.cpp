@@ -170,14 +170,14 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
       float *C = out + (b * s.K + g * Kg) * outPlane;
       // A 1x1 convolution with stride 1 and no padding multiplies by the input itself.
       if (scratch::convIsPointwise(s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.PH, s.PW))
-        gemmBlocked<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
+        runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
                             packFn(DensePacker{image, outPlane}), ep, packBuffer);
       else if (s.SH == 1 && s.SW == 1) {
         padImage(padded, image, Cg, s, Hp, Wp);
-        gemmBlocked<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
+        runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
                             packFn(PaddedPacker{padded, s, Hp, Wp}), ep, packBuffer);
       } else
-        gemmBlocked<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
+        runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
                             packFn(Im2colPacker{image, s}), ep, packBuffer);
     }
 }
@@ -241,6 +241,6 @@ EMBER_INLINE void convDepthwise(float *out, const float *in, const float *filter
       convGemm<MR, NV>(out, in, filter, bias, s, a, scratchMem);                                   \
   }
 
-CONV_ENTRY(w, 12, 2)
-CONV_ENTRY(n, 6, 1)
+CONV_ENTRY(w, kWideMR, kWideNV)
+CONV_ENTRY(n, kNarrowMR, kNarrowNV)
 #undef CONV_ENTRY

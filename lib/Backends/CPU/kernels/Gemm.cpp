@@ -5,6 +5,17 @@
 
 using namespace gemm;
 
+namespace gemm {
+EMBER_NOINLINE void gemmWide(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc,
+                             PackFn pack, const Epilogue &ep, float *packBuffer) {
+  gemmBlocked<kWideMR, kWideNV>(M, N, K, A, lda, C, ldc, pack, ep, packBuffer);
+}
+EMBER_NOINLINE void gemmNarrow(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc,
+                               PackFn pack, const Epilogue &ep, float *packBuffer) {
+  gemmBlocked<kNarrowMR, kNarrowNV>(M, N, K, A, lda, C, ldc, pack, ep, packBuffer);
+}
+} // namespace gemm
+
 namespace {
 
 /// Batched matrix products: result matrix b is A[aOffsets[b]..] * B[bOffsets[b]..] (offsets in
@@ -15,7 +26,7 @@ EMBER_INLINE void matmul(float *C, const float *A, const float *B, i64 M, i64 N,
                          float *scratch) {
   Epilogue ep{nullptr, 0, act};
   for (i64 b = 0; b < batches; ++b)
-    gemmBlocked<MR, NV>(M, N, K, A + aOffsets[b], K, C + b * M * N, N,
+    runGemm<MR, NV>(M, N, K, A + aOffsets[b], K, C + b * M * N, N,
                         packFn(DensePacker{B + bOffsets[b], N}), ep, scratch);
 }
 
@@ -25,7 +36,7 @@ EMBER_INLINE void fullyConnected(float *C, const float *X, const float *W, const
                                  i64 M, i64 N, i64 K, Activation act, float *scratch) {
   Epilogue ep{bias, 1, act};
   DensePacker pack{W, N};
-  gemmBlocked<MR, NV>(M, N, K, X, K, C, N, packFn(pack), ep, scratch);
+  runGemm<MR, NV>(M, N, K, X, K, C, N, packFn(pack), ep, scratch);
 }
 
 } // namespace
@@ -44,6 +55,6 @@ EMBER_INLINE void fullyConnected(float *C, const float *X, const float *W, const
     fullyConnected<MR, NV>(C, X, W, bias, M, N, K, Activation{act, actA, actB}, scratch);         \
   }
 
-GEMM_ENTRIES(w, 12, 2)
-GEMM_ENTRIES(n, 6, 1)
+GEMM_ENTRIES(w, kWideMR, kWideNV)
+GEMM_ENTRIES(n, kNarrowMR, kNarrowNV)
 #undef GEMM_ENTRIES

@@ -140,6 +140,27 @@ EMBER_INLINE void gemmBlocked(i64 M, i64 N, i64 K, const float *A, i64 lda, floa
   }
 }
 
+/// gemmBlocked for the two register tiles, compiled once each in Gemm.cpp and never inlined:
+/// every caller (MatMul, FullyConnected, three conv packers) shares one copy, which keeps the
+/// module of a model, and so its compile time, small.
+void gemmWide(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc, PackFn pack,
+              const Epilogue &ep, float *packBuffer);
+void gemmNarrow(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc, PackFn pack,
+                const Epilogue &ep, float *packBuffer);
+constexpr int kWideMR = 12, kWideNV = 2, kNarrowMR = 6, kNarrowNV = 1;
+
+/// The shared driver for the tile <MR, NV> (wide or narrow).
+template <int MR, int NV>
+EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc,
+                       PackFn pack, const Epilogue &ep, float *packBuffer) {
+  static_assert((MR == kWideMR && NV == kWideNV) || (MR == kNarrowMR && NV == kNarrowNV),
+                "one of the two register tiles");
+  if constexpr (MR == kWideMR)
+    gemmWide(M, N, K, A, lda, C, ldc, pack, ep, packBuffer);
+  else
+    gemmNarrow(M, N, K, A, lda, C, ldc, pack, ep, packBuffer);
+}
+
 /// The packer for a row-major B (row stride ldb): rows k0.. of columns n0.. into NR-wide panels.
 struct DensePacker {
   const float *B;

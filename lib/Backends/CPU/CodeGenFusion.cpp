@@ -1,0 +1,238 @@
+// Element-wise fusion (CodeGen.h): a run of float32 element-wise instructions, such as the
+// add + relu after a residual convolution or sigmoid + mul of a swish, becomes one loop over
+// chunks of EMBER_VW elements. In each chunk every member calls its ordinary kernel with the
+// chunk's addresses and a constant count (forced inline, so the loop body is a few vector
+// instructions); a value read only inside the run lives in a chunk-sized temporary that LLVM
+// keeps in registers, so it never goes to memory. Values read after the run (or model outputs)
+// are stored as before.
+//
+// Correctness rests on two facts. Each member is element-wise: element i of its result reads
+// only element i of its inputs, so running every member on chunk c before any member on chunk
+// c + 1 computes what running them one after the other does, provided no member writes bytes
+// another member reads at a different element index. The memory plan may place a member's
+// result over a buffer that died earlier in the run; a run is therefore fused only if any two
+// of its operands in memory are either disjoint or exactly the same bytes.
+#include "CodeGenUtils.h"
+
+#include "llvm/IR/Constants.h"
+
+using namespace llvm;
+
+namespace ember {
+namespace cpu {
+
+namespace {
+
+/// Must match EMBER_VW in kernels/KernelCommon.h: a chunk is one vector of the kernels.
+constexpr int64_t kChunk = 16;
+
+bool isFusableKind(InstrKind k) {
+  switch (k) {
+  case InstrKind::Add:
+  case InstrKind::Sub:
+  case InstrKind::Mul:
+  case InstrKind::Div:
+  case InstrKind::Max:
+  case InstrKind::Min:
+  case InstrKind::PRelu:
+  case InstrKind::Relu:
+  case InstrKind::Sigmoid:
+  case InstrKind::Tanh:
+  case InstrKind::Elu:
+  case InstrKind::Celu:
+  case InstrKind::Selu:
+  case InstrKind::HardSigmoid:
+  case InstrKind::LeakyRelu:
+  case InstrKind::ThresholdedRelu:
+  case InstrKind::Shrink:
+  case InstrKind::Unary:
+  case InstrKind::Clip:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// A float32 element-wise instruction whose operands all have its result's element count, but
+/// Clip's bounds (one element each, read whole by every chunk).
+bool isFusable(const Instruction &I) {
+  if (!isFusableKind(I.getKind()) || I.getNumOutputs() != 1)
+    return false;
+  const ember::Type &out = I.getOutput()->getType();
+  if (out.kind != ElemKind::Float32 || out.numElements() == 0)
+    return false;
+  for (unsigned i = 0; i < I.getNumInputs(); ++i) {
+    const ember::Type &t = I.getInput(i)->getType();
+    if (t.kind != ElemKind::Float32)
+      return false;
+    bool bound = I.getKind() == InstrKind::Clip && i != ops::Clip::Input;
+    if (bound ? t.numElements() != 1 : t.numElements() != out.numElements())
+      return false;
+  }
+  return true;
+}
+
+bool readsResultOf(const Instruction &I, ArrayRef<const Instruction *> run) {
+  for (unsigned i = 0; i < I.getNumInputs(); ++i)
+    for (const Instruction *m : run)
+      if (I.getInput(i) == m->getOutput())
+        return true;
+  return false;
+}
+
+struct Span {
+  MemRegion region;
+  uint64_t begin, end;
+};
+
+/// Any two operands of the run's members in memory are disjoint or the same bytes.
+bool operandsDoNotPartlyOverlap(ArrayRef<const Instruction *> run) {
+  std::vector<Span> spans;
+  for (const Instruction *m : run)
+    for (const InstrOperand &op : m->getOperands())
+      spans.push_back({regionOf(op.value), op.value->offset,
+                       op.value->offset + op.value->sizeInBytes()});
+  for (size_t a = 0; a < spans.size(); ++a)
+    for (size_t b = a + 1; b < spans.size(); ++b) {
+      const Span &x = spans[a], &y = spans[b];
+      bool overlap = x.region == y.region && x.begin < y.end && y.begin < x.end;
+      bool same = x.region == y.region && x.begin == y.begin && x.end == y.end;
+      if (overlap && !same)
+        return false;
+    }
+  return true;
+}
+
+} // namespace
+
+FusionRuns findFusionRuns(const IRFunction &IR) {
+  FusionRuns runs;
+  std::vector<const Instruction *> run;
+  auto close = [&] {
+    if (run.size() > 1 && operandsDoNotPartlyOverlap(run))
+      runs[run.front()] = run;
+    run.clear();
+  };
+  for (const auto &P : IR.getInstrs()) {
+    const Instruction &I = *P;
+    if (isMemoryMarker(I.getKind()))
+      continue; // allocations, deallocations and views compute nothing
+    if (!isFusable(I)) {
+      close();
+      continue;
+    }
+    bool joins = !run.empty() &&
+                 I.getOutput()->getType().numElements() ==
+                     run.front()->getOutput()->getType().numElements() &&
+                 readsResultOf(I, run);
+    if (!joins)
+      close();
+    run.push_back(&I);
+  }
+  close();
+  return runs;
+}
+
+Error emitFusedRun(Emitter &E, const IRFunction &IR, ArrayRef<const Instruction *> run) {
+  IRBuilder<> &B = E.builder();
+  LLVMContext &ctx = E.context();
+  // Position of every instruction, and of the last non-deallocating access to each storage.
+  DenseMap<const Instruction *, size_t> position;
+  DenseMap<const IRValue *, size_t> lastAccess;
+  size_t pos = 0;
+  for (const auto &P : IR.getInstrs()) {
+    position[P.get()] = pos;
+    if (P->getKind() != InstrKind::DeallocActivation && !isMemoryMarker(P->getKind()))
+      for (const InstrOperand &op : P->getOperands())
+        lastAccess[rootOf(op.value).root] = pos;
+    ++pos;
+  }
+  size_t end = position[run.back()];
+  // A member's result goes to memory when it is a model output or a view, or when its storage
+  // is accessed after the run and no later member writes that storage again.
+  std::vector<bool> store(run.size());
+  for (size_t m = 0; m < run.size(); ++m) {
+    const IRValue *out = run[m]->getOutput();
+    ValueRoot root = rootOf(const_cast<IRValue *>(out));
+    bool rewritten = false;
+    for (size_t later = m + 1; later < run.size(); ++later)
+      rewritten |= rootOf(run[later]->getOutput()).root == root.root;
+    store[m] = !isAllocation(out) || (!rewritten && lastAccess.lookup(root.root) > end);
+  }
+
+  // One chunk-sized temporary per member, in the entry block so that they become registers.
+  llvm::Function *F = B.GetInsertBlock()->getParent();
+  IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
+  auto *chunkTy = ArrayType::get(B.getFloatTy(), kChunk);
+  std::vector<Value *> temps;
+  for (size_t m = 0; m < run.size(); ++m) {
+    AllocaInst *a = entry.CreateAlloca(chunkTy, nullptr, "chunk");
+    a->setAlignment(Align(64));
+    temps.push_back(a);
+  }
+
+  auto memChunk = [&](const IRValue *v, Value *first) -> Value * {
+    Value *base = B.CreateInBoundsGEP(B.getInt8Ty(), E.regionBase(regionOf(v)),
+                                      B.getInt64(v->offset));
+    return B.CreateInBoundsGEP(B.getFloatTy(), base, first, v->getName() + ".chunk");
+  };
+  // Emits every member on the \p elements elements starting at element \p first.
+  auto emitChunk = [&](Value *first, int64_t elements) -> Error {
+    DenseMap<const IRValue *, Value *> where; // each value's current place in this chunk
+    for (size_t m = 0; m < run.size(); ++m) {
+      const Instruction &I = *run[m];
+      DenseMap<const IRValue *, Value *> addrs;
+      for (unsigned i = 0; i < I.getNumInputs(); ++i) {
+        const IRValue *v = I.getInput(i);
+        if (v->getType().numElements() != I.getOutput()->getType().numElements())
+          continue; // Clip's bounds: the whole one-element tensor
+        auto it = where.find(v);
+        addrs[v] = it != where.end() ? it->second : memChunk(v, first);
+      }
+      const IRValue *out = I.getOutput();
+      Value *target;
+      if (addrs.count(out)) // in place over an input: the same place
+        target = addrs[out];
+      else
+        target = store[m] ? memChunk(out, first) : temps[m];
+      addrs[out] = target;
+      NodeKind nk;
+      nodeKindFor(I.getKind(), nk);
+      E.setChunk(&addrs, elements);
+      Error err = kernelTable().lookup(nk)->emit(E, I);
+      E.setChunk(nullptr, 0);
+      EMBER_TRY(std::move(err));
+      if (auto *call = dyn_cast<CallInst>(&B.GetInsertBlock()->back()))
+        call->addFnAttr(Attribute::AlwaysInline);
+      where[out] = target;
+      // In place over a value kept in a temporary, but needed in memory after the run.
+      if (store[m] && isa<AllocaInst>(target))
+        EMBER_TRY(E.call("ember_copy", {memChunk(out, first), target,
+                                        E.i64(elements * int64_t(sizeof(float)))}));
+    }
+    return Error::success();
+  };
+
+  int64_t n = int64_t(run.front()->getOutput()->getType().numElements());
+  int64_t full = n / kChunk * kChunk;
+  if (full > 0) {
+    BasicBlock *pre = B.GetInsertBlock();
+    BasicBlock *loop = BasicBlock::Create(ctx, "fused", F);
+    BasicBlock *after = BasicBlock::Create(ctx, "fused.end", F);
+    B.CreateBr(loop);
+    B.SetInsertPoint(loop);
+    PHINode *first = B.CreatePHI(B.getInt64Ty(), 2, "first");
+    first->addIncoming(B.getInt64(0), pre);
+    EMBER_TRY(emitChunk(first, kChunk));
+    Value *next = B.CreateAdd(first, B.getInt64(kChunk), "next", /*HasNUW=*/true);
+    first->addIncoming(next, B.GetInsertBlock());
+    B.CreateCondBr(B.CreateICmpULT(next, B.getInt64(full)), loop, after);
+    B.SetInsertPoint(after);
+  }
+  if (n > full)
+    EMBER_TRY(emitChunk(B.getInt64(full), n - full));
+  return Error::success();
+}
+
+} // namespace cpu
+} // namespace ember
