@@ -1,7 +1,13 @@
-// Codegen for convolution, matrix products and pooling (kernels/Conv.cpp, Gemm.cpp, Pool.cpp):
-// float32, 1-D and 2-D spatial dims (a 1-D operation runs as 2-D with height 1). Shapes go to
-// the kernels as private constant arrays; the fused activation as a kind and two floats.
-#include "CodeGenUtils.h"
+// Codegen for convolution and matrix products (pooling: CodeGenNNPool.cpp). Two kinds of kernels:
+//  - the fast float32 ones (kernels/Conv.cpp, Gemm.cpp) for 1-D and 2-D spatial dims (a 1-D
+//    convolution runs as 2-D with height 1);
+//  - generic ones for everything else the Interpreter runs (kernels/ConvGeneric.cpp,
+//    MatMulGeneric.cpp): any spatial rank up to kMaxSpatialDims, every element kind of the
+//    reference, and ConvTranspose.
+// Each supports function accepts the union; each emit function picks the fast kernel when the shape
+// and kind allow it. Shapes go to the kernels as private constant arrays; the fused activation as a
+// kind and two floats.
+#include "CodeGenNN.h"
 
 #include "kernels/Scratch.h"
 
@@ -50,39 +56,16 @@ Expected<FusedAct> fusedActivation(const Instruction &I) {
   return f;
 }
 
-/// Rank 3 or 4 activations (1-D or 2-D spatial).
-bool spatialRankOk(const Node &n) {
-  unsigned r = n.getOperand(0).getType().rank();
-  return r == 3 || r == 4;
+/// Conv, FusedConv and ConvTranspose: any float kind and spatial rank.
+bool supportsConv(const Node &n) {
+  return floatNode(n) && genericRankOk(n.getOperand(0).getType().rank());
 }
 
-bool supportsConv(const Node &n) { return allFloat32(n) && spatialRankOk(n); }
-
-/// Spatial attributes as 2-D: for 1-D ones the height axis gets kernel 1, stride 1, no padding.
-struct Window2D {
-  int64_t H, W, OH, OW, KH = 1, KW = 1, SH = 1, SW = 1, PH = 0, PW = 0, PHEnd = 0, PWEnd = 0,
-                                  DH = 1, DW = 1;
-};
-
-Window2D window(const Instruction &I, ArrayRef<int64_t> kernels, ArrayRef<int64_t> strides,
-                ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations) {
-  const DimsVec &in = I.getInput(0)->getType().dims, &out = I.getOutput()->getType().dims;
-  Window2D w;
-  bool twoD = in.size() == 4;
-  w.H = twoD ? int64_t(in[2]) : 1;
-  w.W = int64_t(in.back());
-  w.OH = twoD ? int64_t(out[2]) : 1;
-  w.OW = int64_t(out.back());
-  size_t n = twoD ? 2 : 1;
-  if (twoD) {
-    w.KH = kernels[0], w.SH = strides[0], w.PH = pads[0], w.PHEnd = pads[n];
-    if (!dilations.empty())
-      w.DH = dilations[0];
-  }
-  w.KW = kernels[n - 1], w.SW = strides[n - 1], w.PW = pads[n - 1], w.PWEnd = pads[2 * n - 1];
-  if (!dilations.empty())
-    w.DW = dilations[n - 1];
-  return w;
+/// Whether a convolution instruction runs on the fast float32 2-D kernel.
+bool fastConv(const Instruction &I) {
+  return I.getKind() != InstrKind::ConvTranspose &&
+         I.getOutput()->getType().kind == ElemKind::Float32 &&
+         fastRank(I.getInput(0)->getType().rank());
 }
 
 /// The kernel's ConvShape: N, C, H, W, K, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, G.
@@ -101,10 +84,33 @@ std::array<int64_t, 16> convParams(const Instruction &I) {
 }
 
 uint64_t convScratch(const Instruction &I) {
+  if (!fastConv(I))
+    return 0;
   auto p = convParams(I);
-  return uint64_t(scratch::convScratchFloats(p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
-                                             p[9], p[10], p[11], p[12], p[13], p[14], p[15])) *
+  return uint64_t(scratch::convScratchFloats(p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9],
+                                             p[10], p[11], p[12], p[13], p[14], p[15])) *
          sizeof(float);
+}
+
+/// The generic kernels' parameters (kernels/ConvGeneric.cpp, ConvNd): n, N, C, K, G, then per
+/// spatial axis input dims, output dims, kernel dims, strides, begin pads, dilations.
+std::vector<int64_t> convNdParams(const Instruction &I) {
+  const DimsVec &in = I.getInput(ops::Conv::Input)->getType().dims;
+  const DimsVec &out = I.getOutput()->getType().dims;
+  const DimsVec &filter = I.getInput(ops::Conv::Filter)->getType().dims;
+  size_t n = in.size() - 2;
+  std::vector<int64_t> p = {int64_t(n), int64_t(in[0]), int64_t(in[1]), int64_t(out[1]),
+                            I.attr<AttrKind::Group>()};
+  for (const DimsVec *d : {&in, &out, &filter})
+    for (size_t a = 0; a < n; ++a)
+      p.push_back(int64_t((*d)[2 + a]));
+  const std::vector<int64_t> &strides = I.attr<AttrKind::Strides>(),
+                             &pads = I.attr<AttrKind::Pads>(),
+                             &dilations = I.attr<AttrKind::Dilations>();
+  p.insert(p.end(), strides.begin(), strides.begin() + n);
+  p.insert(p.end(), pads.begin(), pads.begin() + n);
+  p.insert(p.end(), dilations.begin(), dilations.begin() + n);
+  return p;
 }
 
 Error emitConv(Emitter &E, const Instruction &I) {
@@ -112,6 +118,17 @@ Error emitConv(Emitter &E, const Instruction &I) {
   if (I.getKind() == InstrKind::FusedConv) {
     EMBER_ASSIGN_OR_RETURN(act, fusedActivation(I));
   }
+  ElemKind kind = I.getOutput()->getType().kind;
+  if (I.getKind() == InstrKind::ConvTranspose)
+    return E.call(kernelFor("ember_convtranspose_nd", kind),
+                  {E.out(I), E.in(I, ops::ConvTranspose::Input),
+                   E.in(I, ops::ConvTranspose::Filter), E.in(I, ops::ConvTranspose::Bias),
+                   E.constArray(convNdParams(I), "convtranspose")});
+  if (!fastConv(I))
+    return E.call(kernelFor("ember_conv_nd", kind),
+                  {E.out(I), E.in(I, ops::Conv::Input), E.in(I, ops::Conv::Filter),
+                   E.in(I, ops::Conv::Bias), E.constArray(convNdParams(I), "conv"), E.i64(act.kind),
+                   E.f32(act.a), E.f32(act.b)});
   auto params = convParams(I);
   return E.call(E.tiled("ember_conv2d_f32"),
                 {E.out(I), E.in(I, ops::Conv::Input), E.in(I, ops::Conv::Filter),
@@ -119,15 +136,36 @@ Error emitConv(Emitter &E, const Instruction &I) {
                  E.f32(act.a), E.f32(act.b), E.scratch(I)});
 }
 
+/// Whether a product runs on the float32 GEMM (Gemm.cpp), which needs scratch for its packing.
+bool fastProduct(const Instruction &I) {
+  return I.getOutput()->getType().kind == ElemKind::Float32;
+}
+
 uint64_t matmulScratch(const Instruction &I) {
+  if (!fastProduct(I))
+    return 0;
   const DimsVec &b = I.getInput(ops::MatMul::RHS)->getType().dims;
   return uint64_t(scratch::gemmPackFloats(int64_t(b[b.size() - 2]), int64_t(b.back()))) *
          sizeof(float);
 }
 
 uint64_t fullyConnectedScratch(const Instruction &I) {
+  if (!fastProduct(I))
+    return 0;
   const DimsVec &w = I.getInput(ops::FullyConnected::Weights)->getType().dims;
   return uint64_t(scratch::gemmPackFloats(int64_t(w[0]), int64_t(w[1]))) * sizeof(float);
+}
+
+/// MatMul: every numeric kind but the quantized ones (as the Interpreter); the fused forms and
+/// FullyConnected: the float kinds.
+bool supportsMatMul(const Node &n) {
+  ElemKind k = n.getType(0).kind;
+  if (k == ElemKind::Bool || k == ElemKind::QInt8 || k == ElemKind::QUInt8)
+    return false;
+  for (const NodeValue &v : n.getOperands())
+    if (v.getType().kind != k)
+      return false;
+  return true;
 }
 
 Error emitMatMul(Emitter &E, const Instruction &I) {
@@ -164,11 +202,15 @@ Error emitMatMul(Emitter &E, const Instruction &I) {
   }
   if (aOffsets.empty()) // no batch at all: nothing to compute, but keep the arrays non-empty
     aOffsets.push_back(0), bOffsets.push_back(0);
-  return E.call(E.tiled("ember_matmul_f32"),
-                {E.out(I), E.in(I, ops::MatMul::LHS), E.in(I, ops::MatMul::RHS), E.i64(M),
-                 E.i64(N), E.i64(K), E.i64(batches), E.constArray(aOffsets, "lhs_offsets"),
-                 E.constArray(bOffsets, "rhs_offsets"), E.i64(act.kind), E.f32(act.a),
-                 E.f32(act.b), E.scratch(I)});
+  SmallVector<Value *, 13> args = {E.out(I), E.in(I, ops::MatMul::LHS), E.in(I, ops::MatMul::RHS),
+                                   E.i64(M), E.i64(N), E.i64(K), E.i64(batches),
+                                   E.constArray(aOffsets, "lhs_offsets"),
+                                   E.constArray(bOffsets, "rhs_offsets"), E.i64(act.kind),
+                                   E.f32(act.a), E.f32(act.b)};
+  if (!fastProduct(I))
+    return E.call(kernelFor("ember_matmul_generic", I.getOutput()->getType().kind), args);
+  args.push_back(E.scratch(I));
+  return E.call(E.tiled("ember_matmul_f32"), args);
 }
 
 Error emitFullyConnected(Emitter &E, const Instruction &I) {
@@ -176,60 +218,26 @@ Error emitFullyConnected(Emitter &E, const Instruction &I) {
   const DimsVec &x = I.getInput(ops::FullyConnected::Input)->getType().dims;
   const DimsVec &w = I.getInput(ops::FullyConnected::Weights)->getType().dims;
   int64_t K = int64_t(w[0]), N = int64_t(w[1]), M = dimsProduct(x, 0, x.size() - 1);
-  return E.call(E.tiled("ember_fc_f32"),
-                {E.out(I), E.in(I, ops::FullyConnected::Input),
-                 E.in(I, ops::FullyConnected::Weights), E.in(I, ops::FullyConnected::Bias),
-                 E.i64(M), E.i64(N), E.i64(K), E.i64(act.kind), E.f32(act.a), E.f32(act.b),
-                 E.scratch(I)});
+  SmallVector<Value *, 11> args = {
+      E.out(I), E.in(I, ops::FullyConnected::Input), E.in(I, ops::FullyConnected::Weights),
+      E.in(I, ops::FullyConnected::Bias), E.i64(M), E.i64(N), E.i64(K), E.i64(act.kind),
+      E.f32(act.a), E.f32(act.b)};
+  if (!fastProduct(I))
+    return E.call(kernelFor("ember_fc_generic", I.getOutput()->getType().kind), args);
+  args.push_back(E.scratch(I));
+  return E.call(E.tiled("ember_fc_f32"), args);
 }
-
-bool supportsMaxPool(const Node &n) {
-  return spatialRankOk(n) && n.getType(ops::MaxPool::Result).kind == ElemKind::Float32 &&
-         n.getOperand(0).getType().kind == ElemKind::Float32;
-}
-
-SmallVector<int64_t, 17> poolParams(const Instruction &I, const Window2D &w, int64_t countPad,
-                                    int64_t colMajor) {
-  const DimsVec &in = I.getInput(0)->getType().dims;
-  return {int64_t(in[0] * in[1]), w.H,  w.W,     w.OH,     w.OW,     w.KH,   w.KW,
-          w.SH,                   w.SW, w.PH,    w.PW,     w.DH,     w.DW,   w.PHEnd,
-          w.PWEnd,                countPad, colMajor};
-}
-
-Error emitMaxPool(Emitter &E, const Instruction &I) {
-  Window2D w = window(I, I.attr<AttrKind::Kernels>(), I.attr<AttrKind::Strides>(),
-                      I.attr<AttrKind::Pads>(), I.attr<AttrKind::Dilations>());
-  auto params = poolParams(I, w, 0, I.attr<AttrKind::StorageOrder>() != 0);
-  return E.call("ember_maxpool_f32",
-                {E.out(I, ops::MaxPool::Result), E.out(I, ops::MaxPool::Indices),
-                 E.in(I, ops::MaxPool::Input), E.constArray(params, "maxpool")});
-}
-
-Error emitAvgPool(Emitter &E, const Instruction &I) {
-  Window2D w = window(I, I.attr<AttrKind::Kernels>(), I.attr<AttrKind::Strides>(),
-                      I.attr<AttrKind::Pads>(), {});
-  const DimsVec &in = I.getInput(0)->getType().dims;
-  if (w.KH == w.H && w.KW == w.W && w.OH == 1 && w.OW == 1 && w.PH == 0 && w.PW == 0 &&
-      w.PHEnd == 0 && w.PWEnd == 0)
-    return E.call("ember_global_avgpool_f32", {E.out(I), E.in(I, 0), E.i64(int64_t(in[0] * in[1])),
-                                               E.i64(w.H * w.W)});
-  auto params = poolParams(I, w, I.attr<AttrKind::CountIncludePad>() != 0, 0);
-  return E.call("ember_avgpool_f32",
-                {E.out(I), E.in(I, ops::AvgPool::Input), E.constArray(params, "avgpool")});
-}
-
-bool supportsAvgPool(const Node &n) { return allFloat32(n) && spatialRankOk(n); }
 
 } // namespace
 
 void addNNKernels(KernelTable &t) {
   t.add(NodeKind::Conv, supportsConv, emitConv, convScratch);
   t.add(NodeKind::FusedConv, supportsConv, emitConv, convScratch);
-  t.add(NodeKind::MatMul, allFloat32, emitMatMul, matmulScratch);
-  t.add(NodeKind::FusedMatMul, allFloat32, emitMatMul, matmulScratch);
-  t.add(NodeKind::FullyConnected, allFloat32, emitFullyConnected, fullyConnectedScratch);
-  t.add(NodeKind::MaxPool, supportsMaxPool, emitMaxPool);
-  t.add(NodeKind::AvgPool, supportsAvgPool, emitAvgPool);
+  t.add(NodeKind::ConvTranspose, supportsConv, emitConv);
+  t.add(NodeKind::MatMul, supportsMatMul, emitMatMul, matmulScratch);
+  t.add(NodeKind::FusedMatMul, floatNode, emitMatMul, matmulScratch);
+  t.add(NodeKind::FullyConnected, floatNode, emitFullyConnected, fullyConnectedScratch);
+  addNNPoolKernels(t);
 }
 
 } // namespace cpu

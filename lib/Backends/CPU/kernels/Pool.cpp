@@ -1,7 +1,8 @@
 // 2-D max and average pooling on float32, NCHW (1-D pools come with H = 1), with the window
 // rules of the Interpreter's Pool.cpp: padding never wins a max, a window of padding alone gives
-// -inf and index -1; the average divides by the real cells, or with count_include_pad by the
-// cells inside the padded input (cells past it in ceil mode count in neither).
+// the lowest float (-FLT_MAX, the reference's numeric_limits<float>::lowest()) and index -1; the
+// average divides by the real cells, or with count_include_pad by the cells inside the padded
+// input (cells past it in ceil mode count in neither). Other ranks and kinds: PoolGeneric.cpp.
 #include "KernelCommon.h"
 
 namespace {
@@ -57,7 +58,7 @@ EMBER_INLINE void maxCell(const PoolShape &s, const float *plane, i64 oh, i64 ow
   i64 h0 = oh * s.SH - s.PH, w0 = ow * s.SW - s.PW, khLo, khHi, kwLo, kwHi;
   tapRange(h0, s.DH, s.KH, s.H, khLo, khHi);
   tapRange(w0, s.DW, s.KW, s.W, kwLo, kwHi);
-  best = -__builtin_inff();
+  best = -__FLT_MAX__;
   bestIndex = -1;
   for (i64 kh = khLo; kh < khHi; ++kh) {
     i64 ih = h0 + kh * s.DH;

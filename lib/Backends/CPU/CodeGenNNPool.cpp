@@ -1,0 +1,190 @@
+// Codegen for pooling: MaxPool and AvgPool on float32 with 1-D or 2-D spatial dims go to the fast
+// kernels (kernels/Pool.cpp); every other shape and kind the Interpreter pools goes to the generic
+// N-D kernels (kernels/PoolGeneric.cpp), as do LpPool; MaxUnpool and MaxRoiPool have their own
+// kernels (kernels/PoolUnpool.cpp), which report bad indices and regions at run time.
+#include "CodeGenNN.h"
+
+using namespace llvm;
+
+namespace ember {
+namespace cpu {
+
+namespace {
+
+/// Whether \p n's input and result are float32 with 1 or 2 spatial dims (the fast kernels).
+bool fastPool(const Instruction &I) {
+  return I.getOutput()->getType().kind == ElemKind::Float32 &&
+         fastRank(I.getInput(0)->getType().rank());
+}
+
+/// The fast kernels' PoolShape (kernels/Pool.cpp).
+SmallVector<int64_t, 17> poolParams(const Instruction &I, const Window2D &w, int64_t countPad,
+                                    int64_t colMajor) {
+  const DimsVec &in = I.getInput(0)->getType().dims;
+  return {int64_t(in[0] * in[1]),
+          w.H,
+          w.W,
+          w.OH,
+          w.OW,
+          w.KH,
+          w.KW,
+          w.SH,
+          w.SW,
+          w.PH,
+          w.PW,
+          w.DH,
+          w.DW,
+          w.PHEnd,
+          w.PWEnd,
+          countPad,
+          colMajor};
+}
+
+/// The generic kernels' parameters (kernels/PoolGeneric.cpp, PoolNd): n, planes, then per spatial
+/// axis input dims, output dims, kernels, strides, begin pads, end pads, dilations (1 for the pools
+/// without them).
+std::vector<int64_t> poolNdParams(const Instruction &I, bool hasDilations) {
+  const DimsVec &in = I.getInput(0)->getType().dims, &out = I.getOutput()->getType().dims;
+  size_t n = in.size() - 2;
+  std::vector<int64_t> p = {int64_t(n), int64_t(in[0] * in[1])};
+  for (const DimsVec *d : {&in, &out})
+    for (size_t a = 0; a < n; ++a)
+      p.push_back(int64_t((*d)[2 + a]));
+  const std::vector<int64_t> &kernels = I.attr<AttrKind::Kernels>(),
+                             &strides = I.attr<AttrKind::Strides>(),
+                             &pads = I.attr<AttrKind::Pads>();
+  p.insert(p.end(), kernels.begin(), kernels.begin() + n);
+  p.insert(p.end(), strides.begin(), strides.begin() + n);
+  p.insert(p.end(), pads.begin(), pads.begin() + 2 * n);
+  if (hasDilations) {
+    const std::vector<int64_t> &dilations = I.attr<AttrKind::Dilations>();
+    p.insert(p.end(), dilations.begin(), dilations.begin() + n);
+  } else {
+    p.insert(p.end(), n, 1);
+  }
+  return p;
+}
+
+/// Input and result of one kind, a channels-first rank the generic kernels walk.
+bool poolShapeOk(const Node &n) {
+  return n.getOperand(0).getType().kind == n.getType(0).kind &&
+         genericRankOk(n.getOperand(0).getType().rank());
+}
+
+/// MaxPool: the float kinds, int8 and uint8 (as the Interpreter).
+bool supportsMaxPool(const Node &n) {
+  ElemKind k = n.getType(ops::MaxPool::Result).kind;
+  return (isFloatKind(k) || k == ElemKind::Int8 || k == ElemKind::UInt8) && poolShapeOk(n);
+}
+
+Error emitMaxPool(Emitter &E, const Instruction &I) {
+  int64_t colMajor = I.attr<AttrKind::StorageOrder>() != 0;
+  if (!fastPool(I))
+    return E.call(kernelFor("ember_maxpool_nd", I.getOutput()->getType().kind),
+                  {E.out(I, ops::MaxPool::Result), E.out(I, ops::MaxPool::Indices),
+                   E.in(I, ops::MaxPool::Input), E.constArray(poolNdParams(I, true), "maxpool"),
+                   E.i64(colMajor)});
+  Window2D w = window(I, I.attr<AttrKind::Kernels>(), I.attr<AttrKind::Strides>(),
+                      I.attr<AttrKind::Pads>(), I.attr<AttrKind::Dilations>());
+  auto params = poolParams(I, w, 0, colMajor);
+  return E.call("ember_maxpool_f32",
+                {E.out(I, ops::MaxPool::Result), E.out(I, ops::MaxPool::Indices),
+                 E.in(I, ops::MaxPool::Input), E.constArray(params, "maxpool")});
+}
+
+/// AvgPool and LpPool: the float kinds.
+bool supportsSumPool(const Node &n) { return isFloatKind(n.getType(0).kind) && poolShapeOk(n); }
+
+Error emitAvgPool(Emitter &E, const Instruction &I) {
+  int64_t countPad = I.attr<AttrKind::CountIncludePad>() != 0;
+  if (!fastPool(I))
+    return E.call(kernelFor("ember_avgpool_nd", I.getOutput()->getType().kind),
+                  {E.out(I), E.in(I, ops::AvgPool::Input),
+                   E.constArray(poolNdParams(I, false), "avgpool"), E.i64(countPad)});
+  Window2D w = window(I, I.attr<AttrKind::Kernels>(), I.attr<AttrKind::Strides>(),
+                      I.attr<AttrKind::Pads>(), {});
+  const DimsVec &in = I.getInput(0)->getType().dims;
+  if (w.KH == w.H && w.KW == w.W && w.OH == 1 && w.OW == 1 && w.PH == 0 && w.PW == 0 &&
+      w.PHEnd == 0 && w.PWEnd == 0)
+    return E.call("ember_global_avgpool_f32",
+                  {E.out(I), E.in(I, 0), E.i64(int64_t(in[0] * in[1])), E.i64(w.H * w.W)});
+  auto params = poolParams(I, w, countPad, 0);
+  return E.call("ember_avgpool_f32",
+                {E.out(I), E.in(I, ops::AvgPool::Input), E.constArray(params, "avgpool")});
+}
+
+Error emitLpPool(Emitter &E, const Instruction &I) {
+  return E.call(kernelFor("ember_lppool_nd", I.getOutput()->getType().kind),
+                {E.out(I), E.in(I, ops::LpPool::Input),
+                 E.constArray(poolNdParams(I, false), "lppool"), E.f32(I.attr<AttrKind::P>())});
+}
+
+/// MaxUnpool: float values, int64 indices.
+bool supportsMaxUnpool(const Node &n) {
+  ElemKind k = n.getType(0).kind;
+  return isFloatKind(k) && n.getOperand(ops::MaxUnpool::Input).getType().kind == k &&
+         n.getOperand(ops::MaxUnpool::Indices).getType().kind == ElemKind::Int64;
+}
+
+Error emitMaxUnpool(Emitter &E, const Instruction &I) {
+  const std::vector<int64_t> &unpooled = I.attr<AttrKind::Dims>();
+  const std::vector<int64_t> &pads = I.attr<AttrKind::Pads>();
+  const DimsVec &out = I.getOutput()->getType().dims;
+  size_t n = out.size() - 2;
+  int64_t unpooledPlane = 1;
+  for (size_t a = 0; a < n; ++a)
+    unpooledPlane *= unpooled[2 + a];
+  // n, input elements, output elements, unpooled elements, unpooled plane, output plane, then per
+  // spatial axis the unpooled dims, the output's strides and the begin pads.
+  std::vector<int64_t> p = {int64_t(n),
+                            numElements(I.getInput(ops::MaxUnpool::Input)),
+                            numElements(I.getOutput()),
+                            unpooled[0] * unpooled[1] * unpooledPlane,
+                            unpooledPlane,
+                            dimsProduct(out, 2, out.size())};
+  p.insert(p.end(), unpooled.begin() + 2, unpooled.end());
+  auto strides = rowMajorStrides(ArrayRef<dim_t>(out).drop_front(2));
+  p.insert(p.end(), strides.begin(), strides.end());
+  p.insert(p.end(), pads.begin(), pads.begin() + n);
+  return E.callChecked(kernelFor("ember_maxunpool", I.getOutput()->getType().kind),
+                       {E.out(I), E.in(I, ops::MaxUnpool::Input), E.in(I, ops::MaxUnpool::Indices),
+                        E.constArray(p, "maxunpool")},
+                       I, "an index is out of range for unpooled dims " + intsToString(unpooled));
+}
+
+/// MaxRoiPool: input and regions of one float kind, a 2-D input.
+bool supportsMaxRoiPool(const Node &n) {
+  return floatNode(n) && n.getOperand(ops::MaxRoiPool::Input).getType().rank() == 4;
+}
+
+Error emitMaxRoiPool(Emitter &E, const Instruction &I) {
+  const DimsVec &in = I.getInput(ops::MaxRoiPool::Input)->getType().dims;
+  const DimsVec &out = I.getOutput()->getType().dims;
+  ElemKind kind = I.getOutput()->getType().kind;
+  std::vector<int64_t> p = {int64_t(in[0]),  int64_t(in[1]),  int64_t(in[2]), int64_t(in[3]),
+                            int64_t(out[2]), int64_t(out[3]), int64_t(out[0])};
+  Value *params = E.constArray(p, "maxroipool");
+  Value *rois = E.in(I, ops::MaxRoiPool::Rois);
+  // The batch indices first, so that the pooling kernel may trust them: its own failures are then
+  // the coordinates.
+  EMBER_TRY(E.callChecked(kernelFor("ember_maxroipool_check", kind), {rois, params}, I,
+                          "a region's batch index is not an integer in [0, " +
+                              std::to_string(in[0]) + ")"));
+  return E.callChecked(kernelFor("ember_maxroipool", kind),
+                       {E.out(I), E.in(I, ops::MaxRoiPool::Input), rois, params,
+                        E.f32(I.attr<AttrKind::SpatialScale>())},
+                       I, "a region coordinate times spatial_scale is not finite or beyond 2^40");
+}
+
+} // namespace
+
+void addNNPoolKernels(KernelTable &t) {
+  t.add(NodeKind::MaxPool, supportsMaxPool, emitMaxPool);
+  t.add(NodeKind::AvgPool, supportsSumPool, emitAvgPool);
+  t.add(NodeKind::LpPool, supportsSumPool, emitLpPool);
+  t.add(NodeKind::MaxUnpool, supportsMaxUnpool, emitMaxUnpool);
+  t.add(NodeKind::MaxRoiPool, supportsMaxRoiPool, emitMaxRoiPool);
+}
+
+} // namespace cpu
+} // namespace ember

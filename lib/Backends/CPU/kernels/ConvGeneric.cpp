@@ -1,0 +1,147 @@
+// Conv, FusedConv and ConvTranspose for what the fast float32 2-D path (Conv.cpp) does not
+// take: any number of spatial dims and every float kind (float32, float64, float16, bfloat16).
+// A direct convolution, channels first, grouped and dilated, with the Interpreter's semantics
+// (lib/Backends/Interpreter/Conv.cpp):
+//  - Conv output o reads input i = o*stride - pad + k*dilation along each axis; ConvTranspose
+//    scatters input i to o = i*stride - pad + k*dilation (pads may be negative), which the
+//    Interpreter gathers backwards; both skip taps that land in padding (so an inf/NaN in the
+//    filter never meets a padded zero);
+//  - each output element sums, after its bias, over the group's input channels and then the
+//    kernel taps in row-major order, in float (double for float64), rounds once to the result
+//    kind and then applies FusedConv's activation, as the reference does.
+// The loops run over one output row (all coordinates but the last fixed) in blocks of
+// nn::kBlock accumulators; every (channel, tap) then adds one input row segment times one
+// filter value: contiguous along the row for stride 1, and the summation order of each element
+// is still the reference's.
+#include "ConvGeneric.h"
+
+// The reference multiplies and adds separately: no fused multiply-add, so results match bit
+// for bit before the final rounding (which matters for 16-bit results).
+#pragma clang fp contract(off)
+
+using namespace nn;
+
+namespace {
+
+/// The parameter array codegen builds (CodeGenNN.cpp: convNdParams): n, N, C, K, G, then n
+/// entries each of input dims, output dims, kernel dims, strides, begin pads, dilations.
+struct ConvNd {
+  i64 n, N, C, K, G;
+  const i64 *in, *out, *kernel, *stride, *pad, *dilation;
+  explicit ConvNd(const i64 *p)
+      : n(p[0]), N(p[1]), C(p[2]), K(p[3]), G(p[4]), in(p + 5), out(in + n), kernel(out + n),
+        stride(kernel + n), pad(stride + n), dilation(pad + n) {}
+};
+
+EMBER_INLINE i64 product(const i64 *d, i64 n) {
+  i64 p = 1;
+  for (i64 a = 0; a < n; ++a)
+    p *= d[a];
+  return p;
+}
+
+template <typename T, bool kTransposed>
+EMBER_INLINE void convolveNd(T *out, const T *in, const T *filter, const T *bias, const i64 *params,
+                             i64 act, float actA, float actB) {
+  typedef Acc<T> A;
+  ConvNd s(params);
+  i64 last = s.n - 1;
+  i64 W = s.in[last], OW = s.out[last], KW = s.kernel[last];
+  i64 SW = s.stride[last], PW = s.pad[last], DW = s.dilation[last];
+  i64 inPlane = product(s.in, s.n), outPlane = product(s.out, s.n);
+  i64 kVolume = product(s.kernel, s.n);
+  if (outPlane == 0)
+    return;
+  i64 rows = outPlane / OW, kernelRows = kVolume / KW;
+  i64 Cg = s.C / s.G, Kg = s.K / s.G;
+  // Row-major element strides of the input's leading spatial dims.
+  i64 inStride[kMaxSpatial];
+  inStride[last] = 1;
+  for (i64 a = last; a-- > 0;)
+    inStride[a] = inStride[a + 1] * s.in[a + 1];
+
+  for (i64 nb = 0; nb < s.N; ++nb)
+    for (i64 oc = 0; oc < s.K; ++oc) {
+      i64 g = oc / Kg, ocInGroup = oc % Kg;
+      A biasValue = widen(bias, oc);
+      T *outPlaneBase = out + (nb * s.K + oc) * outPlane;
+      i64 o[kMaxSpatial] = {}; // output row: coordinates 0..last-1
+      for (i64 r = 0; r < rows; ++r, nextIndex(o, s.out, last)) {
+        for (i64 o0 = 0; o0 < OW; o0 += kBlock) {
+          i64 len = minI(kBlock, OW - o0);
+          A acc[kBlock];
+          for (i64 j = 0; j < len; ++j)
+            acc[j] = biasValue;
+          for (i64 icInGroup = 0; icInGroup < Cg; ++icInGroup) {
+            i64 ic = g * Cg + icInGroup;
+            const T *plane = in + (nb * s.C + ic) * inPlane;
+            const T *kern =
+                filter + (kTransposed ? ic * Kg + ocInGroup : oc * Cg + icInGroup) * kVolume;
+            i64 k[kMaxSpatial] = {}; // kernel row: tap coordinates 0..last-1
+            for (i64 kr = 0; kr < kernelRows; ++kr, nextIndex(k, s.kernel, last)) {
+              // The input row this kernel row reads for output row o, if it exists.
+              i64 rowOffset = 0;
+              bool inside = true;
+              for (i64 a = 0; a < last; ++a) {
+                i64 i;
+                if (!kTransposed) {
+                  i = o[a] * s.stride[a] - s.pad[a] + k[a] * s.dilation[a];
+                } else {
+                  i64 t = o[a] + s.pad[a] - k[a] * s.dilation[a];
+                  if (t < 0 || t % s.stride[a] != 0) {
+                    inside = false;
+                    break;
+                  }
+                  i = t / s.stride[a];
+                }
+                if (i < 0 || i >= s.in[a]) {
+                  inside = false;
+                  break;
+                }
+                rowOffset += i * inStride[a];
+              }
+              if (!inside)
+                continue;
+              const T *row = plane + rowOffset;
+              const T *taps = kern + kr * KW;
+              for (i64 kw = 0; kw < KW; ++kw) {
+                A w = widen(taps, kw);
+                i64 shift = kw * DW - PW;
+                if (!kTransposed) {
+                  // Outputs ow of the block with 0 <= ow*SW + shift < W.
+                  i64 lo = maxI(o0, ceilDiv(-shift, SW));
+                  i64 hi = minI(o0 + len, floorDiv(W - 1 - shift, SW) + 1);
+                  for (i64 ow = lo; ow < hi; ++ow)
+                    acc[ow - o0] += widen(row, ow * SW + shift) * w;
+                } else {
+                  // Inputs i in [0, W) scattering to ow = i*SW + shift inside the block.
+                  i64 lo = maxI(0, ceilDiv(o0 - shift, SW));
+                  i64 hi = minI(W, floorDiv(o0 + len - 1 - shift, SW) + 1);
+                  for (i64 i = lo; i < hi; ++i)
+                    acc[i * SW + shift - o0] += widen(row, i) * w;
+                }
+              }
+            }
+          }
+          T *dst = outPlaneBase + r * OW + o0;
+          for (i64 j = 0; j < len; ++j)
+            st(dst, j, activate(narrow<T>(acc[j]), act, actA, actB));
+        }
+      }
+    }
+}
+
+} // namespace
+
+#define EMBER_CONV_ND(sfx, T)                                                                      \
+  EMBER_KERNEL EMBER_NOINLINE void ember_conv_nd_##sfx(T *out, const T *in, const T *filter,      \
+                                                       const T *bias, const i64 *params, i64 act, \
+                                                       float a, float b) {                         \
+    convolveNd<T, false>(out, in, filter, bias, params, act, a, b);                                \
+  }                                                                                                \
+  EMBER_KERNEL EMBER_NOINLINE void ember_convtranspose_nd_##sfx(                                   \
+      T *out, const T *in, const T *filter, const T *bias, const i64 *params) {                    \
+    convolveNd<T, true>(out, in, filter, bias, params, ActNone, 0.f, 0.f);                         \
+  }
+EMBER_FOR_FLOAT_KINDS(EMBER_CONV_ND)
+#undef EMBER_CONV_ND

@@ -1,0 +1,136 @@
+// Shared by the generic (any element kind, any spatial rank) convolution, pooling and
+// matrix-product kernels: ConvGeneric.cpp, PoolGeneric.cpp, PoolUnpool.cpp, MatMulGeneric.cpp.
+// These take what the fast float32 2-D kernels (Conv.cpp, Gemm.cpp, Pool.cpp) do not, and follow
+// the Interpreter's reference loops (lib/Backends/Interpreter/Conv.cpp, MatMul.cpp, Pool.cpp)
+// closely enough that every output element sums the same terms in the same order: with 16-bit
+// results that keeps the final rounding identical, not merely close.
+#ifndef EMBER_CPU_KERNELS_CONVGENERIC_H
+#define EMBER_CPU_KERNELS_CONVGENERIC_H
+
+#include "Types.h"
+
+extern "C" float expf(float);
+extern "C" double exp(double);
+extern "C" float tanhf(float);
+extern "C" double tanh(double);
+extern "C" float powf(float, float);
+extern "C" double pow(double, double);
+
+namespace nn {
+
+/// Most spatial dims a generic kernel walks (its odometers live on the stack); codegen refuses
+/// more (CodeGenNN.cpp: kMaxSpatialDims).
+constexpr int kMaxSpatial = 8;
+
+/// Output elements one accumulator block holds: the blocks of a row are independent, so the
+/// accumulators stay in registers/L1 while the taps stream over them.
+constexpr i64 kBlock = 64;
+
+/// What products and sums accumulate in, as the Interpreter's FloatAccum / ProductArith: double
+/// for double, float for float and the 16-bit floats, wrapping u64 for the integers.
+template <typename T> struct AccOf {
+  typedef u64 type;
+};
+template <> struct AccOf<float> {
+  typedef float type;
+};
+template <> struct AccOf<double> {
+  typedef double type;
+};
+template <> struct AccOf<f16> {
+  typedef float type;
+};
+template <> struct AccOf<bf16> {
+  typedef float type;
+};
+template <typename T> using Acc = typename AccOf<T>::type;
+
+/// Element i of p widened to its accumulator (integers sign-extend through i64, so the
+/// modular u64 arithmetic gives the two's complement result of any width).
+template <typename T> EMBER_INLINE Acc<T> widen(const T *p, i64 i) {
+  if constexpr (kIsInt<T>)
+    return u64(i64(p[i]));
+  else
+    return Acc<T>(ld(p, i));
+}
+
+/// An accumulator rounded to T, as the compute value of the stored element (integers keep
+/// their low bits).
+template <typename T> EMBER_INLINE ComputeOf<T> narrow(Acc<T> v) {
+  if constexpr (kIsInt<T>)
+    return ComputeOf<T>(T(i64(v)));
+  else
+    return Elem<T>::load(Elem<T>::store(ComputeOf<T>(v)));
+}
+
+EMBER_INLINE float mathExp(float x) { return expf(x); }
+EMBER_INLINE double mathExp(double x) { return exp(x); }
+EMBER_INLINE float mathTanh(float x) { return tanhf(x); }
+EMBER_INLINE double mathTanh(double x) { return tanh(x); }
+EMBER_INLINE float mathAbs(float x) { return __builtin_fabsf(x); }
+EMBER_INLINE double mathAbs(double x) { return __builtin_fabs(x); }
+EMBER_INLINE float mathPow(float x, float y) { return powf(x, y); }
+EMBER_INLINE double mathPow(double x, double y) { return pow(x, y); }
+
+/// min(max(x, lo), hi) with NaN staying NaN.
+template <typename C> EMBER_INLINE C clampNaN(C x, C lo, C hi) {
+  return x < lo ? lo : hi < x ? hi : x;
+}
+
+/// The fused activation (ActKind, KernelCommon.h) of a value already rounded to the result
+/// kind, in its compute type, with the Interpreter's scalar formulas (FusedActivation.h); the
+/// caller rounds the result once more as it stores it.
+template <typename C> EMBER_INLINE C activate(C x, i64 kind, float a, float b) {
+  switch (kind) {
+  case ActRelu:
+    return x < C(0) ? C(0) : x;
+  case ActClip: {
+    C lo = C(a), hi = C(b);
+    x = x < lo ? lo : x;
+    return hi < x ? hi : x;
+  }
+  case ActLeakyRelu:
+    return x < C(0) ? C(a) * x : x;
+  case ActSigmoid: {
+    if (x >= C(0))
+      return C(1) / (C(1) + mathExp(-x));
+    C e = mathExp(x);
+    return e / (C(1) + e);
+  }
+  case ActTanh:
+    return mathTanh(x);
+  case ActHardSigmoid:
+    return clampNaN(C(a) * x + C(b), C(0), C(1));
+  case ActHardSwish:
+    return x * clampNaN(x / C(6) + C(0.5), C(0), C(1));
+  default:
+    return x;
+  }
+}
+
+/// floor(a / b) and ceil(a / b) for b > 0 and any sign of a.
+EMBER_INLINE i64 floorDiv(i64 a, i64 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+EMBER_INLINE i64 ceilDiv(i64 a, i64 b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+/// The taps j in [0, kernel) whose coordinate start + j * dilation lies in [0, size): [lo, hi).
+EMBER_INLINE void validTaps(i64 start, i64 dilation, i64 kernel, i64 size, i64 &lo, i64 &hi) {
+  lo = start >= 0 ? 0 : ceilDiv(-start, dilation);
+  i64 last = size - 1 - start;
+  hi = last < 0 ? 0 : minI(kernel, last / dilation + 1);
+  if (hi < lo)
+    hi = lo;
+}
+
+/// Advances the row-major multi-index idx over dims[0, n); false after the last.
+EMBER_INLINE bool nextIndex(i64 *idx, const i64 *dims, i64 n) {
+  for (i64 a = n; a-- > 0;) {
+    if (++idx[a] < dims[a])
+      return true;
+    idx[a] = 0;
+  }
+  return false;
+}
+
+} // namespace nn
+
+#endif
