@@ -97,6 +97,9 @@ INSTANTIATE_TEST_SUITE_P(
                    {0, 1, 2, 1, 0, 1}, {1, 2, 1}, 2},
         ConvNdCase{ElemKind::Float32, {1, 3, 4, 5, 6}, 6, {1, 2, 2}, {1, 2, 2}, {0, 0, 0, 0, 0, 0},
                    {1, 1, 1}, 3},
+        // 5 output channels (register blocks of 4 and 1), stride 3 along a row of 37.
+        ConvNdCase{ElemKind::Float32, {1, 3, 5, 6, 37}, 5, {2, 2, 4}, {1, 2, 3},
+                   {1, 0, 1, 1, 1, 2}, {2, 1, 2}, 1},
         // 4 spatial dims.
         ConvNdCase{ElemKind::Float32, {1, 2, 3, 4, 5, 6}, 3, {2, 2, 3, 2}, {1, 1, 2, 1},
                    {1, 0, 1, 0, 0, 1, 1, 1}, {1, 2, 1, 1}, 1},
@@ -154,6 +157,9 @@ INSTANTIATE_TEST_SUITE_P(
                           {1, 1}, {0, 0}, 1},
         ConvTransposeCase{ElemKind::Float32, {1, 4, 3, 4, 5}, 2, {3, 2, 3}, {2, 1, 2},
                           {1, 0, 1, 0, 1, 1}, {1, 2, 1}, {1, 0, 1}, 2},
+        // 5 output channels, stride 3 (three phases), output_padding 2.
+        ConvTransposeCase{ElemKind::Float32, {1, 2, 5, 19}, 5, {3, 4}, {1, 3}, {1, 1, 0, 2},
+                          {1, 2}, {0, 2}, 1},
         ConvTransposeCase{ElemKind::Float16, {1, 3, 5, 6}, 2, {3, 3}, {2, 1}, {0, 1, 1, 0},
                           {1, 1}, {1, 0}, 1},
         ConvTransposeCase{ElemKind::BFloat16, {2, 2, 7}, 3, {4}, {3}, {1, 2}, {2}, {2}, 1},
@@ -458,3 +464,4 @@ TEST(NNMatMul, FusedMatMulAndFullyConnectedOnFloatKinds) {
 }
 
 } // namespace
+

@@ -1,5 +1,5 @@
-// Conv, FusedConv and ConvTranspose for what the fast float32 2-D path (Conv.cpp) does not
-// take: any number of spatial dims and every float kind (float32, float64, float16, bfloat16).
+// Conv, FusedConv and ConvTranspose on float64, float16 and bfloat16, any number of spatial dims
+// (float32 beyond the fast 2-D path of Conv.cpp: ConvGenericF32.cpp).
 // A direct convolution, channels first, grouped and dilated, with the Interpreter's semantics
 // (lib/Backends/Interpreter/Conv.cpp):
 //  - Conv output o reads input i = o*stride - pad + k*dilation along each axis; ConvTranspose
@@ -23,23 +23,6 @@ using namespace nn;
 
 namespace {
 
-/// The parameter array codegen builds (CodeGenNN.cpp: convNdParams): n, N, C, K, G, then n
-/// entries each of input dims, output dims, kernel dims, strides, begin pads, dilations.
-struct ConvNd {
-  i64 n, N, C, K, G;
-  const i64 *in, *out, *kernel, *stride, *pad, *dilation;
-  explicit ConvNd(const i64 *p)
-      : n(p[0]), N(p[1]), C(p[2]), K(p[3]), G(p[4]), in(p + 5), out(in + n), kernel(out + n),
-        stride(kernel + n), pad(stride + n), dilation(pad + n) {}
-};
-
-EMBER_INLINE i64 product(const i64 *d, i64 n) {
-  i64 p = 1;
-  for (i64 a = 0; a < n; ++a)
-    p *= d[a];
-  return p;
-}
-
 template <typename T, bool kTransposed>
 EMBER_INLINE void convolveNd(T *out, const T *in, const T *filter, const T *bias, const i64 *params,
                              i64 act, float actA, float actB) {
@@ -54,11 +37,8 @@ EMBER_INLINE void convolveNd(T *out, const T *in, const T *filter, const T *bias
     return;
   i64 rows = outPlane / OW, kernelRows = kVolume / KW;
   i64 Cg = s.C / s.G, Kg = s.K / s.G;
-  // Row-major element strides of the input's leading spatial dims.
   i64 inStride[kMaxSpatial];
-  inStride[last] = 1;
-  for (i64 a = last; a-- > 0;)
-    inStride[a] = inStride[a + 1] * s.in[a + 1];
+  rowStrides(s, inStride);
 
   for (i64 nb = 0; nb < s.N; ++nb)
     for (i64 oc = 0; oc < s.K; ++oc) {
@@ -79,28 +59,8 @@ EMBER_INLINE void convolveNd(T *out, const T *in, const T *filter, const T *bias
                 filter + (kTransposed ? ic * Kg + ocInGroup : oc * Cg + icInGroup) * kVolume;
             i64 k[kMaxSpatial] = {}; // kernel row: tap coordinates 0..last-1
             for (i64 kr = 0; kr < kernelRows; ++kr, nextIndex(k, s.kernel, last)) {
-              // The input row this kernel row reads for output row o, if it exists.
-              i64 rowOffset = 0;
-              bool inside = true;
-              for (i64 a = 0; a < last; ++a) {
-                i64 i;
-                if (!kTransposed) {
-                  i = o[a] * s.stride[a] - s.pad[a] + k[a] * s.dilation[a];
-                } else {
-                  i64 t = o[a] + s.pad[a] - k[a] * s.dilation[a];
-                  if (t < 0 || t % s.stride[a] != 0) {
-                    inside = false;
-                    break;
-                  }
-                  i = t / s.stride[a];
-                }
-                if (i < 0 || i >= s.in[a]) {
-                  inside = false;
-                  break;
-                }
-                rowOffset += i * inStride[a];
-              }
-              if (!inside)
+              i64 rowOffset = inputRow<kTransposed>(s, o, k, inStride);
+              if (rowOffset < 0)
                 continue;
               const T *row = plane + rowOffset;
               const T *taps = kern + kr * KW;
@@ -143,5 +103,8 @@ EMBER_INLINE void convolveNd(T *out, const T *in, const T *filter, const T *bias
       T *out, const T *in, const T *filter, const T *bias, const i64 *params) {                    \
     convolveNd<T, true>(out, in, filter, bias, params, ActNone, 0.f, 0.f);                         \
   }
-EMBER_FOR_FLOAT_KINDS(EMBER_CONV_ND)
+// float32 has its own register-blocked kernels: ConvGenericF32.cpp.
+EMBER_CONV_ND(f64, double)
+EMBER_CONV_ND(f16, f16)
+EMBER_CONV_ND(bf16, bf16)
 #undef EMBER_CONV_ND

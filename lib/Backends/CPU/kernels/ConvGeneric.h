@@ -1,5 +1,6 @@
 // Shared by the generic (any element kind, any spatial rank) convolution, pooling and
-// matrix-product kernels: ConvGeneric.cpp, PoolGeneric.cpp, PoolUnpool.cpp, MatMulGeneric.cpp.
+// matrix-product kernels: ConvGeneric.cpp, ConvGenericF32.cpp, PoolGeneric.cpp, PoolUnpool.cpp,
+// MatMulGeneric.cpp.
 // These take what the fast float32 2-D kernels (Conv.cpp, Gemm.cpp, Pool.cpp) do not, and follow
 // the Interpreter's reference loops (lib/Backends/Interpreter/Conv.cpp, MatMul.cpp, Pool.cpp)
 // closely enough that every output element sums the same terms in the same order: with 16-bit
@@ -129,6 +130,55 @@ EMBER_INLINE bool nextIndex(i64 *idx, const i64 *dims, i64 n) {
     idx[a] = 0;
   }
   return false;
+}
+
+/// The parameter array codegen builds (CodeGenNN.cpp: convNdParams): n, N, C, K, G, then n
+/// entries each of input dims, output dims, kernel dims, strides, begin pads, dilations.
+struct ConvNd {
+  i64 n, N, C, K, G;
+  const i64 *in, *out, *kernel, *stride, *pad, *dilation;
+  explicit ConvNd(const i64 *p)
+      : n(p[0]), N(p[1]), C(p[2]), K(p[3]), G(p[4]), in(p + 5), out(in + n), kernel(out + n),
+        stride(kernel + n), pad(stride + n), dilation(pad + n) {}
+};
+
+EMBER_INLINE i64 product(const i64 *d, i64 n) {
+  i64 p = 1;
+  for (i64 a = 0; a < n; ++a)
+    p *= d[a];
+  return p;
+}
+
+/// Row-major element strides of the leading n - 1 spatial dims of an input plane (the last
+/// axis has stride 1).
+EMBER_INLINE void rowStrides(const ConvNd &s, i64 *stride) {
+  stride[s.n - 1] = 1;
+  for (i64 a = s.n - 1; a-- > 0;)
+    stride[a] = stride[a + 1] * s.in[a + 1];
+}
+
+/// The offset within an input plane of the row that kernel row k (tap coordinates but the
+/// last) reads for output row o, or -1 when that falls into padding or, transposed, between
+/// strides. Conv reads i = o*stride - pad + k*dilation; ConvTranspose scatters i to that o, so
+/// it reads i = (o + pad - k*dilation) / stride when that divides.
+template <bool kTransposed>
+EMBER_INLINE i64 inputRow(const ConvNd &s, const i64 *o, const i64 *k, const i64 *inStride) {
+  i64 offset = 0;
+  for (i64 a = 0; a < s.n - 1; ++a) {
+    i64 i;
+    if (!kTransposed) {
+      i = o[a] * s.stride[a] - s.pad[a] + k[a] * s.dilation[a];
+    } else {
+      i64 t = o[a] + s.pad[a] - k[a] * s.dilation[a];
+      if (t < 0 || t % s.stride[a] != 0)
+        return -1;
+      i = t / s.stride[a];
+    }
+    if (i < 0 || i >= s.in[a])
+      return -1;
+    offset += i * inStride[a];
+  }
+  return offset;
 }
 
 } // namespace nn
