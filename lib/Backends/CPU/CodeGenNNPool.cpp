@@ -1,6 +1,6 @@
 // Codegen for pooling: MaxPool and AvgPool on float32 with 1-D or 2-D spatial dims go to the fast
 // kernels (kernels/Pool.cpp); every other shape and kind the Interpreter pools goes to the generic
-// N-D kernels (kernels/PoolGeneric.cpp), as do LpPool; MaxUnpool and MaxRoiPool have their own
+// N-D kernels (kernels/PoolGeneric.cpp), as does LpPool; MaxUnpool and MaxRoiPool have their own
 // kernels (kernels/PoolUnpool.cpp), which report bad indices and regions at run time.
 #include "CodeGenNN.h"
 
@@ -11,7 +11,7 @@ namespace cpu {
 
 namespace {
 
-/// Whether \p n's input and result are float32 with 1 or 2 spatial dims (the fast kernels).
+/// Whether \p I's input and result are float32 with 1 or 2 spatial dims (the fast kernels).
 bool fastPool(const Instruction &I) {
   return I.getOutput()->getType().kind == ElemKind::Float32 &&
          fastRank(I.getInput(0)->getType().rank());
@@ -21,23 +21,9 @@ bool fastPool(const Instruction &I) {
 SmallVector<int64_t, 17> poolParams(const Instruction &I, const Window2D &w, int64_t countPad,
                                     int64_t colMajor) {
   const DimsVec &in = I.getInput(0)->getType().dims;
-  return {int64_t(in[0] * in[1]),
-          w.H,
-          w.W,
-          w.OH,
-          w.OW,
-          w.KH,
-          w.KW,
-          w.SH,
-          w.SW,
-          w.PH,
-          w.PW,
-          w.DH,
-          w.DW,
-          w.PHEnd,
-          w.PWEnd,
-          countPad,
-          colMajor};
+  return {int64_t(in[0] * in[1]), w.H,  w.W,     w.OH,     w.OW,     w.KH,   w.KW,
+          w.SH,                   w.SW, w.PH,    w.PW,     w.DH,     w.DW,   w.PHEnd,
+          w.PWEnd,                countPad, colMajor};
 }
 
 /// The generic kernels' parameters (kernels/PoolGeneric.cpp, PoolNd): n, planes, then per spatial
