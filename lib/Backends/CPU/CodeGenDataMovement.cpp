@@ -1,7 +1,9 @@
 // Codegen for data movement (kernels/DataMovement.cpp): Reshape, Transpose, Broadcast, Slice,
-// Concat and Gather, on every element kind (they move bytes). Transpose, Broadcast and Slice
-// become one strided gather whose strides codegen computes, with axes merged where the source
-// is contiguous across them so the kernel's inner loop is long.
+// Concat, Pad, Trilu and Range; the indexed kinds are in CodeGenDataMovementIndexed.cpp, Resize
+// in CodeGenDataMovementResize.cpp. All but Range move bytes, so they serve every element kind
+// with one kernel per element size. Transpose, Broadcast and Slice become one strided gather
+// whose strides codegen computes, with axes merged where the source is contiguous across them
+// so the kernel's inner loop is long; any rank works.
 #include "CodeGenUtils.h"
 
 using namespace llvm;
@@ -9,9 +11,11 @@ using namespace llvm;
 namespace ember {
 namespace cpu {
 
+void addDataMovementIndexedKernels(KernelTable &t);
+
 namespace {
 
-constexpr size_t kMaxStridedRank = 6; // the loop nest of ember_strided_copy_*
+constexpr size_t kStridedNest = 5; // the loop nest of ember_strided_copy_*: rank at least this
 
 bool byteSizeOk(const ember::Type &t) {
   size_t e = t.elementSize();
@@ -21,8 +25,10 @@ bool byteSizeOk(const ember::Type &t) {
 std::string bitsSuffix(const ember::Type &t) { return "_b" + std::to_string(t.elementSize() * 8); }
 
 /// dst[i] = src[base + sum(i[d] * strides[d])] over dst's dims.
-Error emitStrided(Emitter &E, const Instruction &I, Value *dst, Value *src, const ember::Type &dstType,
+Error emitStrided(Emitter &E, Value *dst, Value *src, const ember::Type &dstType,
                   ArrayRef<int64_t> strides, int64_t base) {
+  if (dstType.numElements() == 0)
+    return Error::success();
   // Drop unit axes, merge an axis into the next when the source steps through both as one.
   SmallVector<int64_t, 8> d, s;
   for (size_t a = 0; a < dstType.dims.size(); ++a) {
@@ -37,20 +43,16 @@ Error emitStrided(Emitter &E, const Instruction &I, Value *dst, Value *src, cons
     d.push_back(len);
     s.push_back(strides[a]);
   }
-  if (d.size() > kMaxStridedRank)
-    return instrError(I, "more than " + Twine(kMaxStridedRank) + " non-mergeable axes");
-  while (d.size() < kMaxStridedRank) {
+  while (d.size() < kStridedNest) {
     d.insert(d.begin(), 1);
     s.insert(s.begin(), 0);
   }
   return E.call("ember_strided_copy" + bitsSuffix(dstType),
-                {dst, src, E.constArray(d, "dims"), E.constArray(s, "strides"), E.i64(base)});
+                {dst, src, E.constArray(d, "dims"), E.constArray(s, "strides"),
+                 E.i64(int64_t(d.size())), E.i64(base)});
 }
 
-/// Rank small enough for the strided kernel even when no axes merge.
-bool stridedOk(const Node &n) {
-  return byteSizeOk(n.getType()) && n.getType().rank() <= kMaxStridedRank;
-}
+bool movesBytes(const Node &n) { return byteSizeOk(n.getType()); }
 
 Error emitReshape(Emitter &E, const Instruction &I) {
   return E.call("ember_copy", {E.out(I), E.in(I, 0), E.i64(int64_t(I.getOutput()->sizeInBytes()))});
@@ -61,40 +63,45 @@ Error emitTranspose(Emitter &E, const Instruction &I) {
   SmallVector<int64_t, 6> strides;
   for (int64_t a : I.attr<AttrKind::Shuffle>())
     strides.push_back(inStrides[size_t(a)]);
-  return emitStrided(E, I, E.out(I), E.in(I, 0), I.getOutput()->getType(), strides, 0);
+  return emitStrided(E, E.out(I), E.in(I, 0), I.getOutput()->getType(), strides, 0);
 }
 
 Error emitBroadcast(Emitter &E, const Instruction &I) {
   const DimsVec &inDims = I.getInput(0)->getType().dims;
   const ember::Type &outType = I.getOutput()->getType();
   auto inStrides = rowMajorStrides(inDims);
+  // The input's axes align with the result's last ones; leading result axes and input axes of
+  // size 1 repeat the same input elements, i.e. have stride 0.
   size_t shift = outType.dims.size() - inDims.size();
   SmallVector<int64_t, 6> strides(outType.dims.size(), 0);
   for (size_t d = 0; d < inDims.size(); ++d)
     strides[d + shift] = inDims[d] == 1 ? 0 : inStrides[d];
-  return emitStrided(E, I, E.out(I), E.in(I, 0), outType, strides, 0);
+  return emitStrided(E, E.out(I), E.in(I, 0), outType, strides, 0);
 }
 
 Error emitSlice(Emitter &E, const Instruction &I) {
   const ember::Type &outType = I.getOutput()->getType();
   if (outType.numElements() == 0)
-    return Error::success();
+    return Error::success(); // the starts of an empty result need not be valid
   auto inStrides = rowMajorStrides(I.getInput(0)->getType().dims);
   const auto &starts = I.attr<AttrKind::Starts>();
   const auto &steps = I.attr<AttrKind::Steps>();
+  // An axis the result keeps one element of never steps (its step may be anything).
   int64_t base = 0;
   SmallVector<int64_t, 6> strides;
   for (size_t d = 0; d < inStrides.size(); ++d) {
     base += starts[d] * inStrides[d];
     strides.push_back(outType.dims[d] > 1 ? steps[d] * inStrides[d] : 0);
   }
-  return emitStrided(E, I, E.out(I), E.in(I, 0), outType, strides, base);
+  return emitStrided(E, E.out(I), E.in(I, 0), outType, strides, base);
 }
 
 Error emitConcat(Emitter &E, const Instruction &I) {
   const ember::Type &outType = I.getOutput()->getType();
   size_t axis = size_t(I.attr<AttrKind::Axis>());
   int64_t esz = int64_t(outType.elementSize());
+  // Viewed as [outer, rest]: each input contributes one contiguous block of its `rest` bytes to
+  // every outer row of the result, inputs in order.
   int64_t outer = dimsProduct(outType.dims, 0, axis);
   int64_t dstRow = dimsProduct(outType.dims, axis, outType.dims.size()) * esz;
   int64_t colOffset = 0;
@@ -110,24 +117,87 @@ Error emitConcat(Emitter &E, const Instruction &I) {
   return Error::success();
 }
 
-bool supportsGather(const Node &n) {
-  ElemKind k = n.getOperand(ops::Gather::Indices).getType().kind;
-  return (k == ElemKind::Int32 || k == ElemKind::Int64);
+/// Where result index \p o of a padded axis (input length \p n, \p begin cells added in front)
+/// reads the input, or -1 for the pad value (the Interpreter's padSource). The shape rule gives
+/// n > 0 outside constant mode.
+int64_t padSource(int64_t o, int64_t n, int64_t begin, StringRef mode) {
+  int64_t i = o - begin;
+  if (i >= 0 && i < n)
+    return i;
+  if (mode == "constant")
+    return -1;
+  if (mode == "edge" || n == 1)
+    return i < 0 ? 0 : n - 1;
+  // reflect: mirror at both borders without repeating them, i.e. period 2(n-1).
+  int64_t period = 2 * (n - 1);
+  int64_t m = ((i % period) + period) % period;
+  return m < n ? m : period - m;
 }
 
-Error emitGather(Emitter &E, const Instruction &I) {
-  const ember::Type &data = I.getInput(ops::Gather::Data)->getType();
-  const ember::Type &indices = I.getInput(ops::Gather::Indices)->getType();
-  size_t axis = size_t(I.attr<AttrKind::Axis>());
-  int64_t inner = dimsProduct(data.dims, axis + 1, data.dims.size());
-  std::string kernel =
-      indices.kind == ElemKind::Int32 ? "ember_gather_i32" : "ember_gather_i64";
-  return E.callChecked(kernel,
-                       {E.out(I), E.in(I, ops::Gather::Data), E.in(I, ops::Gather::Indices),
-                        E.i64(dimsProduct(data.dims, 0, axis)), E.i64(int64_t(data.dims[axis])),
-                        E.i64(int64_t(indices.numElements())),
-                        E.i64(inner * int64_t(data.elementSize()))},
-                       I, "an index is out of range for axis " + std::to_string(axis));
+Error emitPad(Emitter &E, const Instruction &I) {
+  const ember::Type &inType = I.getInput(ops::Pad::Input)->getType();
+  const ember::Type &outType = I.getOutput()->getType();
+  if (outType.numElements() == 0)
+    return Error::success();
+  const auto &pads = I.attr<AttrKind::Pads>();
+  const std::string &mode = I.attr<AttrKind::Mode>();
+  size_t rank = inType.rank();
+  // Per axis, the input element offset each result index reads (-1: the pad value); a scalar
+  // is one axis of length 1.
+  SmallVector<int64_t, 64> table;
+  SmallVector<int64_t, 6> outDims;
+  auto inStrides = rowMajorStrides(inType.dims);
+  for (size_t d = 0; d < rank; ++d) {
+    outDims.push_back(int64_t(outType.dims[d]));
+    for (int64_t o = 0; o < int64_t(outType.dims[d]); ++o) {
+      int64_t i = padSource(o, int64_t(inType.dims[d]), pads[d], mode);
+      table.push_back(i < 0 ? -1 : i * inStrides[d]);
+    }
+  }
+  int64_t runBegin = 0, runEnd = 0; // the input's interior on the last axis: consecutive reads
+  if (rank == 0) {
+    outDims.push_back(1);
+    table.push_back(0);
+  } else {
+    runBegin = pads[rank - 1];
+    runEnd = runBegin + int64_t(inType.dims[rank - 1]);
+  }
+  return E.call("ember_table_gather" + bitsSuffix(outType),
+                {E.out(I), E.in(I, ops::Pad::Input), E.in(I, ops::Pad::Value),
+                 E.i64(int64_t(outDims.size())), E.constArray(outDims, "dims"),
+                 E.constArray(table, "padTable"), E.i64(runBegin), E.i64(runEnd)});
+}
+
+// Zero is all-zero bytes for every kind but the quantized ones (the Interpreter's rule).
+bool supportsTrilu(const Node &n) { return byteSizeOk(n.getType()) && !n.getType().isQuantized(); }
+
+Error emitTrilu(Emitter &E, const Instruction &I) {
+  const ember::Type &t = I.getOutput()->getType();
+  size_t rank = t.rank();
+  return E.call("ember_trilu" + bitsSuffix(t),
+                {E.out(I), E.in(I, ops::Trilu::Input), E.i64(dimsProduct(t.dims, 0, rank - 2)),
+                 E.i64(int64_t(t.dims[rank - 2])), E.i64(int64_t(t.dims[rank - 1])),
+                 E.i64(I.attr<AttrKind::DiagonalOffset>()), E.i64(I.attr<AttrKind::Upper>())});
+}
+
+// ONNX Range's types (the Interpreter's supportsRange).
+bool supportsRange(const Node &n) {
+  switch (n.getType().kind) {
+  case ElemKind::Float32:
+  case ElemKind::Float64:
+  case ElemKind::Int16:
+  case ElemKind::Int32:
+  case ElemKind::Int64:
+    return true;
+  default:
+    return false;
+  }
+}
+
+Error emitRange(Emitter &E, const Instruction &I) {
+  return E.call(kernelFor("ember_range", I.getOutput()->getType().kind),
+                {E.out(I), E.in(I, ops::Range::Start), E.in(I, ops::Range::Delta),
+                 E.i64(numElements(I.getOutput()))});
 }
 
 bool always(const Node &) { return true; }
@@ -136,11 +206,14 @@ bool always(const Node &) { return true; }
 
 void addDataMovementKernels(KernelTable &t) {
   t.add(NodeKind::Reshape, always, emitReshape);
-  t.add(NodeKind::Transpose, stridedOk, emitTranspose);
-  t.add(NodeKind::Broadcast, stridedOk, emitBroadcast);
-  t.add(NodeKind::Slice, stridedOk, emitSlice);
+  t.add(NodeKind::Transpose, movesBytes, emitTranspose);
+  t.add(NodeKind::Broadcast, movesBytes, emitBroadcast);
+  t.add(NodeKind::Slice, movesBytes, emitSlice);
   t.add(NodeKind::Concat, always, emitConcat);
-  t.add(NodeKind::Gather, supportsGather, emitGather);
+  t.add(NodeKind::Pad, movesBytes, emitPad);
+  t.add(NodeKind::Trilu, supportsTrilu, emitTrilu);
+  t.add(NodeKind::Range, supportsRange, emitRange);
+  addDataMovementIndexedKernels(t);
 }
 
 } // namespace cpu
