@@ -12,6 +12,7 @@ namespace ember {
 namespace cpu {
 
 void addDataMovementIndexedKernels(KernelTable &t);
+void addDataMovementResizeKernels(KernelTable &t);
 
 namespace {
 
@@ -214,6 +215,7 @@ void addDataMovementKernels(KernelTable &t) {
   t.add(NodeKind::Trilu, supportsTrilu, emitTrilu);
   t.add(NodeKind::Range, supportsRange, emitRange);
   addDataMovementIndexedKernels(t);
+  addDataMovementResizeKernels(t);
 }
 
 } // namespace cpu
