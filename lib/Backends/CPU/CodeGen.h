@@ -81,7 +81,7 @@ public:
   /// Calls kernel \p name with \p args (checked against its signature).
   llvm::Error call(llvm::StringRef name, llvm::ArrayRef<llvm::Value *> args);
   /// Calls a kernel that returns i64: 0 for success, else the entry function returns the error
-  /// whose message is \p what (with the instruction named) and the kernel's code appended.
+  /// whose message is \p what, with the instruction named.
   llvm::Error callChecked(llvm::StringRef name, llvm::ArrayRef<llvm::Value *> args,
                           const Instruction &I, const std::string &what);
   /// \p base with the suffix of the register tile this target uses (`_w` wide, `_n` narrow).
