@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Runs a zoo of real networks (torchvision CNNs, a transformer encoder, an MLP; random weights,
 # exported by utils/models/export_zoo.py) through ember on a backend and compares each output with
-# torch's: |got - want| <= 1e-5 + 1e-4 * |want|. Fails unless every model of the set passes.
+# torch's: |got - want| <= atol + 1e-4 * |want|, atol = 1e-4 * max|want| (at least 1e-5). The
+# absolute term follows the output's scale: float32 sums over thousands of terms err in proportion
+# to the magnitudes summed, not to the (possibly near-zero) result, and torch's own float32 output
+# misses a per-element 1e-4 against float64 on resnet50 and inception_v3. Fails unless every
+# model of the set passes.
 #   utils/zoo.sh [--set ci|full] [Backend]      (default: --set ci, Interpreter)
 # Exports are cached in $EMBER_BUILD_DIR/zoo/models (default build/), the export log is
 # zoo/export.log; zoo/<set>/ holds links to the set's models, the suite the conformance tool runs.
@@ -37,16 +41,28 @@ for name in $("${exporter[@]}" --set "$set" --list); do
   ln -s "../models/$name" "$zoo/$set/$name"
 done
 
-results="$(mktemp)"
-trap 'rm -f "$results"' EXIT
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+results="$tmp/results"
 status=0
-"$conformance" -suite="$zoo/$set" -backend="$backend" -rtol=1e-4 -atol=1e-5 -verbose \
-  -timeout=600 >"$results" || status=$?
-# "status<TAB>set/name<TAB>detail" per model, then "summary: ..."
-awk -F'\t' '!/^summary:/ { sub(/^[^\/]*\//, "", $2); printf "%-8s %-20s %s\n", $1, $2, $3 }' \
-  "$results"
+for dir in "$zoo/$set"/*/; do
+  name=$(basename "$dir")
+  mkdir "$tmp/$name" && ln -s "$(cd "$dir" && pwd)" "$tmp/$name/$name" # a suite of one case
+  atol=$(/usr/bin/python3 -c "
+import sys, numpy as np, onnx
+from onnx import numpy_helper
+t = onnx.TensorProto(); t.ParseFromString(open(sys.argv[1], 'rb').read())
+print('%.3g' % max(1e-5, 1e-4 * float(np.abs(numpy_helper.to_array(t)).max())))" \
+    "$dir/test_data_set_0/output_0.pb")
+  "$conformance" -suite="$tmp/$name" -backend="$backend" -rtol=1e-4 -atol="$atol" \
+    -verbose -timeout=600 | grep -v '^summary:' >>"$results" || status=1
+done
+# "status<TAB>set/name<TAB>detail" per model
+awk -F'\t' '{ sub(/^[^\/]*\//, "", $2); printf "%-8s %-20s %s\n", $1, $2, $3 }' "$results"
 # Node counts before -> after graph optimization, and no BatchNorm may survive it. Memory: the
-# activations region must not exceed the largest node's non-constant inputs and outputs. The
+# activations region must not exceed the largest node's non-constant inputs and outputs. That is
+# a bound on the memory plan, checked on the Interpreter's; other backends add their kernels'
+# scratch to the region (packed GEMM panels, padded conv inputs) and only print it. The
 # transformer is exempt: attention keeps q, k, v and the residual live across several small
 # nodes, so its live set is larger than any one node by nature; so is densenet121, where every
 # layer's output feeds every later concat of its block and stays live until the block ends.
@@ -60,14 +76,20 @@ for dir in "$zoo/$set"/*/; do
   bn_before=$(/usr/bin/python3 -c "import onnx,sys; print(sum(n.op_type=='BatchNormalization' for n in onnx.load(sys.argv[1]).graph.node))" "$dir/model.onnx")
   bn_after=$(grep -c ' = BatchNorm' <<<"$out" || true)
   echo "nodes    $name: $counts (BatchNormalization $bn_before -> $bn_after)"
-  [ "$bn_after" -eq 0 ] || { echo "  $name: BatchNorm left after optimization"; status=1; }
+  # densenet121 normalizes before each convolution (BN, ReLU, conv): with the ReLU between,
+  # there is no convolution to fold into, so its BatchNorms stay (and run as kernels).
+  if [ "$bn_after" -ne 0 ] && [ "$name" != densenet121 ]; then
+    echo "  $name: BatchNorm left after optimization"
+    status=1
+  fi
   acts=$(sed -n 's/^  activations: \([0-9]*\) bytes.*/\1/p' <<<"$out")
   sum=$(sed -n 's/^  activations: .*sum of all \([0-9]*\) .*/\1/p' <<<"$out")
   largest=$(sed -n 's/^  largest node: \([0-9]*\) bytes.*/\1/p' <<<"$out")
   awk -v n="$name" -v a="$acts" -v l="$largest" -v s="$sum" 'BEGIN {
     printf "memory   %s: activations %.3f MiB, largest node %.3f MiB, sum of all activations %.3f MiB\n",
            n, a / 1048576, l / 1048576, s / 1048576 }'
-  if [ "$acts" -gt "$largest" ] && [[ "$memory_bound_exempt" != *" $name "* ]]; then
+  if [ "$backend" = Interpreter ] && [ "$acts" -gt "$largest" ] &&
+     [[ "$memory_bound_exempt" != *" $name "* ]]; then
     echo "  $name: the activations region is larger than the largest node's inputs and outputs"
     status=1
   fi
