@@ -20,6 +20,11 @@ const BackendEntry kBackends[] = {
 };
 } // namespace
 
+Expected<ObjectInfo> Backend::emitObject(const IRFunction &, const ObjectOptions &,
+                                         PhaseTimes *) const {
+  return makeError("the " + getName() + " backend cannot write bundles (use -backend=CPU)");
+}
+
 std::vector<std::string> getBackendNames() {
   std::vector<std::string> names;
   for (const BackendEntry &e : kBackends)

@@ -1,14 +1,11 @@
 #include "ember/Driver/CompiledModel.h"
 
-#include "ember/Driver/ConstantEvaluator.h"
-#include "ember/IR/IRGen.h"
-#include "ember/Importer/ModelLoader.h"
-#include "ember/IROptimizer/MemoryPlan.h"
+#include "Lowering.h"
+
 #include "ember/Support/Error.h"
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
@@ -22,20 +19,6 @@ void CompiledModel::AlignedFree::operator()(uint8_t *p) const { std::free(p); }
 CompiledModel::~CompiledModel() = default;
 
 namespace {
-
-class PhaseTimer {
-  std::vector<std::pair<std::string, double>> &out_;
-  std::string name_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-
-public:
-  PhaseTimer(std::vector<std::pair<std::string, double>> &out, StringRef name)
-      : out_(out), name_(name.str()) {}
-  ~PhaseTimer() {
-    auto d = std::chrono::steady_clock::now() - start_;
-    out_.push_back({name_, std::chrono::duration<double, std::milli>(d).count()});
-  }
-};
 
 Expected<uint8_t *> allocateRegion(uint64_t bytes, StringRef what) {
   // Refuse up front what cannot fit: touching it would only get the process killed.
@@ -62,72 +45,16 @@ Expected<std::unique_ptr<CompiledModel>> CompiledModel::compile(std::unique_ptr<
 }
 
 Error CompiledModel::build(const CompileOptions &opts) {
-  fn_ = module_->getFunction(kMainFunctionName);
-  if (!fn_ && module_->getFunctions().size() == 1)
-    fn_ = module_->getFunctions().front().get();
-  if (!fn_)
-    return makeError("the module has no function to compile");
+  EMBER_ASSIGN_OR_RETURN(fn_, mainFunction(*module_));
   EMBER_ASSIGN_OR_RETURN(backend_, createBackend(opts.backend, opts.backendOptions));
-  auto &phases = summary_.phaseMillis;
-  summary_.nodesBefore = fn_->size();
-  {
-    PhaseTimer t(phases, "graph optimization");
-    OptimizerOptions oo;
-    oo.verifyEach = opts.verifyEach;
-    oo.stats = &summary_.passStats;
-    oo.context.evaluateConstant = evaluateConstant;
-    oo.context.shouldLower = [this](const Node &n) { return backend_->shouldLower(n); };
-    oo.dumpAfter = opts.dumpGraphAfter;
-    oo.dumpStream = &outs();
-    EMBER_TRY(optimize(*fn_, opts.pipeline.empty() ? defaultPipeline() : opts.pipeline, oo));
-    EMBER_TRY(withContext(fn_->verify(), "after graph optimization"));
-  }
-  summary_.nodesAfter = fn_->size();
-
-  // Refuse with the full list of what the backend cannot run.
-  std::string unsupported;
-  unsigned count = 0;
-  for (const auto &n : fn_->getNodes())
-    if (!backend_->isOpSupported(*n)) {
-      ++count;
-      unsupported += "\n  node '" + n->getName().str() + "' (" + n->getKindName().str() + ") " +
-                     (n->getNumResults() ? n->getType().str()
-                                         : n->getOperand(0).getType().str());
-    }
-  if (count)
-    return makeError("backend " + backend_->getName() + " does not support " + Twine(count) +
-                     " node(s):" + unsupported);
-  {
-    PhaseTimer t(phases, "IRGen");
-    EMBER_ASSIGN_OR_RETURN(ir_, generateIR(*fn_));
-    if (opts.verifyEach)
-      EMBER_TRY(withContext(ir_->verify(), "after IRGen"));
-  }
-  {
-    PhaseTimer t(phases, "IR optimization");
-    IROptimizerOptions io;
-    io.verifyEach = opts.verifyEach;
-    io.stats = &summary_.irPassStats;
-    io.dumpAfter = opts.dumpIRAfter;
-    io.dumpStream = &outs();
-    EMBER_TRY(optimizeIR(*ir_, opts.irPipeline ? *opts.irPipeline : defaultIRPipeline(), io));
-    EMBER_TRY(withContext(ir_->verify(), "after IR optimization"));
-  }
-  {
-    // The plan is checked by the memory verifier every time: it is cheap next to compiling.
-    PhaseTimer t(phases, "memory plan");
-    for (const auto &I : ir_->getInstrs())
-      I->scratchSize = backend_->getScratchBytes(*I);
-    EMBER_TRY(planMemory(*ir_));
-  }
+  EMBER_ASSIGN_OR_RETURN(ir_, lowerToPlannedIR(*fn_, *backend_, opts, summary_));
   {
     PhaseTimes backendPhases;
     {
-      PhaseTimer t(phases, "backend compile");
+      PhaseTimer t(summary_.phaseMillis, "backend compile");
       EMBER_ASSIGN_OR_RETURN(compiled_, backend_->compile(*ir_, &backendPhases));
     }
-    for (auto &[phase, ms] : backendPhases)
-      phases.push_back({"  " + phase, ms});
+    appendBackendPhases(summary_, backendPhases);
   }
   EMBER_ASSIGN_OR_RETURN(uint8_t * c, allocateRegion(ir_->constantSize, "constant"));
   constantMem_.reset(c);
@@ -135,11 +62,7 @@ Error CompiledModel::build(const CompileOptions &opts) {
   mutableMem_.reset(m);
   EMBER_ASSIGN_OR_RETURN(uint8_t * a, allocateRegion(ir_->activationsSize, "activations"));
   activationsMem_.reset(a);
-  for (const auto &w : ir_->getWeights())
-    if (w->isConstant()) {
-      const Tensor &payload = static_cast<const Constant *>(w->getOrigin())->getPayload();
-      std::memcpy(constantMem_.get() + w->offset, payload.data(), payload.sizeInBytes());
-    }
+  fillConstantRegion(*ir_, constantMem_.get());
   return Error::success();
 }
 

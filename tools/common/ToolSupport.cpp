@@ -197,7 +197,8 @@ Expected<std::vector<InputFile>> readInputFiles() {
   return std::move(files);
 }
 
-Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs) {
+Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile> &inputs,
+                                                    double &loadMillis) {
   if (FLAGS_model.empty())
     return makeError("no model given (-model=FILE)");
   ImportOptions opts;
@@ -239,9 +240,13 @@ Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputF
   auto loadStart = std::chrono::steady_clock::now();
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M,
                          loadModel(FLAGS_model, withConstantEvaluation(std::move(opts))));
-  double loadMillis = std::chrono::duration<double, std::milli>(
+  loadMillis = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - loadStart)
                           .count();
+  return std::move(M);
+}
+
+CompileOptions compileOptionsFromFlags() {
   CompileOptions co;
   co.backend = FLAGS_backend;
   co.backendOptions.target = FLAGS_target;
@@ -267,9 +272,12 @@ Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputF
     co.irPipeline = std::vector<std::string>();
   else if (FLAGS_ir_passes != "default")
     co.irPipeline = splitList(FLAGS_ir_passes);
-  EMBER_ASSIGN_OR_RETURN(auto cm, CompiledModel::compile(std::move(M), co));
+  return co;
+}
+
+Error printCompileReports(const CompileSummary &s, double loadMillis, const Function &F,
+                          const IRFunction &IR) {
   if (FLAGS_print_pass_stats) {
-    const CompileSummary &s = cm->getSummary();
     outs() << "graph passes: " << s.nodesBefore << " nodes before, " << s.nodesAfter
            << " after\n";
     for (const PassStats &p : s.passStats)
@@ -281,12 +289,12 @@ Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputF
                        p.instrsAfter, p.millis, p.changed ? "  changed" : "");
   }
   if (FLAGS_print_memory)
-    cm->getIR().printMemorySummary(outs());
+    IR.printMemorySummary(outs());
   if (FLAGS_time_phases) {
     double total = loadMillis;
     outs() << "compile phases:\n";
     outs() << format("  %-20s %10.1f ms\n", static_cast<const char *>("import"), loadMillis);
-    for (const auto &[phase, ms] : cm->getSummary().phaseMillis) {
+    for (const auto &[phase, ms] : s.phaseMillis) {
       outs() << format("  %-20s %10.1f ms\n", phase.c_str(), ms);
       if (!StringRef(phase).starts_with(" ")) // indented: part of the phase above
         total += ms;
@@ -294,16 +302,24 @@ Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputF
     outs() << format("  %-20s %10.1f ms\n", static_cast<const char *>("total"), total);
   }
   if (FLAGS_dump_graph)
-    cm->getFunction().dump(outs());
+    F.dump(outs());
   if (!FLAGS_dump_graph_DAG.empty()) {
     std::error_code ec;
     raw_fd_ostream os(FLAGS_dump_graph_DAG, ec, sys::fs::OF_Text);
     if (ec)
       return makeError(FLAGS_dump_graph_DAG + ": " + ec.message());
-    cm->getFunction().dumpDAG(os);
+    F.dumpDAG(os);
   }
   if (FLAGS_dump_ir)
-    cm->getIR().dump(outs());
+    IR.dump(outs());
+  return Error::success();
+}
+
+Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs) {
+  double loadMillis = 0;
+  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M, loadModelFromFlags(inputs, loadMillis));
+  EMBER_ASSIGN_OR_RETURN(auto cm, CompiledModel::compile(std::move(M), compileOptionsFromFlags()));
+  EMBER_TRY(printCompileReports(cm->getSummary(), loadMillis, cm->getFunction(), cm->getIR()));
   return std::move(cm);
 }
 

@@ -48,8 +48,17 @@ struct InputFile {
 /// Reads every file named by -input.
 llvm::Expected<std::vector<InputFile>> readInputFiles();
 
-/// Loads -model with symbols and input shapes bound, compiles it for -backend, and prints
-/// the requested dumps.
+/// Loads -model with -onnx-define-symbol/-onnx-define-input and the input files' shapes bound;
+/// \p loadMillis gets the time it took.
+llvm::Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile> &inputs,
+                                                          double &loadMillis);
+/// The compile options the flags ask for (backend and its options, passes, dumps).
+CompileOptions compileOptionsFromFlags();
+/// What the flags ask to print after compiling: pass statistics, the memory summary, phase
+/// times, the graph (text or DOT file) and the IR.
+llvm::Error printCompileReports(const CompileSummary &summary, double loadMillis,
+                                const Function &F, const IRFunction &IR);
+/// loadModelFromFlags, CompiledModel::compile with compileOptionsFromFlags, then the reports.
 llvm::Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs);
 
 /// With -profile: each computing instruction's time over \p runs runs of the compiled function,

@@ -51,6 +51,33 @@ public:
   virtual std::vector<InstructionTime> getProfile() const { return {}; }
 };
 
+/// A placeholder's place in the mutable region, as a bundle's symbol table lists it.
+struct BundleSymbol {
+  std::string name; ///< the placeholder's name in the model
+  uint64_t offset, size;
+  bool isInput; ///< else an output
+};
+
+/// What to write for a bundle (model-compiler -emit-bundle): a relocatable object with
+/// `int <entryName>(uint8_t *constantWeight, uint8_t *mutableWeight, uint8_t *activations)`.
+struct ObjectOptions {
+  std::string path;      ///< the object file to write
+  std::string entryName; ///< the entry point's C symbol
+  /// With a name: also a constant C struct of that name (the dynamic bundle API): the three
+  /// region sizes, the alignment, the number of symbols and a pointer to them, each
+  /// {const char *name; uint64_t offset; uint64_t size; char kind ('i' input, 'o' output)}.
+  std::string configName;
+  std::vector<BundleSymbol> symbols;
+};
+
+/// What a program linking the object needs to know.
+struct ObjectInfo {
+  std::string triple;                 ///< the target the object is for
+  std::vector<std::string> linkFlags; ///< beyond the C library, e.g. -lm
+  /// The entry returns 0, or k > 0 for the run-time error errors[k - 1].
+  std::vector<std::string> errors;
+};
+
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -66,6 +93,9 @@ public:
   /// each of its phases to \p phases when given.
   virtual llvm::Expected<std::unique_ptr<CompiledFunction>>
   compile(const IRFunction &IR, PhaseTimes *phases = nullptr) const = 0;
+  /// Writes \p IR (planned) as a relocatable object for a bundle; backends that cannot say so.
+  virtual llvm::Expected<ObjectInfo> emitObject(const IRFunction &IR, const ObjectOptions &opts,
+                                                PhaseTimes *phases = nullptr) const;
 };
 
 /// Names accepted by createBackend().

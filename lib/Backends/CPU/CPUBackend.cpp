@@ -4,6 +4,7 @@
 #include "CPUTarget.h"
 #include "CodeGen.h"
 #include "JIT.h"
+#include "ObjectWriter.h"
 
 #include "ember/Backends/Backend.h"
 #include "ember/Support/Error.h"
@@ -143,6 +144,11 @@ public:
     clock.lap("machine code");
     return std::make_unique<CPUFunction>(std::move(code), std::move(G.runtimeErrors),
                                          std::move(profile));
+  }
+
+  Expected<ObjectInfo> emitObject(const IRFunction &IR, const ObjectOptions &opts,
+                                  PhaseTimes *phases) const override {
+    return writeObject(IR, opts, target_, opts_, phases);
   }
 };
 

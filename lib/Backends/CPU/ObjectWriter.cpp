@@ -1,0 +1,155 @@
+// The CPU backend's bundle object: the same generated module the JIT runs, for any target the
+// kernel library is built for, written as a relocatable object with a C entry point (and, for
+// the dynamic bundle API, a constant config struct). See ObjectWriter.h.
+#include "ObjectWriter.h"
+
+#include "CodeGen.h"
+
+#include "ember/Support/Error.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <chrono>
+
+using namespace llvm;
+
+namespace ember {
+namespace cpu {
+
+namespace {
+
+/// Functions the kernel library may leave as calls: the C library's memory functions and the
+/// math library's (-lm). Anything else would be a symbol a bundle cannot resolve.
+const char *const kLibcFunctions[] = {"memcpy", "memmove", "memset"};
+const char *const kLibmFunctions[] = {
+    "expf",  "exp",    "expm1f", "expm1", "logf",   "log",    "log1pf", "log1p", "sinf",
+    "sin",   "cosf",   "cos",    "tanf",  "tan",    "asinf",  "asin",   "acosf", "acos",
+    "atanf", "atan",   "sinhf",  "sinh",  "coshf",  "cosh",   "tanhf",  "tanh",  "asinhf",
+    "asinh", "acoshf", "acosh",  "atanhf", "atanh", "erff",   "erf",    "fmodf", "fmod",
+    "powf",  "pow",    "sqrtf",  "sqrt",  "floorf", "floor",  "ceilf",  "ceil",  "truncf",
+    "trunc", "roundf", "round",  "rintf", "rint",   "nearbyintf", "nearbyint", "fabsf",
+    "fabs",  "log2f",  "log2",   "log10f", "log10", "exp2f",  "exp2",   "cbrtf", "cbrt",
+    "fminf", "fmin",   "fmaxf",  "fmax",  "fmaf",   "fma",    "erfcf",  "erfc",  "lgammaf",
+    "lgamma", "tgammaf", "tgamma", "hypotf", "hypot", "atan2f", "atan2", "remainderf",
+    "remainder", "copysignf", "copysign", "ldexpf", "ldexp", "frexpf", "frexp", "modff",
+    "modf"};
+
+bool listed(ArrayRef<const char *> names, StringRef n) {
+  return llvm::any_of(names, [&](const char *x) { return n == x; });
+}
+
+/// The constant config struct of the dynamic bundle API (see ObjectOptions::configName).
+void addConfig(llvm::Module &M, const IRFunction &IR, const ObjectOptions &opts) {
+  LLVMContext &ctx = M.getContext();
+  llvm::Type *i64 = llvm::Type::getInt64Ty(ctx), *i8 = llvm::Type::getInt8Ty(ctx);
+  llvm::Type *ptr = PointerType::get(ctx, 0);
+  StructType *entryTy = StructType::get(ctx, {ptr, i64, i64, i8});
+  std::vector<llvm::Constant *> entries;
+  for (const BundleSymbol &s : opts.symbols) {
+    llvm::Constant *str = ConstantDataArray::getString(ctx, s.name);
+    auto *name = new GlobalVariable(M, str->getType(), true, GlobalValue::PrivateLinkage, str,
+                                    opts.configName + ".name");
+    name->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    entries.push_back(ConstantStruct::get(
+        entryTy, {name, ConstantInt::get(i64, s.offset), ConstantInt::get(i64, s.size),
+                  ConstantInt::get(i8, s.isInput ? 'i' : 'o')}));
+  }
+  auto *tableTy = ArrayType::get(entryTy, entries.size());
+  auto *table = new GlobalVariable(M, tableTy, true, GlobalValue::PrivateLinkage,
+                                   ConstantArray::get(tableTy, entries),
+                                   opts.configName + ".symbols");
+  table->setAlignment(Align(8));
+  StructType *configTy = StructType::get(ctx, {i64, i64, i64, i64, i64, ptr});
+  auto *config = new GlobalVariable(
+      M, configTy, true, GlobalValue::ExternalLinkage,
+      ConstantStruct::get(configTy,
+                          {ConstantInt::get(i64, IR.constantSize),
+                           ConstantInt::get(i64, IR.mutableSize),
+                           ConstantInt::get(i64, IR.activationsSize),
+                           ConstantInt::get(i64, kTensorAlignment),
+                           ConstantInt::get(i64, opts.symbols.size()), table}),
+      opts.configName);
+  config->setAlignment(Align(8));
+}
+
+} // namespace
+
+Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts,
+                                 const CPUTargetOptions &target, const BackendOptions &backend,
+                                 PhaseTimes *phases) {
+  if (backend.profile)
+    return makeError("-profile times a model in this process; a bundle cannot be profiled");
+  auto lap = [&, last = std::chrono::steady_clock::now()](const char *phase) mutable {
+    auto now = std::chrono::steady_clock::now();
+    if (phases)
+      phases->push_back({phase, std::chrono::duration<double, std::milli>(now - last).count()});
+    last = now;
+  };
+  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, createTargetMachine(target));
+  LLVMContext ctx;
+  EMBER_ASSIGN_OR_RETURN(GeneratedModule G, generateModule(IR, ctx, *TM, opts.entryName));
+  llvm::Module &M = *G.module;
+  if (!opts.configName.empty()) {
+    if (M.getNamedValue(opts.configName))
+      return makeError("the config name '" + opts.configName + "' clashes with a symbol");
+    addConfig(M, IR, opts);
+  }
+  lap("LLVM IR generation");
+  optimizeModule(M, *TM);
+  lap("LLVM O3");
+
+  // What the object may need from outside: libc's memory functions and libm, nothing else;
+  // and no writable data (a bundle keeps no state between calls).
+  ObjectInfo info;
+  info.triple = TM->getTargetTriple().str();
+  info.errors = G.runtimeErrors;
+  bool needsLibm = false;
+  for (const llvm::Function &F : M) {
+    if (!F.isDeclaration() || F.isIntrinsic() || F.use_empty())
+      continue;
+    if (listed(kLibmFunctions, F.getName()))
+      needsLibm = true;
+    else if (!listed(kLibcFunctions, F.getName()))
+      return makeError("the CPU kernel library calls '" + F.getName() +
+                       "', which a bundle cannot provide");
+  }
+  if (needsLibm)
+    info.linkFlags.push_back("-lm");
+  for (const GlobalVariable &g : M.globals())
+    if (!g.isConstant() && !g.isDeclaration())
+      return makeError("the generated code has writable global '" + g.getName() +
+                       "': a bundle must keep no state");
+
+  if (backend.dumpLLVMIR)
+    M.print(outs(), nullptr);
+  if (backend.dumpLLVMAsm) {
+    std::unique_ptr<llvm::Module> copy = CloneModule(M);
+    legacy::PassManager PM;
+    if (TM->addPassesToEmitFile(PM, outs(), nullptr, CodeGenFileType::AssemblyFile))
+      return makeError("the target cannot emit assembly");
+    PM.run(*copy);
+  }
+  std::error_code ec;
+  raw_fd_ostream os(opts.path, ec, sys::fs::OF_None);
+  if (ec)
+    return makeError("cannot write '" + opts.path + "': " + ec.message());
+  legacy::PassManager PM;
+  if (TM->addPassesToEmitFile(PM, os, nullptr, CodeGenFileType::ObjectFile))
+    return makeError("the target cannot emit an object file");
+  PM.run(M);
+  os.close();
+  if (os.has_error())
+    return makeError("cannot write '" + opts.path + "': " + os.error().message());
+  lap("object file");
+  return info;
+}
+
+} // namespace cpu
+} // namespace ember

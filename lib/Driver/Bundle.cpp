@@ -1,0 +1,307 @@
+// The bundle writer (Bundle.h): the backend writes the object; everything else a program needs
+// to use it (header, weights, manifest) comes from the memory plan, here.
+#include "ember/Driver/Bundle.h"
+
+#include "Lowering.h"
+
+#include "ember/Support/Error.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cctype>
+
+using namespace llvm;
+
+#ifndef EMBER_VERSION
+#error "EMBER_VERSION is defined by lib/Driver/CMakeLists.txt"
+#endif
+
+namespace ember {
+
+StringRef compilerVersion() { return "ember " EMBER_VERSION; }
+
+std::string legalizeCIdentifier(StringRef name) {
+  std::string out = name.str();
+  for (char &c : out)
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '_')
+      c = '_';
+  if (out.empty() || isdigit(static_cast<unsigned char>(out[0])))
+    out = "_" + out;
+  return out;
+}
+
+namespace {
+
+/// A placeholder as the bundle presents it.
+struct Placement {
+  const WeightVar *var;
+  std::string symbol; ///< legalized, unique
+  bool isInput;
+};
+
+std::vector<Placement> placements(const IRFunction &IR) {
+  std::vector<Placement> out;
+  StringSet<> taken;
+  for (const auto &w : IR.getWeights()) {
+    if (w->isConstant())
+      continue;
+    std::string base = legalizeCIdentifier(w->getName()), symbol = base;
+    for (unsigned n = 2; !taken.insert(symbol).second; ++n) // two names legalized alike
+      symbol = base + "_" + std::to_string(n);
+    bool isInput = !static_cast<const Placeholder *>(w->getOrigin())->isSaveTarget();
+    out.push_back({w.get(), symbol, isInput});
+  }
+  return out;
+}
+
+std::string upper(StringRef s) {
+  std::string u = s.str();
+  for (char &c : u)
+    c = char(toupper(static_cast<unsigned char>(c)));
+  return u;
+}
+
+/// The element kind and dims, e.g. "float32 [1, 3, 224, 224]".
+std::string describe(const Type &t) {
+  std::string s = elemKindName(t.kind).str() + " [";
+  for (size_t i = 0; i < t.dims.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(t.dims[i]);
+  s += "]";
+  if (isQuantizedKind(t.kind))
+    s += " (scale " + std::to_string(t.scale) + ", offset " + std::to_string(t.offset) + ")";
+  return s;
+}
+
+/// A comment line safe in C: no line breaks, no end of comment.
+std::string commentSafe(StringRef s) {
+  std::string out;
+  for (char c : s)
+    out += (c == '\n' || c == '\r') ? ' ' : c;
+  size_t at;
+  while ((at = out.find("*/")) != std::string::npos)
+    out.replace(at, 2, "* /");
+  return out;
+}
+
+Error writeFile(const std::string &path, function_ref<void(raw_ostream &)> write) {
+  std::error_code ec;
+  raw_fd_ostream os(path, ec, sys::fs::OF_None);
+  if (ec)
+    return makeError("cannot write '" + path + "': " + ec.message());
+  write(os);
+  os.close();
+  if (os.has_error())
+    return makeError("cannot write '" + path + "': " + os.error().message());
+  return Error::success();
+}
+
+void writeHeader(raw_ostream &os, const IRFunction &IR, const BundleOptions &b,
+                 StringRef entry, const std::vector<Placement> &places, const ObjectInfo &obj) {
+  std::string NET = b.networkName, U = upper(NET);
+  os << "// " << NET << ".h: the bundle of model '"
+     << commentSafe(sys::path::filename(b.modelPath)) << "', written by " << compilerVersion()
+     << " (model-compiler).\n"
+     << "// Do not edit: compile the model again instead. Link " << NET << ".o, built for "
+     << obj.triple;
+  for (const std::string &f : obj.linkFlags)
+    os << ", with " << f;
+  os << ".\n//\n"
+     << "// int " << entry
+     << "(uint8_t *constantWeight, uint8_t *mutableWeight, uint8_t *activations);\n"
+     << "//   constantWeight: " << U << "_CONSTANT_MEM_SIZE bytes holding " << NET
+     << ".weights.bin (or the\n//                   initializer list " << NET
+     << ".weights.txt); only read.\n"
+     << "//   mutableWeight:  " << U
+     << "_MUTABLE_MEM_SIZE bytes: write the inputs at their offsets, read the\n"
+     << "//                   outputs at theirs.\n"
+     << "//   activations:    " << U << "_ACTIVATIONS_MEM_SIZE bytes of scratch.\n"
+     << "//   Each region aligned to " << U
+     << "_MEM_ALIGN bytes. No heap and no global state: threads may call\n"
+     << "//   it at once with their own mutable and activations regions. Returns 0, or an error\n"
+     << "//   code below.\n//\n"
+     << "// Placeholders, at byte offsets into the mutable region:\n";
+  for (const Placement &p : places)
+    os << "//   " << (p.isInput ? "input  '" : "output '") << commentSafe(p.var->getName())
+       << "' (" << U << "_" << p.symbol << "): " << describe(p.var->getType()) << ", "
+       << p.var->sizeInBytes() << " bytes at offset " << p.var->offset << "\n";
+  if (!obj.errors.empty()) {
+    os << "//\n// Error codes:\n";
+    for (size_t i = 0; i < obj.errors.size(); ++i)
+      os << "//   " << i + 1 << ": " << commentSafe(obj.errors[i]) << "\n";
+  }
+  os << "#ifndef " << U << "_H\n#define " << U << "_H\n\n#include <stdint.h>\n\n";
+  os << "#define " << U << "_CONSTANT_MEM_SIZE " << IR.constantSize << "\n"
+     << "#define " << U << "_MUTABLE_MEM_SIZE " << IR.mutableSize << "\n"
+     << "#define " << U << "_ACTIVATIONS_MEM_SIZE " << IR.activationsSize << "\n"
+     << "#define " << U << "_MEM_ALIGN " << kTensorAlignment << "\n\n";
+  if (!b.dynamicAPI) {
+    for (const Placement &p : places)
+      os << "#define " << U << "_" << p.symbol << " " << p.var->offset << "\n";
+    os << "\n";
+  }
+  os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  if (b.dynamicAPI) {
+    os << "/// One placeholder: its name in the model, place in the mutable region, and kind.\n"
+       << "typedef struct {\n  const char *name;\n  uint64_t offset;\n  uint64_t size;\n"
+       << "  char kind; /* 'i': input, 'o': output */\n} " << NET << "_symbol;\n\n"
+       << "/// The regions' sizes and alignment, and the placeholders, for programs that look\n"
+       << "/// them up at run time.\n"
+       << "typedef struct {\n  uint64_t constantMemSize;\n  uint64_t mutableMemSize;\n"
+       << "  uint64_t activationsMemSize;\n  uint64_t alignment;\n  uint64_t numSymbols;\n"
+       << "  const " << NET << "_symbol *symbols;\n} " << NET << "_config_t;\n\n"
+       << "extern const " << NET << "_config_t " << NET << "_config;\n\n";
+  }
+  os << "int " << entry
+     << "(uint8_t *constantWeight, uint8_t *mutableWeight, uint8_t *activations);\n\n"
+     << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+}
+
+void writeWeightsText(raw_ostream &os, ArrayRef<uint8_t> bytes) {
+  static const char hex[] = "0123456789abcdef";
+  char line[16 * 6 + 1];
+  for (size_t i = 0; i < bytes.size(); i += 16) {
+    size_t n = 0, end = std::min(bytes.size(), i + 16);
+    for (size_t j = i; j < end; ++j) {
+      line[n++] = '0';
+      line[n++] = 'x';
+      line[n++] = hex[bytes[j] >> 4];
+      line[n++] = hex[bytes[j] & 15];
+      line[n++] = ',';
+      line[n++] = j + 1 < end ? ' ' : '\n';
+    }
+    os.write(line, n);
+  }
+}
+
+void writeManifest(raw_ostream &os, const IRFunction &IR, const BundleOptions &b,
+                   StringRef entry, const std::vector<Placement> &places,
+                   const ObjectInfo &obj) {
+  json::OStream j(os, 2);
+  j.object([&] {
+    j.attribute("network", b.networkName);
+    j.attribute("entry", entry);
+    j.attribute("api", b.dynamicAPI ? "dynamic" : "static");
+    j.attribute("target", obj.triple);
+    j.attribute("compiler", compilerVersion());
+    j.attribute("model", sys::path::filename(b.modelPath));
+    j.attributeObject("memory", [&] {
+      j.attribute("constant", int64_t(IR.constantSize));
+      j.attribute("mutable", int64_t(IR.mutableSize));
+      j.attribute("activations", int64_t(IR.activationsSize));
+      j.attribute("alignment", int64_t(kTensorAlignment));
+    });
+    j.attributeArray("placeholders", [&] {
+      for (const Placement &p : places)
+        j.object([&] {
+          const Type &t = p.var->getType();
+          j.attribute("name", p.var->getName());
+          j.attribute("symbol", p.symbol);
+          j.attribute("kind", p.isInput ? "input" : "output");
+          j.attribute("type", elemKindName(t.kind));
+          j.attributeArray("shape", [&] {
+            for (dim_t d : t.dims)
+              j.value(int64_t(d));
+          });
+          if (isQuantizedKind(t.kind)) {
+            j.attribute("scale", double(t.scale));
+            j.attribute("zero_point", int64_t(t.offset));
+          }
+          j.attribute("offset", int64_t(p.var->offset));
+          j.attribute("bytes", int64_t(p.var->sizeInBytes()));
+        });
+    });
+    j.attributeArray("errors", [&] {
+      for (const std::string &e : obj.errors)
+        j.value(e);
+    });
+    j.attributeArray("link_flags", [&] {
+      for (const std::string &f : obj.linkFlags)
+        j.value(f);
+    });
+    j.attribute("files", json::Array{b.networkName + ".o", b.networkName + ".h",
+                                     b.networkName + ".weights.bin",
+                                     b.networkName + ".weights.txt", b.networkName + ".json"});
+  });
+  os << "\n";
+}
+
+} // namespace
+
+Expected<BundleResult> writeBundle(std::unique_ptr<Module> M, const CompileOptions &opts,
+                                   const BundleOptions &b) {
+  if (b.networkName.empty() || legalizeCIdentifier(b.networkName) != b.networkName)
+    return makeError("network name '" + b.networkName + "' is not a C identifier");
+  std::string entry = b.entryName.empty() ? b.networkName : b.entryName;
+  if (legalizeCIdentifier(entry) != entry)
+    return makeError("entry name '" + entry + "' is not a C identifier");
+  if (b.dynamicAPI && entry == b.networkName + "_config")
+    return makeError("entry name '" + entry + "' is the dynamic API's config symbol");
+  if (std::error_code ec = sys::fs::create_directories(b.outputDir))
+    return makeError(b.outputDir + ": " + ec.message());
+  if (!sys::fs::is_directory(b.outputDir))
+    return makeError(b.outputDir + ": exists and is not a directory");
+
+  BundleResult result;
+  EMBER_ASSIGN_OR_RETURN(Function * F, mainFunction(*M));
+  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend,
+                         createBackend(opts.backend, opts.backendOptions));
+  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<IRFunction> IR,
+                         lowerToPlannedIR(*F, *backend, opts, result.summary));
+  std::vector<Placement> places = placements(*IR);
+  auto path = [&](StringRef suffix) {
+    SmallString<256> p(b.outputDir);
+    sys::path::append(p, b.networkName + suffix);
+    return std::string(p.str());
+  };
+
+  ObjectOptions oo;
+  oo.path = path(".o");
+  oo.entryName = entry;
+  if (b.dynamicAPI)
+    oo.configName = b.networkName + "_config";
+  for (const Placement &p : places)
+    oo.symbols.push_back({p.var->getName().str(), p.var->offset, p.var->sizeInBytes(), p.isInput});
+  ObjectInfo obj;
+  {
+    PhaseTimes backendPhases;
+    {
+      PhaseTimer t(result.summary.phaseMillis, "backend compile");
+      EMBER_ASSIGN_OR_RETURN(obj, backend->emitObject(*IR, oo, &backendPhases));
+    }
+    appendBackendPhases(result.summary, backendPhases);
+  }
+  result.files.push_back(oo.path);
+
+  {
+    PhaseTimer t(result.summary.phaseMillis, "bundle files");
+    std::vector<uint8_t> constants(IR->constantSize);
+    fillConstantRegion(*IR, constants.data());
+    EMBER_TRY(writeFile(path(".h"), [&](raw_ostream &os) {
+      writeHeader(os, *IR, b, entry, places, obj);
+    }));
+    result.files.push_back(path(".h"));
+    EMBER_TRY(writeFile(path(".weights.bin"), [&](raw_ostream &os) {
+      os.write(reinterpret_cast<const char *>(constants.data()), constants.size());
+    }));
+    result.files.push_back(path(".weights.bin"));
+    EMBER_TRY(writeFile(path(".weights.txt"),
+                        [&](raw_ostream &os) { writeWeightsText(os, constants); }));
+    result.files.push_back(path(".weights.txt"));
+    EMBER_TRY(writeFile(path(".json"), [&](raw_ostream &os) {
+      writeManifest(os, *IR, b, entry, places, obj);
+    }));
+    result.files.push_back(path(".json"));
+  }
+  result.triple = obj.triple;
+  result.ir = std::move(IR);
+  result.function = F;
+  result.module = std::move(M);
+  return std::move(result);
+}
+
+} // namespace ember

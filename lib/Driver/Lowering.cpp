@@ -1,0 +1,99 @@
+// The shared compile pipeline up to the memory plan: see Lowering.h.
+#include "Lowering.h"
+
+#include "ember/Driver/ConstantEvaluator.h"
+#include "ember/IR/IRGen.h"
+#include "ember/Importer/ModelLoader.h"
+#include "ember/IROptimizer/MemoryPlan.h"
+#include "ember/Support/Error.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+using namespace llvm;
+
+namespace ember {
+
+Expected<Function *> mainFunction(Module &M) {
+  Function *F = M.getFunction(kMainFunctionName);
+  if (!F && M.getFunctions().size() == 1)
+    F = M.getFunctions().front().get();
+  if (!F)
+    return makeError("the module has no function to compile");
+  return F;
+}
+
+Expected<std::unique_ptr<IRFunction>> lowerToPlannedIR(Function &F, const Backend &B,
+                                                       const CompileOptions &opts,
+                                                       CompileSummary &summary) {
+  auto &phases = summary.phaseMillis;
+  summary.nodesBefore = F.size();
+  {
+    PhaseTimer t(phases, "graph optimization");
+    OptimizerOptions oo;
+    oo.verifyEach = opts.verifyEach;
+    oo.stats = &summary.passStats;
+    oo.context.evaluateConstant = evaluateConstant;
+    oo.context.shouldLower = [&B](const Node &n) { return B.shouldLower(n); };
+    oo.dumpAfter = opts.dumpGraphAfter;
+    oo.dumpStream = &outs();
+    EMBER_TRY(optimize(F, opts.pipeline.empty() ? defaultPipeline() : opts.pipeline, oo));
+    EMBER_TRY(withContext(F.verify(), "after graph optimization"));
+  }
+  summary.nodesAfter = F.size();
+
+  // Refuse with the full list of what the backend cannot run.
+  std::string unsupported;
+  unsigned count = 0;
+  for (const auto &n : F.getNodes())
+    if (!B.isOpSupported(*n)) {
+      ++count;
+      unsupported += "\n  node '" + n->getName().str() + "' (" + n->getKindName().str() + ") " +
+                     (n->getNumResults() ? n->getType().str()
+                                         : n->getOperand(0).getType().str());
+    }
+  if (count)
+    return makeError("backend " + B.getName() + " does not support " + Twine(count) +
+                     " node(s):" + unsupported);
+  std::unique_ptr<IRFunction> IR;
+  {
+    PhaseTimer t(phases, "IRGen");
+    EMBER_ASSIGN_OR_RETURN(IR, generateIR(F));
+    if (opts.verifyEach)
+      EMBER_TRY(withContext(IR->verify(), "after IRGen"));
+  }
+  {
+    PhaseTimer t(phases, "IR optimization");
+    IROptimizerOptions io;
+    io.verifyEach = opts.verifyEach;
+    io.stats = &summary.irPassStats;
+    io.dumpAfter = opts.dumpIRAfter;
+    io.dumpStream = &outs();
+    EMBER_TRY(optimizeIR(*IR, opts.irPipeline ? *opts.irPipeline : defaultIRPipeline(), io));
+    EMBER_TRY(withContext(IR->verify(), "after IR optimization"));
+  }
+  {
+    // The plan is checked by the memory verifier every time: it is cheap next to compiling.
+    PhaseTimer t(phases, "memory plan");
+    for (const auto &I : IR->getInstrs())
+      I->scratchSize = B.getScratchBytes(*I);
+    EMBER_TRY(planMemory(*IR));
+  }
+  return std::move(IR);
+}
+
+void appendBackendPhases(CompileSummary &summary, const PhaseTimes &phases) {
+  for (const auto &[phase, ms] : phases)
+    summary.phaseMillis.push_back({"  " + phase, ms});
+}
+
+void fillConstantRegion(const IRFunction &IR, uint8_t *region) {
+  for (const auto &w : IR.getWeights())
+    if (w->isConstant()) {
+      const Tensor &payload = static_cast<const Constant *>(w->getOrigin())->getPayload();
+      std::memcpy(region + w->offset, payload.data(), payload.sizeInBytes());
+    }
+}
+
+} // namespace ember

@@ -1,0 +1,52 @@
+// What every way of compiling shares (CompiledModel for the JIT and the Interpreter, the bundle
+// writer for model-compiler): from a graph function to IR with its memory plan, for a backend.
+// Private to lib/Driver.
+#ifndef EMBER_LIB_DRIVER_LOWERING_H
+#define EMBER_LIB_DRIVER_LOWERING_H
+
+#include "ember/Driver/CompiledModel.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ember {
+
+/// Adds the time from its construction to its destruction to a phase list.
+class PhaseTimer {
+  std::vector<std::pair<std::string, double>> &out_;
+  std::string name_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+
+public:
+  PhaseTimer(std::vector<std::pair<std::string, double>> &out, llvm::StringRef name)
+      : out_(out), name_(name.str()) {}
+  ~PhaseTimer() {
+    auto d = std::chrono::steady_clock::now() - start_;
+    out_.push_back({name_, std::chrono::duration<double, std::milli>(d).count()});
+  }
+};
+
+/// The module's "main" function, or its only one.
+llvm::Expected<Function *> mainFunction(Module &M);
+
+/// Optimizes \p F for \p B, refuses it listing every node \p B cannot run, generates and
+/// optimizes the IR and plans its memory (with \p B's scratch). Records node counts, pass
+/// statistics and phase times in \p summary.
+llvm::Expected<std::unique_ptr<IRFunction>> lowerToPlannedIR(Function &F, const Backend &B,
+                                                             const CompileOptions &opts,
+                                                             CompileSummary &summary);
+
+/// Appends a backend's own phases to \p summary, indented under "backend compile".
+void appendBackendPhases(CompileSummary &summary, const PhaseTimes &phases);
+
+/// Copies every constant's payload to its planned offset in \p region (constantSize bytes).
+void fillConstantRegion(const IRFunction &IR, uint8_t *region);
+
+} // namespace ember
+
+#endif
