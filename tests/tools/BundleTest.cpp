@@ -1,0 +1,457 @@
+// End-to-end tests of bundles, as a user makes and uses them: model-compiler writes the bundle,
+// the system C compiler builds a program against its header alone (examples/bundles/), the
+// program runs with no ember in it, and what it writes is compared with references computed
+// outside ember (numpy/torch outputs of tests/models and of the torchvision zoo). Also: the
+// manifest agrees with the header and the weights, compiling twice gives identical bytes,
+// cross-compiled objects are valid ELF for their target, run-time errors come back as the
+// codes the header lists, and bad options are refused cleanly.
+#include "ToolTestUtils.h"
+
+#include "../../tools/common/ModelTestCase.h"
+#include "../unittests/TestUtils.h"
+
+#include "ember/Base/Npy.h"
+#include "ember/Importer/TensorFiles.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <regex>
+#include <sstream>
+
+using namespace ember;
+using namespace ember::test;
+using namespace tooltest;
+
+namespace {
+
+const std::string kCompiler = EMBER_MODEL_COMPILER;
+const std::string kSource = EMBER_SOURCE_DIR;
+const std::string kExamples = kSource + "/examples/bundles";
+const std::string kDigits = kSource + "/examples/models/digits_cnn.onnx";
+
+std::string readBytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// The bundle's manifest, parsed.
+llvm::json::Object readManifest(const std::string &path) {
+  auto parsed = llvm::json::parse(readBytes(path));
+  if (!parsed) {
+    ADD_FAILURE() << path << ": " << llvm::toString(parsed.takeError());
+    return {};
+  }
+  return std::move(*parsed->getAsObject());
+}
+
+/// model-compiler with \p args; the run must succeed.
+RunResult compileBundle(std::vector<std::string> args) {
+  RunResult r = runProgram(kCompiler, args, 300);
+  EXPECT_SUCCESS(r);
+  return r;
+}
+
+/// Builds examples/bundles/dynamic_runner.c against the bundle NET in \p dir (its header and
+/// object, and the link flags its manifest lists) into \p exe.
+void buildRunner(const std::string &dir, const std::string &net, const std::string &exe) {
+  std::vector<std::string> args = {"-O2",       "-std=c99",     "-Wall",
+                                   "-Werror",   "-I" + dir,     "-I" + kExamples,
+                                   "-DBUNDLE=" + net,           kExamples + "/dynamic_runner.c",
+                                   dir + "/" + net + ".o",      "-o",
+                                   exe};
+  llvm::json::Object m = readManifest(dir + "/" + net + ".json");
+  if (const llvm::json::Array *flags = m.getArray("link_flags"))
+    for (const llvm::json::Value &f : *flags)
+      args.push_back(f.getAsString()->str());
+  RunResult r = runProgram("cc", args, 120);
+  EXPECT_SUCCESS(r);
+}
+
+/// The runner's file name for output \p name (dynamic_runner.c's rule).
+std::string outputFile(const std::string &dir, llvm::StringRef name) {
+  std::string f;
+  for (char c : name)
+    f += isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
+  return dir + "/" + f + ".bin";
+}
+
+/// The raw output a runner wrote for manifest placeholder \p p, as a tensor of its type.
+Tensor readOutput(const std::string &dir, const llvm::json::Object &p) {
+  ElemKind k = ElemKind::Float32;
+  EXPECT_TRUE(parseElemKind(*p.getString("type"), k));
+  std::vector<dim_t> dims;
+  for (const llvm::json::Value &d : *p.getArray("shape"))
+    dims.push_back(dim_t(*d.getAsInteger()));
+  Type ty(k, dims);
+  if (auto scale = p.getNumber("scale"))
+    ty = Type(k, dims, float(*scale), int32_t(*p.getInteger("zero_point")));
+  Tensor t(ty);
+  std::string bytes = readBytes(outputFile(dir, *p.getString("name")));
+  EXPECT_EQ(bytes.size(), t.sizeInBytes()) << p.getString("name")->str();
+  std::memcpy(t.data(), bytes.data(), std::min(bytes.size(), t.sizeInBytes()));
+  return t;
+}
+
+/// For an ONNX-style case folder (model + test_data_set_0/{input,output}_k.pb): compiles a
+/// dynamic-API bundle, builds the runner, runs it on the inputs and compares each output with
+/// the reference. Returns what went wrong, or "".
+std::string checkCase(const std::string &caseDir, const std::string &work,
+                      const tools::Tolerance &tol) {
+  std::string model = caseDir + "/model.onnx";
+  if (!llvm::sys::fs::exists(model))
+    model = caseDir + "/model.onnxtxt";
+  std::string data = caseDir + "/test_data_set_0";
+  std::vector<std::string> inputArgs;
+  for (int k = 0;; ++k) {
+    std::string pb = data + "/input_" + std::to_string(k) + ".pb";
+    if (!llvm::sys::fs::exists(pb))
+      break;
+    std::string name;
+    auto t = readTensorFile(pb, &name);
+    if (!t)
+      return llvm::toString(t.takeError());
+    std::string npy = work + "/input_" + std::to_string(k) + ".npy";
+    if (llvm::Error e = writeNpyFile(npy, *t))
+      return llvm::toString(std::move(e));
+    if (name.empty())
+      return pb + " has no name to bind it by";
+    inputArgs.push_back(name + "=" + npy);
+  }
+  std::string dir = work + "/bundle";
+  std::vector<std::string> args = {"-model=" + model, "-emit-bundle=" + dir, "-network-name=net",
+                                   "-bundle-api=dynamic"};
+  std::string joined;
+  for (const std::string &a : inputArgs)
+    joined += (joined.empty() ? "" : ",") + a;
+  if (!joined.empty())
+    args.push_back("-input=" + joined);
+  RunResult c = runProgram(kCompiler, args, 300);
+  if (c.exitCode != 0)
+    return "model-compiler failed:\n" + c.describe();
+  buildRunner(dir, "net", work + "/runner");
+  std::vector<std::string> run = {dir + "/net.weights.bin"};
+  run.insert(run.end(), inputArgs.begin(), inputArgs.end());
+  run.push_back("-o");
+  run.push_back(work);
+  RunResult r = runProgram(work + "/runner", run, 300);
+  if (r.exitCode != 0)
+    return "the runner failed:\n" + r.describe();
+
+  llvm::json::Object m = readManifest(dir + "/net.json");
+  std::vector<const llvm::json::Object *> outputs;
+  for (const llvm::json::Value &p : *m.getArray("placeholders"))
+    if (*p.getAsObject()->getString("kind") == "output")
+      outputs.push_back(p.getAsObject());
+  std::string problems;
+  for (size_t k = 0;; ++k) {
+    std::string pb = data + "/output_" + std::to_string(k) + ".pb";
+    if (!llvm::sys::fs::exists(pb))
+      break;
+    std::string name;
+    auto want = readTensorFile(pb, &name);
+    if (!want)
+      return llvm::toString(want.takeError());
+    const llvm::json::Object *p = nullptr;
+    for (const llvm::json::Object *o : outputs)
+      if (*o->getString("name") == name)
+        p = o;
+    if (!p && k < outputs.size())
+      p = outputs[k];
+    if (!p)
+      return "no output for " + pb;
+    Tensor got = readOutput(work, *p);
+    std::string diff = tools::compareTensors(got, *want, tol);
+    if (!diff.empty())
+      problems += "output '" + p->getString("name")->str() + "': " + diff + "\n";
+  }
+  return problems;
+}
+
+std::vector<std::string> modelCaseDirs() {
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(kSource + "/tests/models", ec), end;
+       it != end && !ec; it.increment(ec))
+    if (llvm::sys::fs::exists(it->path() + "/test_data_set_0"))
+      dirs.push_back(it->path());
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
+//===----------------------------------------------------------------------------------------===//
+// Bundles of the model cases and of the zoo, against their references
+//===----------------------------------------------------------------------------------------===//
+
+class BundleCase : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BundleCase, MatchesReference) {
+  TempDir work;
+  EXPECT_EQ(checkCase(GetParam(), work.path(), {1e-5, 1e-4}), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, BundleCase, ::testing::ValuesIn(modelCaseDirs()),
+                         [](const ::testing::TestParamInfo<std::string> &info) {
+                           return llvm::sys::path::filename(info.param).str();
+                         });
+
+TEST(Bundle, ZooModelsMatchTorch) {
+  // The networks utils/zoo.sh checks on the JIT (exported by the Zoo.Export fixture), as
+  // bundles, with zoo.sh's tolerance: atol 1e-4 of the output's largest magnitude.
+  std::string zoo = std::string(EMBER_BUILD_DIR) + "/zoo/models";
+  std::vector<std::string> names = {"resnet18",           "mobilenet_v2",  "squeezenet1_1",
+                                    "shufflenet_v2_x1_0", "efficientnet_b0", "transformer_encoder",
+                                    "resnet50",           "inception_v3",  "densenet121", "mlp"};
+  for (const std::string &name : names) {
+    SCOPED_TRACE(name);
+    std::string dir = zoo + "/" + name;
+    ASSERT_TRUE(llvm::sys::fs::exists(dir + "/test_data_set_0/output_0.pb"))
+        << dir << " is not exported (utils/models/export_zoo.py --set full)";
+    auto want = readTensorFile(dir + "/test_data_set_0/output_0.pb");
+    ASSERT_TRUE(bool(want));
+    double largest = 0;
+    for (size_t i = 0; i < want->numElements(); ++i)
+      largest = std::max(largest, std::abs(want->elementAsDouble(i)));
+    TempDir work;
+    EXPECT_EQ(checkCase(dir, work.path(), {std::max(1e-5, 1e-4 * largest), 1e-4}), "");
+  }
+}
+
+//===----------------------------------------------------------------------------------------===//
+// The examples, built with their own CMake project
+//===----------------------------------------------------------------------------------------===//
+
+class BundleExamples : public ::testing::Test {
+protected:
+  static TempDir *build;
+  static void SetUpTestSuite() {
+    build = new TempDir();
+    RunResult c = runProgram("cmake", {"-S", kExamples, "-B", build->path(),
+                                       "-DEMBER_MODEL_COMPILER=" + kCompiler},
+                             300);
+    EXPECT_SUCCESS(c);
+    RunResult b = runProgram("cmake", {"--build", build->path()}, 600);
+    EXPECT_SUCCESS(b);
+  }
+  static void TearDownTestSuite() { delete build; }
+};
+TempDir *BundleExamples::build = nullptr;
+
+TEST_F(BundleExamples, StaticAPIClassifiesEveryTestDigit) {
+  std::vector<std::string> images;
+  for (int d = 0; d < 10; ++d)
+    images.push_back(kSource + "/examples/digits/images/digit_" + std::to_string(d) + ".npy");
+  RunResult r = runProgram(build->path() + "/static_digits", images);
+  EXPECT_SUCCESS(r);
+  for (int d = 0; d < 10; ++d)
+    EXPECT_NE(r.out.find("digit_" + std::to_string(d) + ".npy: " + std::to_string(d) + " (p="),
+              std::string::npos)
+        << r.describe();
+}
+
+TEST_F(BundleExamples, DynamicAPIGivesTorchsProbabilities) {
+  for (int d = 0; d < 10; ++d) {
+    SCOPED_TRACE(d);
+    std::string base = kSource + "/examples/digits/images/digit_" + std::to_string(d);
+    TempDir out;
+    RunResult r = runProgram(build->path() + "/dynamic_runner",
+                             {build->path() + "/dynamic/digits.weights.bin",
+                              "image=" + base + ".npy", "-o", out.path()});
+    EXPECT_SUCCESS(r);
+    auto want = readTensorFile(base + ".expected.npy");
+    ASSERT_TRUE(bool(want));
+    Tensor got(want->getType());
+    std::string bytes = readBytes(out.path() + "/probabilities.bin");
+    ASSERT_EQ(bytes.size(), got.sizeInBytes());
+    std::memcpy(got.data(), bytes.data(), bytes.size());
+    EXPECT_EQ(tools::compareTensors(got, *want, {1e-5, 1e-4}), "");
+  }
+}
+
+//===----------------------------------------------------------------------------------------===//
+// The bundle's files
+//===----------------------------------------------------------------------------------------===//
+
+/// The integer value of `#define <name> <value>` in \p header, or -1.
+long long macro(const std::string &header, const std::string &name) {
+  std::smatch m;
+  if (std::regex_search(header, m, std::regex("#define " + name + " ([0-9]+)\n")))
+    return std::stoll(m[1]);
+  return -1;
+}
+
+TEST(Bundle, ManifestAgreesWithHeaderAndWeights) {
+  TempDir out;
+  compileBundle({"-model=" + kDigits, "-emit-bundle=" + out.path()});
+  std::string header = readBytes(out.path() + "/digits_cnn.h");
+  llvm::json::Object m = readManifest(out.path() + "/digits_cnn.json");
+  EXPECT_EQ(*m.getString("network"), "digits_cnn");
+  EXPECT_EQ(*m.getString("entry"), "digits_cnn");
+  const llvm::json::Object *mem = m.getObject("memory");
+  ASSERT_TRUE(mem);
+  EXPECT_EQ(macro(header, "DIGITS_CNN_CONSTANT_MEM_SIZE"), *mem->getInteger("constant"));
+  EXPECT_EQ(macro(header, "DIGITS_CNN_MUTABLE_MEM_SIZE"), *mem->getInteger("mutable"));
+  EXPECT_EQ(macro(header, "DIGITS_CNN_ACTIVATIONS_MEM_SIZE"), *mem->getInteger("activations"));
+  EXPECT_EQ(macro(header, "DIGITS_CNN_MEM_ALIGN"), *mem->getInteger("alignment"));
+  EXPECT_EQ(*mem->getInteger("alignment"), 64);
+  EXPECT_NE(header.find("int digits_cnn(uint8_t *constantWeight, uint8_t *mutableWeight, "
+                        "uint8_t *activations);"),
+            std::string::npos);
+  EXPECT_NE(header.find("#ifndef DIGITS_CNN_H"), std::string::npos);
+  EXPECT_NE(header.find("extern \"C\" {"), std::string::npos);
+  // Every placeholder: an offset macro equal to the manifest's, inside the mutable region, and
+  // its original name, type and shape in the header's comment.
+  const llvm::json::Array *places = m.getArray("placeholders");
+  ASSERT_TRUE(places && places->size() == 2);
+  for (const llvm::json::Value &v : *places) {
+    const llvm::json::Object &p = *v.getAsObject();
+    std::string symbol = p.getString("symbol")->str();
+    EXPECT_EQ(macro(header, "DIGITS_CNN_" + symbol), *p.getInteger("offset")) << symbol;
+    EXPECT_LE(*p.getInteger("offset") + *p.getInteger("bytes"), *mem->getInteger("mutable"));
+    EXPECT_NE(header.find("'" + p.getString("name")->str() + "' (DIGITS_CNN_" + symbol + "): "),
+              std::string::npos);
+  }
+  // The weights: the binary is the constant region exactly; the text holds the same bytes.
+  std::string bin = readBytes(out.path() + "/digits_cnn.weights.bin");
+  EXPECT_EQ((long long)bin.size(), *mem->getInteger("constant"));
+  std::string text = readBytes(out.path() + "/digits_cnn.weights.txt");
+  std::istringstream in(text);
+  std::string fromText;
+  for (std::string item; std::getline(in, item, ',');) {
+    size_t at = item.find("0x");
+    if (at != std::string::npos)
+      fromText += char(std::stoi(item.substr(at + 2), nullptr, 16));
+  }
+  EXPECT_EQ(fromText, bin);
+}
+
+TEST(Bundle, CompilingTwiceGivesIdenticalFiles) {
+  for (const char *api : {"static", "dynamic"}) {
+    SCOPED_TRACE(api);
+    TempDir a, b;
+    compileBundle({"-model=" + kDigits, "-emit-bundle=" + a.path(), std::string("-bundle-api=") + api});
+    compileBundle({"-model=" + kDigits, "-emit-bundle=" + b.path(), std::string("-bundle-api=") + api});
+    for (const char *suffix : {".o", ".h", ".weights.bin", ".weights.txt", ".json"}) {
+      std::string fa = readBytes(a.path() + "/digits_cnn" + suffix);
+      EXPECT_FALSE(fa.empty()) << suffix;
+      EXPECT_TRUE(fa == readBytes(b.path() + "/digits_cnn" + suffix)) << suffix << " differs";
+    }
+  }
+}
+
+TEST(Bundle, NamesAndTheDynamicAPI) {
+  TempDir out;
+  compileBundle({"-model=" + kDigits, "-emit-bundle=" + out.path(), "-network-name=Digits2",
+                 "-main-entry-name=classify", "-bundle-api=dynamic"});
+  std::string header = readBytes(out.path() + "/Digits2.h");
+  EXPECT_NE(header.find("int classify(uint8_t *constantWeight"), std::string::npos) << header;
+  EXPECT_NE(header.find("extern const Digits2_config_t Digits2_config;"), std::string::npos);
+  EXPECT_EQ(header.find("#define DIGITS2_image"), std::string::npos) << "no offset macros";
+  EXPECT_NE(header.find("#define DIGITS2_CONSTANT_MEM_SIZE"), std::string::npos);
+  // The object exports exactly the entry and the config, and needs nothing but libc.
+  RunResult nm = runProgram("nm", {"-g", out.path() + "/Digits2.o"});
+  EXPECT_SUCCESS(nm);
+  std::istringstream lines(nm.out);
+  std::vector<std::string> defined, undefined;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream f(line);
+    std::vector<std::string> w{std::istream_iterator<std::string>(f), {}};
+    if (w.size() == 3)
+      defined.push_back(w[2]);
+    else if (w.size() == 2 && w[0] == "U")
+      undefined.push_back(w[1]);
+  }
+  std::sort(defined.begin(), defined.end());
+  EXPECT_EQ(defined, std::vector<std::string>({"Digits2_config", "classify"})) << nm.out;
+  for (const std::string &u : undefined)
+    EXPECT_TRUE(u == "memcpy" || u == "memset" || u == "memmove") << u;
+  // The model file's stem is the default name, made a C identifier.
+  TempDir other;
+  std::string copy = other.path() + "/3d-model.v2.onnx";
+  llvm::sys::fs::copy_file(kDigits, copy);
+  compileBundle({"-model=" + copy, "-emit-bundle=" + other.path()});
+  EXPECT_TRUE(llvm::sys::fs::exists(other.path() + "/_3d_model_v2.h"));
+}
+
+TEST(Bundle, CrossCompilesForAArch64) {
+  TempDir out;
+  RunResult r = compileBundle({"-model=" + kDigits, "-emit-bundle=" + out.path(),
+                               "-target=aarch64-linux-gnu", "-mcpu=cortex-a72"});
+  EXPECT_NE(r.out.find("for aarch64-unknown-linux-gnu"), std::string::npos) << r.describe();
+  std::string obj = readBytes(out.path() + "/digits_cnn.o");
+  ASSERT_GE(obj.size(), 64u);
+  // ELF64, little-endian, relocatable (e_type 1), machine EM_AARCH64 (183).
+  EXPECT_EQ(obj.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(obj[4], 2);
+  EXPECT_EQ(obj[5], 1);
+  EXPECT_EQ(uint8_t(obj[16]) | (uint8_t(obj[17]) << 8), 1);
+  EXPECT_EQ(uint8_t(obj[18]) | (uint8_t(obj[19]) << 8), 183);
+  llvm::json::Object m = readManifest(out.path() + "/digits_cnn.json");
+  EXPECT_EQ(*m.getString("target"), "aarch64-unknown-linux-gnu");
+  // The same model for this machine is an x86-64 object (EM_X86_64, 62).
+  TempDir host;
+  compileBundle({"-model=" + kDigits, "-emit-bundle=" + host.path()});
+  std::string hostObj = readBytes(host.path() + "/digits_cnn.o");
+  EXPECT_EQ(uint8_t(hostObj[18]) | (uint8_t(hostObj[19]) << 8), 62);
+}
+
+TEST(Bundle, RunTimeErrorsAreCodesTheHeaderLists) {
+  // A Gather whose indices are an input: an index out of range is found at run time.
+  TempDir work;
+  std::string model = work.write("gather.onnxtxt", R"(ir_version: 8
+opset_import { domain: "" version: 13 }
+graph {
+  name: "g"
+  node { input: "data" input: "idx" output: "y" name: "pick" op_type: "Gather" attribute { name: "axis" i: 0 type: INT } }
+  input { name: "data" type { tensor_type { elem_type: 1 shape { dim { dim_value: 4 } dim { dim_value: 3 } } } } }
+  input { name: "idx" type { tensor_type { elem_type: 7 shape { dim { dim_value: 2 } } } } }
+  output { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 3 } } } } }
+}
+)");
+  std::string dir = work.path() + "/b";
+  compileBundle({"-model=" + model, "-emit-bundle=" + dir, "-network-name=net",
+                 "-bundle-api=dynamic"});
+  std::string header = readBytes(dir + "/net.h");
+  EXPECT_NE(header.find("//   1: instruction 'pick"), std::string::npos) << header;
+  EXPECT_NE(header.find("out of range"), std::string::npos) << header;
+  buildRunner(dir, "net", work.path() + "/runner");
+  std::string data = work.path() + "/data.npy", good = work.path() + "/good.npy",
+              bad = work.path() + "/bad.npy";
+  ASSERT_FALSE(bool(writeNpyFile(data, Tensor::fromValues<float>({4, 3}, std::vector<float>(12, 1.f)))));
+  ASSERT_FALSE(bool(writeNpyFile(good, Tensor::fromValues<int64_t>({2}, {3, -4}))));
+  ASSERT_FALSE(bool(writeNpyFile(bad, Tensor::fromValues<int64_t>({2}, {0, 4}))));
+  RunResult ok = runProgram(work.path() + "/runner",
+                            {dir + "/net.weights.bin", "data=" + data, "idx=" + good});
+  EXPECT_SUCCESS(ok);
+  RunResult fail = runProgram(work.path() + "/runner",
+                              {dir + "/net.weights.bin", "data=" + data, "idx=" + bad});
+  EXPECT_EQ(fail.exitCode, 1) << fail.describe();
+  EXPECT_NE(fail.err.find("the bundle returned 1"), std::string::npos) << fail.describe();
+}
+
+TEST(Bundle, BadOptionsAreRefusedCleanly) {
+  TempDir out;
+  std::string m = "-model=" + kDigits, d = "-emit-bundle=" + out.path();
+  expectCleanError(runProgram(kCompiler, {m}), {"-emit-bundle"});
+  expectCleanError(runProgram(kCompiler, {m, d, "-bundle-api=shared"}), {"static or dynamic"});
+  expectCleanError(runProgram(kCompiler, {m, d, "-network-name=9lives"}), {"C identifier"});
+  expectCleanError(runProgram(kCompiler, {m, d, "-main-entry-name=a-b"}), {"C identifier"});
+  expectCleanError(runProgram(kCompiler, {m, d, "-backend=Interpreter"}),
+                   {"cannot write bundles"});
+  expectCleanError(runProgram(kCompiler, {m, d, "-profile"}), {"cannot be profiled"});
+  expectCleanError(runProgram(kCompiler, {m, d, "-target=riscv64-linux-gnu"}),
+                   {"x86_64 and aarch64"});
+  std::string file = out.write("file", "x");
+  expectCleanError(runProgram(kCompiler, {m, "-emit-bundle=" + file}), {"not a directory"});
+  expectCleanError(runProgram(kCompiler, {"-model=/nonexistent.onnx", d}), {"nonexistent"});
+}
+
+} // namespace
