@@ -142,7 +142,8 @@ bool fastProduct(const Instruction &I) {
 }
 
 uint64_t matmulScratch(const Instruction &I) {
-  if (!fastProduct(I))
+  const DimsVec &a = I.getInput(ops::MatMul::LHS)->getType().dims;
+  if (!fastProduct(I) || int64_t(a[a.size() - 2]) <= scratch::kGemvRows)
     return 0;
   const DimsVec &b = I.getInput(ops::MatMul::RHS)->getType().dims;
   return uint64_t(scratch::gemmPackFloats(int64_t(b[b.size() - 2]), int64_t(b.back()))) *
@@ -150,7 +151,8 @@ uint64_t matmulScratch(const Instruction &I) {
 }
 
 uint64_t fullyConnectedScratch(const Instruction &I) {
-  if (!fastProduct(I))
+  const DimsVec &x = I.getInput(ops::FullyConnected::Input)->getType().dims;
+  if (!fastProduct(I) || dimsProduct(x, 0, x.size() - 1) <= scratch::kGemvRows)
     return 0;
   const DimsVec &w = I.getInput(ops::FullyConnected::Weights)->getType().dims;
   return uint64_t(scratch::gemmPackFloats(int64_t(w[0]), int64_t(w[1]))) * sizeof(float);

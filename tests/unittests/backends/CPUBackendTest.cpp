@@ -130,6 +130,9 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{1, 8, 9, 9, 12, 3, 3, 1, 1, 1, 4, "leaky_relu"},  // groups
         ConvCase{1, 12, 13, 13, 12, 3, 3, 2, 1, 1, 12, "sigmoid"}, // depthwise, stride 2
         ConvCase{1, 6, 8, 8, 12, 5, 5, 1, 2, 1, 6, "hard_swish"},  // depthwise x2 multiplier
+        ConvCase{2, 8, 40, 37, 8, 3, 3, 2, 1, 2, 8, "relu"},      // depthwise: wide, dilated
+        ConvCase{1, 4, 35, 35, 4, 3, 3, 1, 1, 1, 4, nullptr},     // depthwise: 3 vectors a row
+        ConvCase{1, 4, 20, 20, 4, 3, 3, 3, 1, 1, 4, nullptr},     // depthwise, stride 3
         ConvCase{1, 300, 6, 6, 40, 1, 1, 1, 0, 1, 1, "tanh"},      // 1x1, several k blocks
         ConvCase{1, 40, 20, 30, 70, 1, 1, 1, 0, 1, 1, "hard_sigmoid"}, // 1x1, N > one block
         ConvCase{1, 3, 17, 17, 16, 7, 7, 2, 3, 1, 1, nullptr}));  // stem-like
@@ -164,6 +167,24 @@ TEST(CPUBackend, MatMulBatchedBroadcastAndFullyConnected) {
     fm.set<AttrKind::FusedActivation>("clip").set<AttrKind::FusedActivationArgs>({-0.5f, 0.5f});
     Node *fused = node(F, NodeKind::FusedMatMul, {y, z}, fm);
     return {mm, full, fused};
+  });
+}
+
+TEST(CPUBackend, ProductsWithFewRows) {
+  // Up to four rows of A read B in place (no packing): every row count, column tails.
+  expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
+    std::vector<NodeValue> outs;
+    Constant *w = constant(M, {70, 1001}, 3);
+    Constant *bias = constant(M, {1001}, 4);
+    AttrList fc;
+    fc.set<AttrKind::FusedActivation>("relu").set<AttrKind::FusedActivationArgs>({});
+    for (dim_t rows : {1, 2, 3, 4}) {
+      Placeholder *x = input(M, {rows, 70});
+      outs.push_back(node(F, NodeKind::FullyConnected, {x, w, bias}, fc));
+    }
+    Placeholder *a = input(M, {3, 2, 33}), *b = input(M, {3, 33, 70});
+    outs.push_back(node(F, NodeKind::MatMul, {a, b}));
+    return outs;
   });
 }
 

@@ -182,7 +182,67 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
     }
 }
 
-/// Groups with one input channel each: out channel oc reads input channel oc / (K / G).
+/// Groups with one input channel each (out channel oc reads input channel oc / (K / G)), with
+/// a horizontal stride of 1 or 2: each input plane is copied once, zero-padded, into scratch, so
+/// every tap of every output vector is one unaligned load (stride 1) or two loads whose even
+/// lanes are kept (stride 2), with no bounds to check; the taps' weights stay in registers.
+EMBER_INLINE void convDepthwisePadded(float *out, const float *in, const float *filter,
+                                      const float *bias, const ConvShape &s, Activation act,
+                                      float *padded) {
+  static_assert(EMBER_VW == 16, "the stride-2 shuffle keeps the even lanes of two vectors");
+  i64 perGroup = s.K / s.G, taps = s.KH * s.KW;
+  i64 Hp = scratch::depthwisePaddedHeight(s.OH, s.KH, s.SH, s.DH);
+  i64 Wp = scratch::depthwisePaddedWidth(s.OW, s.KW, s.SW, s.DW);
+  for (i64 b = 0; b < s.N; ++b)
+    for (i64 c = 0; c < s.C; ++c) {
+      const float *plane = in + (b * s.C + c) * s.H * s.W;
+      for (i64 y = 0; y < Hp; ++y) {
+        float *d = padded + y * Wp;
+        i64 ih = y - s.PH;
+        for (i64 x = 0; x < Wp; ++x) {
+          i64 iw = x - s.PW;
+          d[x] = ih >= 0 && ih < s.H && iw >= 0 && iw < s.W ? plane[ih * s.W + iw] : 0.f;
+        }
+      }
+      for (i64 m = 0; m < perGroup; ++m) {
+        i64 oc = c * perGroup + m;
+        Vec w[scratch::kDepthwiseMaxTaps];
+        for (i64 t = 0; t < taps; ++t)
+          w[t] = splat(filter[oc * taps + t]);
+        Vec b0 = splat(bias[oc]);
+        float *o = out + (b * s.K + oc) * s.OH * s.OW;
+        for (i64 oh = 0; oh < s.OH; ++oh) {
+          const float *top = padded + oh * s.SH * Wp;
+          for (i64 ow = 0; ow < s.OW; ow += EMBER_VW) {
+            Vec acc = b0;
+            for (i64 kh = 0; kh < s.KH; ++kh) {
+              const float *row = top + kh * s.DH * Wp + ow * s.SW;
+              for (i64 kw = 0; kw < s.KW; ++kw) {
+                const float *p = row + kw * s.DW;
+                Vec x;
+                if (s.SW == 1) {
+                  x = loadv(p);
+                } else {
+                  Vec lo = loadv(p), hi = loadv(p + EMBER_VW);
+                  x = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
+                                              24, 26, 28, 30);
+                }
+                acc = __builtin_elementwise_fma(w[kh * s.KW + kw], x, acc);
+              }
+            }
+            acc = applyActivation(acc, act);
+            i64 n = minI(EMBER_VW, s.OW - ow);
+            if (n == EMBER_VW)
+              storev(o + oh * s.OW + ow, acc);
+            else
+              storePartial(o + oh * s.OW + ow, acc, n);
+          }
+        }
+      }
+    }
+}
+
+/// Depthwise convolutions the padded path does not take: read in place, a row at a time.
 EMBER_INLINE void convDepthwise(float *out, const float *in, const float *filter,
                                 const float *bias, const ConvShape &s, Activation act) {
   i64 perGroup = s.K / s.G;
@@ -235,7 +295,9 @@ EMBER_INLINE void convDepthwise(float *out, const float *in, const float *filter
       i64 act, float actA, float actB, float *scratchMem) {                                        \
     ConvShape s = readShape(params);                                                               \
     Activation a{act, actA, actB};                                                                 \
-    if (s.C == s.G)                                                                                \
+    if (s.C == s.G && scratch::depthwiseIsPadded(s.KH, s.KW, s.SW))                                \
+      convDepthwisePadded(out, in, filter, bias, s, a, scratchMem);                                \
+    else if (s.C == s.G)                                                                           \
       convDepthwise(out, in, filter, bias, s, a);                                                  \
     else                                                                                           \
       convGemm<MR, NV>(out, in, filter, bias, s, a, scratchMem);                                   \

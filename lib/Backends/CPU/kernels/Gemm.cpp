@@ -14,6 +14,17 @@ EMBER_NOINLINE void gemmNarrow(i64 M, i64 N, i64 K, const float *A, i64 lda, flo
                                PackFn pack, const Epilogue &ep, float *packBuffer) {
   gemmBlocked<kNarrowMR, kNarrowNV>(M, N, K, A, lda, C, ldc, pack, ep, packBuffer);
 }
+EMBER_NOINLINE void gemv(i64 M, i64 N, i64 K, const float *A, i64 lda, const float *B, i64 ldb,
+                         float *C, i64 ldc, const Epilogue &ep) {
+  static_assert(scratch::kGemvRows == 4, "one case per row count");
+  switch (M) {
+  case 1: return gemvRows<1>(N, K, A, lda, B, ldb, C, ldc, ep, 0);
+  case 2: return gemvRows<2>(N, K, A, lda, B, ldb, C, ldc, ep, 0);
+  case 3: return gemvRows<3>(N, K, A, lda, B, ldb, C, ldc, ep, 0);
+  case 4: return gemvRows<4>(N, K, A, lda, B, ldb, C, ldc, ep, 0);
+  default: return;
+  }
+}
 } // namespace gemm
 
 namespace {
@@ -25,9 +36,13 @@ EMBER_INLINE void matmul(float *C, const float *A, const float *B, i64 M, i64 N,
                          i64 batches, const i64 *aOffsets, const i64 *bOffsets, Activation act,
                          float *scratch) {
   Epilogue ep{nullptr, 0, act};
-  for (i64 b = 0; b < batches; ++b)
-    runGemm<MR, NV>(M, N, K, A + aOffsets[b], K, C + b * M * N, N,
-                        packFn(DensePacker{B + bOffsets[b], N}), ep, scratch);
+  for (i64 b = 0; b < batches; ++b) {
+    if (M <= scratch::kGemvRows)
+      gemv(M, N, K, A + aOffsets[b], K, B + bOffsets[b], N, C + b * M * N, N, ep);
+    else
+      runGemm<MR, NV>(M, N, K, A + aOffsets[b], K, C + b * M * N, N,
+                      packFn(DensePacker{B + bOffsets[b], N}), ep, scratch);
+  }
 }
 
 /// Rows of X [M, K] times W [K, N], plus bias [N], then the activation.
@@ -35,8 +50,9 @@ template <int MR, int NV>
 EMBER_INLINE void fullyConnected(float *C, const float *X, const float *W, const float *bias,
                                  i64 M, i64 N, i64 K, Activation act, float *scratch) {
   Epilogue ep{bias, 1, act};
-  DensePacker pack{W, N};
-  runGemm<MR, NV>(M, N, K, X, K, C, N, packFn(pack), ep, scratch);
+  if (M <= scratch::kGemvRows)
+    return gemv(M, N, K, X, K, W, N, C, N, ep);
+  runGemm<MR, NV>(M, N, K, X, K, C, N, packFn(DensePacker{W, N}), ep, scratch);
 }
 
 } // namespace

@@ -161,6 +161,72 @@ EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C
     gemmNarrow(M, N, K, A, lda, C, ldc, pack, ep, packBuffer);
 }
 
+/// Rows [0, R) of C = epilogue(A * B) with B row-major [K, N] (row stride ldb) read in place:
+/// blocks of four vectors of columns, each row of B loaded once for all R rows.
+template <int R>
+EMBER_INLINE void gemvRows(i64 N, i64 K, const float *A, i64 lda, const float *B, i64 ldb,
+                           float *C, i64 ldc, const Epilogue &ep, i64 row0) {
+  constexpr i64 NB = 4; // vectors of columns per block
+  auto finish = [&](Vec x, i64 r, i64 col, i64 n) {
+    if (ep.bias)
+      x += !ep.biasPerColumn ? splat(ep.bias[row0 + r])
+           : n == EMBER_VW   ? loadv(ep.bias + col)
+                             : loadPartial(ep.bias + col, n);
+    x = applyActivation(x, ep.act);
+    if (n == EMBER_VW)
+      storev(C + r * ldc + col, x);
+    else
+      storePartial(C + r * ldc + col, x, n);
+  };
+  i64 col = 0;
+  for (; col + NB * EMBER_VW <= N; col += NB * EMBER_VW) {
+    Vec acc[R][NB];
+#pragma clang loop unroll(full)
+    for (int r = 0; r < R; ++r)
+#pragma clang loop unroll(full)
+      for (int j = 0; j < NB; ++j)
+        acc[r][j] = splat(0.f);
+    for (i64 k = 0; k < K; ++k) {
+      Vec b[NB];
+#pragma clang loop unroll(full)
+      for (int j = 0; j < NB; ++j)
+        b[j] = loadv(B + k * ldb + col + j * EMBER_VW);
+#pragma clang loop unroll(full)
+      for (int r = 0; r < R; ++r) {
+        Vec a = splat(A[r * lda + k]);
+#pragma clang loop unroll(full)
+        for (int j = 0; j < NB; ++j)
+          acc[r][j] = __builtin_elementwise_fma(a, b[j], acc[r][j]);
+      }
+    }
+#pragma clang loop unroll(full)
+    for (int r = 0; r < R; ++r)
+#pragma clang loop unroll(full)
+      for (int j = 0; j < NB; ++j)
+        finish(acc[r][j], r, col + j * EMBER_VW, EMBER_VW);
+  }
+  for (; col < N; col += EMBER_VW) { // the last columns, a vector at a time
+    i64 n = minI(EMBER_VW, N - col);
+    Vec acc[R];
+#pragma clang loop unroll(full)
+    for (int r = 0; r < R; ++r)
+      acc[r] = splat(0.f);
+    for (i64 k = 0; k < K; ++k) {
+      Vec b = n == EMBER_VW ? loadv(B + k * ldb + col) : loadPartial(B + k * ldb + col, n);
+#pragma clang loop unroll(full)
+      for (int r = 0; r < R; ++r)
+        acc[r] = __builtin_elementwise_fma(splat(A[r * lda + k]), b, acc[r]);
+    }
+#pragma clang loop unroll(full)
+    for (int r = 0; r < R; ++r)
+      finish(acc[r], r, col, n);
+  }
+}
+
+/// C = epilogue(A * B) for M <= scratch::kGemvRows rows, B row-major and unpacked.
+EMBER_NOINLINE void gemv(i64 M, i64 N, i64 K, const float *A, i64 lda, const float *B, i64 ldb,
+                         float *C, i64 ldc, const Epilogue &ep);
+
 /// The packer for a row-major B (row stride ldb): rows k0.. of columns n0.. into NR-wide panels.
 struct DensePacker {
   const float *B;

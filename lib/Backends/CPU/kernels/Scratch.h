@@ -17,6 +17,10 @@ constexpr idx kSlack = 16;   ///< floats a packer may write past the last panel
 
 constexpr idx minOf(idx a, idx b) { return a < b ? a : b; }
 
+/// A product with at most this many rows of A reads B in place, row by row, for all of them
+/// at once (Gemm.h: gemv): it is bound by reading B, and packing B would only add a copy.
+constexpr idx kGemvRows = 4;
+
 /// Floats of the packed block of B for a GEMM with K rows and N columns in B.
 constexpr idx gemmPackFloats(idx K, idx N) {
   idx kb = minOf(K, kGemmKC), nb = minOf(N, kGemmNC);
@@ -37,12 +41,30 @@ constexpr bool convIsPointwise(idx H, idx W, idx OH, idx OW, idx KH, idx KW, idx
   return KH == 1 && KW == 1 && SH == 1 && SW == 1 && PH == 0 && PW == 0 && OH == H && OW == W;
 }
 
-/// Floats of scratch a 2-D convolution needs: none for depthwise ones (direct), else the
-/// GEMM's packed panels, and for stride 1 (not pointwise) the padded copy of one group.
+/// Depthwise convolutions with a horizontal stride of 1 or 2 and at most this many taps read
+/// whole vectors from a zero-padded copy of each input plane (Conv.cpp); others read in place.
+constexpr idx kDepthwiseMaxTaps = 49;
+constexpr bool depthwiseIsPadded(idx KH, idx KW, idx SW) {
+  return SW <= 2 && KH * KW <= kDepthwiseMaxTaps;
+}
+/// The padded plane: every row a window reaches, and every column plus two vectors of slack
+/// (a stride-2 load reads two vectors past its first column).
+constexpr idx depthwisePaddedHeight(idx OH, idx KH, idx SH, idx DH) {
+  return (OH - 1) * SH + (KH - 1) * DH + 1;
+}
+constexpr idx depthwisePaddedWidth(idx OW, idx KW, idx SW, idx DW) {
+  return (OW - 1) * SW + (KW - 1) * DW + 1 + 2 * kSlack;
+}
+
+/// Floats of scratch a 2-D convolution needs: for depthwise ones the padded plane (when they
+/// take that path), else the GEMM's packed panels, and for stride 1 (not pointwise) the padded
+/// copy of one group.
 constexpr idx convScratchFloats(idx C, idx H, idx W, idx K, idx OH, idx OW, idx KH, idx KW,
                                 idx SH, idx SW, idx PH, idx PW, idx DH, idx DW, idx G) {
   if (C == G)
-    return 0;
+    return depthwiseIsPadded(KH, KW, SW)
+               ? depthwisePaddedHeight(OH, KH, SH, DH) * depthwisePaddedWidth(OW, KW, SW, DW)
+               : 0;
   idx Cg = C / G, pack = gemmPackFloats(Cg * KH * KW, OH * OW);
   if (convIsPointwise(H, W, OH, OW, KH, KW, SH, SW, PH, PW) || SH != 1 || SW != 1)
     return pack;
