@@ -182,6 +182,41 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
     }
 }
 
+/// One output plane of a depthwise convolution from its zero-padded input plane (rows Wp
+/// floats apart): KH x KW taps (0: s.KH x s.KW at run time), horizontal stride SW (1 or 2).
+template <int KH, int KW, int SW>
+EMBER_INLINE void depthwisePlane(float *o, const float *padded, i64 Wp, const float *w,
+                                 float bias, const ConvShape &s, Activation act) {
+  const i64 kh = KH ? KH : s.KH, kw = KW ? KW : s.KW;
+  for (i64 oh = 0; oh < s.OH; ++oh) {
+    const float *top = padded + oh * s.SH * Wp;
+    for (i64 ow = 0; ow < s.OW; ow += EMBER_VW) {
+      Vec acc = splat(bias);
+      for (i64 y = 0; y < kh; ++y) {
+        const float *row = top + y * s.DH * Wp + ow * SW;
+        for (i64 x = 0; x < kw; ++x) {
+          const float *p = row + x * s.DW;
+          Vec v;
+          if constexpr (SW == 1) {
+            v = loadv(p);
+          } else {
+            Vec lo = loadv(p), hi = loadv(p + EMBER_VW);
+            v = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                        28, 30);
+          }
+          acc = __builtin_elementwise_fma(splat(w[y * kw + x]), v, acc);
+        }
+      }
+      acc = applyActivation(acc, act);
+      i64 n = minI(EMBER_VW, s.OW - ow);
+      if (n == EMBER_VW)
+        storev(o + oh * s.OW + ow, acc);
+      else
+        storePartial(o + oh * s.OW + ow, acc, n);
+    }
+  }
+}
+
 /// Groups with one input channel each (out channel oc reads input channel oc / (K / G)), with
 /// a horizontal stride of 1 or 2: each input plane is copied once, zero-padded, into scratch, so
 /// every tap of every output vector is one unaligned load (stride 1) or two loads whose even
@@ -196,48 +231,37 @@ EMBER_INLINE void convDepthwisePadded(float *out, const float *in, const float *
   for (i64 b = 0; b < s.N; ++b)
     for (i64 c = 0; c < s.C; ++c) {
       const float *plane = in + (b * s.C + c) * s.H * s.W;
+      // Row by row: zeros, the input row's columns that land inside, zeros.
+      i64 first = minI(s.PW, Wp), count = maxI(0, minI(s.W, Wp - s.PW));
       for (i64 y = 0; y < Hp; ++y) {
         float *d = padded + y * Wp;
         i64 ih = y - s.PH;
-        for (i64 x = 0; x < Wp; ++x) {
-          i64 iw = x - s.PW;
-          d[x] = ih >= 0 && ih < s.H && iw >= 0 && iw < s.W ? plane[ih * s.W + iw] : 0.f;
+        if (ih < 0 || ih >= s.H || count == 0) {
+          __builtin_memset(d, 0, (unsigned long)(Wp) * sizeof(float));
+          continue;
         }
+        __builtin_memset(d, 0, (unsigned long)(first) * sizeof(float));
+        __builtin_memcpy(d + first, plane + ih * s.W, (unsigned long)(count) * sizeof(float));
+        __builtin_memset(d + first + count, 0,
+                         (unsigned long)(Wp - first - count) * sizeof(float));
       }
       for (i64 m = 0; m < perGroup; ++m) {
         i64 oc = c * perGroup + m;
-        Vec w[scratch::kDepthwiseMaxTaps];
-        for (i64 t = 0; t < taps; ++t)
-          w[t] = splat(filter[oc * taps + t]);
-        Vec b0 = splat(bias[oc]);
+        const float *w = filter + oc * taps;
         float *o = out + (b * s.K + oc) * s.OH * s.OW;
-        for (i64 oh = 0; oh < s.OH; ++oh) {
-          const float *top = padded + oh * s.SH * Wp;
-          for (i64 ow = 0; ow < s.OW; ow += EMBER_VW) {
-            Vec acc = b0;
-            for (i64 kh = 0; kh < s.KH; ++kh) {
-              const float *row = top + kh * s.DH * Wp + ow * s.SW;
-              for (i64 kw = 0; kw < s.KW; ++kw) {
-                const float *p = row + kw * s.DW;
-                Vec x;
-                if (s.SW == 1) {
-                  x = loadv(p);
-                } else {
-                  Vec lo = loadv(p), hi = loadv(p + EMBER_VW);
-                  x = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
-                                              24, 26, 28, 30);
-                }
-                acc = __builtin_elementwise_fma(w[kh * s.KW + kw], x, acc);
-              }
-            }
-            acc = applyActivation(acc, act);
-            i64 n = minI(EMBER_VW, s.OW - ow);
-            if (n == EMBER_VW)
-              storev(o + oh * s.OW + ow, acc);
-            else
-              storePartial(o + oh * s.OW + ow, acc, n);
-          }
-        }
+        // The common windows with their loops unrolled; any other shape with them at run time.
+        if (s.KH == 3 && s.KW == 3 && s.SW == 1)
+          depthwisePlane<3, 3, 1>(o, padded, Wp, w, bias[oc], s, act);
+        else if (s.KH == 3 && s.KW == 3 && s.SW == 2)
+          depthwisePlane<3, 3, 2>(o, padded, Wp, w, bias[oc], s, act);
+        else if (s.KH == 5 && s.KW == 5 && s.SW == 1)
+          depthwisePlane<5, 5, 1>(o, padded, Wp, w, bias[oc], s, act);
+        else if (s.KH == 5 && s.KW == 5 && s.SW == 2)
+          depthwisePlane<5, 5, 2>(o, padded, Wp, w, bias[oc], s, act);
+        else if (s.SW == 1)
+          depthwisePlane<0, 0, 1>(o, padded, Wp, w, bias[oc], s, act);
+        else
+          depthwisePlane<0, 0, 2>(o, padded, Wp, w, bias[oc], s, act);
       }
     }
 }
