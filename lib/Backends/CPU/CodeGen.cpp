@@ -21,10 +21,21 @@ Error instrError(const Instruction &I, const Twine &why) {
 }
 
 Emitter::Emitter(llvm::Module &M, const llvm::Module &library, IRBuilder<> &B,
-                 ArrayRef<Value *> regions, bool wide, std::vector<std::string> &runtimeErrors)
+                 ArrayRef<Value *> regions, bool wide, std::vector<std::string> &runtimeErrors,
+                 const IRFunction &IR)
     : M_(M), library_(library), B_(B), wide_(wide), runtimeErrors_(runtimeErrors) {
   for (unsigned i = 0; i < 3; ++i)
     regions_[i] = regions[i];
+  for (const auto &I : IR.getInstrs())
+    if (I->getKind() != InstrKind::DeallocActivation && I->getKind() != InstrKind::TensorView)
+      for (const InstrOperand &op : I->getOperands())
+        if (op.mode != OperandMode::Out)
+          readStorages_.insert(rootOf(op.value).root);
+}
+
+bool Emitter::isRead(const IRValue *v) const {
+  IRValue *root = rootOf(const_cast<IRValue *>(v)).root;
+  return isa<WeightVar>(root) || readStorages_.count(root);
 }
 
 Value *Emitter::addr(const IRValue *v) {
@@ -206,7 +217,7 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   F->addFnAttr(Attribute::NoUnwind);
   B.SetInsertPoint(BasicBlock::Create(ctx, "entry", F));
 
-  Emitter E(M, *library, B, regions, hasWideVectors(TM), G.runtimeErrors);
+  Emitter E(M, *library, B, regions, hasWideVectors(TM), G.runtimeErrors, IR);
   // Profiling: hook(ctx, k) before the k-th computing instruction, hook(ctx, -1) at the end.
   auto mark = [&](int32_t slot) {
     if (!profile)

@@ -14,6 +14,7 @@
 #include "ember/IR/IR.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
@@ -40,11 +41,17 @@ class Emitter {
   /// is, and the number of elements in the chunk.
   const llvm::DenseMap<const IRValue *, llvm::Value *> *chunkAddrs_ = nullptr;
   int64_t chunkElements_ = 0;
+  /// Storages some instruction reads (its root WeightVar or allocation).
+  llvm::DenseSet<const IRValue *> readStorages_;
 
 public:
   Emitter(llvm::Module &M, const llvm::Module &library, llvm::IRBuilder<> &B,
           llvm::ArrayRef<llvm::Value *> regions, bool wide,
-          std::vector<std::string> &runtimeErrors);
+          std::vector<std::string> &runtimeErrors, const IRFunction &IR);
+
+  /// Whether anything reads \p v's storage: a model output, or an input of some instruction.
+  /// A kernel may skip computing a result nobody reads (MaxPool's indices).
+  bool isRead(const IRValue *v) const;
 
   llvm::IRBuilder<> &builder() { return B_; }
   llvm::LLVMContext &context() { return M_.getContext(); }

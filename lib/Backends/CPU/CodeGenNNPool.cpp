@@ -73,8 +73,11 @@ Error emitMaxPool(Emitter &E, const Instruction &I) {
   Window2D w = window(I, I.attr<AttrKind::Kernels>(), I.attr<AttrKind::Strides>(),
                       I.attr<AttrKind::Pads>(), I.attr<AttrKind::Dilations>());
   auto params = poolParams(I, w, 0, colMajor);
+  // Most models never read the indices: the kernel then only takes maxima.
+  const IRValue *indices = I.getOutput(ops::MaxPool::Indices);
   return E.call("ember_maxpool_f32",
-                {E.out(I, ops::MaxPool::Result), E.out(I, ops::MaxPool::Indices),
+                {E.out(I, ops::MaxPool::Result),
+                 E.isRead(indices) ? E.addr(indices) : E.nullPtr(),
                  E.in(I, ops::MaxPool::Input), E.constArray(params, "maxpool")});
 }
 

@@ -73,11 +73,74 @@ EMBER_INLINE void maxCell(const PoolShape &s, const float *plane, i64 oh, i64 ow
   }
 }
 
+/// Max pooling without indices: a window's max is the max of its real cells, so each output
+/// vector is a max over the taps of strided vector loads; cells at the edges (windows reaching
+/// into padding) go through maxCell.
+EMBER_INLINE void maxPoolValues(float *out, const float *in, const PoolShape &s) {
+  i64 inPlane = s.H * s.W, outPlane = s.OH * s.OW;
+  i64 owLo = s.PW <= 0 ? 0 : (s.PW + s.SW - 1) / s.SW;
+  i64 lastStart = s.W - 1 - (s.KW - 1) * s.DW + s.PW;
+  i64 owHi = lastStart < 0 ? 0 : minI(s.OW, lastStart / s.SW + 1);
+  if (owHi < owLo)
+    owHi = owLo;
+  for (i64 p = 0; p < s.planes; ++p) {
+    const float *plane = in + p * inPlane;
+    float *o = out + p * outPlane;
+    for (i64 oh = 0; oh < s.OH; ++oh) {
+      i64 h0 = oh * s.SH - s.PH, khLo, khHi;
+      tapRange(h0, s.DH, s.KH, s.H, khLo, khHi);
+      i64 ow = 0;
+      auto scalarUpTo = [&](i64 end) {
+        for (; ow < end; ++ow) {
+          float best;
+          i64 bestIndex;
+          maxCell(s, plane, oh, ow, best, bestIndex);
+          o[oh * s.OW + ow] = best;
+        }
+      };
+      scalarUpTo(owLo);
+      // The columns whose windows lie inside the input, a vector at a time (the last one
+      // partial, its lanes gathered): the first real cell, then only strictly greater ones
+      // (NaN never replaces a value), as maxCell. Selects, not branches: ReLU outputs full of
+      // zeros made a branchy scalar loop mispredict on every other cell.
+      if (khLo < khHi)
+        for (; ow < owHi; ow += EMBER_VW) {
+          i64 n = minI(EMBER_VW, owHi - ow);
+          auto load = [&](const float *p) {
+            if (n == EMBER_VW)
+              return loadStrided(p, s.SW);
+            float t[EMBER_VW] = {};
+            for (i64 l = 0; l < n; ++l)
+              t[l] = p[l * s.SW];
+            return loadv(t);
+          };
+          Vec best = load(plane + (h0 + khLo * s.DH) * s.W + ow * s.SW - s.PW);
+          for (i64 kh = khLo; kh < khHi; ++kh) {
+            const float *row = plane + (h0 + kh * s.DH) * s.W + ow * s.SW - s.PW;
+            for (i64 kw = kh == khLo ? 1 : 0; kw < s.KW; ++kw) {
+              Vec v = load(row + kw * s.DW);
+              best = v > best ? v : best;
+            }
+          }
+          if (n == EMBER_VW)
+            storev(o + oh * s.OW + ow, best);
+          else
+            storePartial(o + oh * s.OW + ow, best, n);
+        }
+      ow = minI(ow, owHi); // a partial last vector steps past owHi
+      scalarUpTo(s.OW);
+    }
+  }
+}
+
 } // namespace
 
+/// Max pooling with indices, or (indices null: nobody reads them) maxima alone.
 EMBER_KERNEL EMBER_NOINLINE void ember_maxpool_f32(float *out, i64 *indices, const float *in,
                                                    const i64 *params) {
   PoolShape s = readPool(params);
+  if (!indices)
+    return maxPoolValues(out, in, s);
   i64 inPlane = s.H * s.W, outPlane = s.OH * s.OW;
   // Output columns whose whole window lies inside the input: 16 of them at a time as vectors.
   i64 owLo = s.PW <= 0 ? 0 : (s.PW + s.SW - 1) / s.SW;
