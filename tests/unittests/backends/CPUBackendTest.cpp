@@ -200,6 +200,11 @@ TEST(CPUBackend, Pooling) {
         .set<AttrKind::StorageOrder>(0);
     Node *maxPool = node(F, NodeKind::MaxPool, {x}, mp);
     std::vector<NodeValue> outs = {NodeValue(maxPool, 0), NodeValue(maxPool, 1)};
+    // Indices nobody reads: the kernel takes maxima alone, across a full and a partial vector.
+    Placeholder *wide = input(M, {1, 2, 9, 61});
+    AttrList mp2 = mp;
+    mp2.set<AttrKind::Dilations>({1, 1}).set<AttrKind::Pads>({0, 0, 1, 1});
+    outs.push_back(NodeValue(node(F, NodeKind::MaxPool, {wide}, mp2), 0));
     for (int64_t countPad : {0, 1}) {
       AttrList ap;
       ap.set<AttrKind::Kernels>({3, 2})
