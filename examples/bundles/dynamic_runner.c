@@ -6,7 +6,8 @@
  *   model-compiler -model=m.onnx -emit-bundle=out -network-name=net -bundle-api=dynamic
  *   cc -O2 -Iout -DBUNDLE=net examples/bundles/dynamic_runner.c out/net.o -lm -o runner
  *   ./runner out/net.weights.bin x=input.npy -o outputs/      (writes outputs/<name>.bin)
- *   ./runner out/net.weights.bin x=input.npy -n 100          (also times 100 runs)
+ *   ./runner out/net.weights.bin x=input.npy -n 100 -w 5     (also times 100 runs after 5
+ *                                                             more untimed ones)
  *
  * Inputs are .npy files whose data has the input's byte size; outputs are written raw, in the
  * element type and shape the bundle's NET.json manifest gives.
@@ -51,7 +52,7 @@ static int compareDoubles(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   const char *weightsPath = NULL, *outDir = NULL;
-  int iterations = 0;
+  int iterations = 0, warmup = 0;
   const BUNDLE_CONFIG_TYPE *cfg = &BUNDLE_CONFIG;
   uint8_t *constant = alignedBuffer(cfg->constantMemSize, cfg->alignment);
   uint8_t *mutableWeight = alignedBuffer(cfg->mutableMemSize, cfg->alignment);
@@ -66,6 +67,8 @@ int main(int argc, char **argv) {
       outDir = argv[++a];
     } else if (!strcmp(argv[a], "-n") && a + 1 < argc) {
       iterations = atoi(argv[++a]);
+    } else if (!strcmp(argv[a], "-w") && a + 1 < argc) {
+      warmup = atoi(argv[++a]);
     } else if (!weightsPath) {
       weightsPath = argv[a];
     } else {
@@ -100,7 +103,8 @@ int main(int argc, char **argv) {
     }
   }
   if (!weightsPath) {
-    fprintf(stderr, "usage: %s NET.weights.bin NAME=INPUT.npy... [-o OUTDIR] [-n RUNS]\n",
+    fprintf(stderr,
+            "usage: %s NET.weights.bin NAME=INPUT.npy... [-o OUTDIR] [-n RUNS] [-w WARMUP]\n",
             argv[0]);
     return 2;
   }
@@ -123,6 +127,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "error: the bundle returned %d\n", status);
     return 1;
   }
+  for (int i = 0; i < warmup; ++i)
+    BUNDLE_ENTRY(constant, mutableWeight, activations);
   if (iterations > 0) {
     double *ms = (double *)malloc(sizeof(double) * (size_t)iterations);
     for (int i = 0; i < iterations; ++i) {
