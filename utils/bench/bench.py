@@ -158,7 +158,7 @@ def slowest_instructions(build, case, count=3):
     text = run([os.path.join(build, "tools", "model-runner"), "-model=" + case + "/model.onnx",
                 "-input=" + case + "/test_data_set_0/input_0.pb", "-iterations=10", "-profile"])
     total = re.search(r"profile: ([\d.]+) ms per run", text).group(1)
-    rows = re.findall(r"^\s+([\d.]+) ms\s+([\d.]+)%\s+(\S+) %(\S+) -> (\S+)$", text, re.M)
+    rows = re.findall(r"^\s+([\d.]+) ms\s+([\d.]+)%\s+(\S+) %(\S+) -> (.+)$", text, re.M)
     return total, rows[:count]
 
 
