@@ -178,36 +178,13 @@ Error emitMatMul(Emitter &E, const Instruction &I) {
   const DimsVec &a = I.getInput(ops::MatMul::LHS)->getType().dims;
   const DimsVec &b = I.getInput(ops::MatMul::RHS)->getType().dims;
   const DimsVec &r = I.getOutput()->getType().dims;
-  size_t rank = r.size(), batchRank = rank - 2;
+  size_t rank = r.size();
   int64_t M = int64_t(a[rank - 2]), K = int64_t(a[rank - 1]), N = int64_t(b[rank - 1]);
-  // Element offsets of each result matrix's operands; a broadcast (size 1) batch dim stays put.
-  SmallVector<int64_t, 8> aStrides(batchRank), bStrides(batchRank);
-  int64_t aStride = M * K, bStride = K * N;
-  for (size_t d = batchRank; d-- > 0;) {
-    aStrides[d] = a[d] == 1 ? 0 : aStride;
-    bStrides[d] = b[d] == 1 ? 0 : bStride;
-    aStride *= int64_t(a[d]);
-    bStride *= int64_t(b[d]);
-  }
-  int64_t batches = dimsProduct(r, 0, batchRank);
-  std::vector<int64_t> aOffsets, bOffsets;
-  for (int64_t batch = 0; batch < batches; ++batch) {
-    int64_t rest = batch, ao = 0, bo = 0;
-    for (size_t d = batchRank; d-- > 0;) {
-      int64_t idx = rest % int64_t(r[d]);
-      rest /= int64_t(r[d]);
-      ao += idx * aStrides[d];
-      bo += idx * bStrides[d];
-    }
-    aOffsets.push_back(ao);
-    bOffsets.push_back(bo);
-  }
-  if (aOffsets.empty()) // no batch at all: nothing to compute, but keep the arrays non-empty
-    aOffsets.push_back(0), bOffsets.push_back(0);
+  MatMulBatches batches = matmulBatches(a, b, r);
   SmallVector<Value *, 13> args = {E.out(I), E.in(I, ops::MatMul::LHS), E.in(I, ops::MatMul::RHS),
-                                   E.i64(M), E.i64(N), E.i64(K), E.i64(batches),
-                                   E.constArray(aOffsets, "lhs_offsets"),
-                                   E.constArray(bOffsets, "rhs_offsets"), E.i64(act.kind),
+                                   E.i64(M), E.i64(N), E.i64(K), E.i64(batches.count),
+                                   E.constArray(batches.lhs, "lhs_offsets"),
+                                   E.constArray(batches.rhs, "rhs_offsets"), E.i64(act.kind),
                                    E.f32(act.a), E.f32(act.b)};
   if (!fastProduct(I))
     return E.call(kernelFor("ember_matmul_generic", I.getOutput()->getType().kind), args);

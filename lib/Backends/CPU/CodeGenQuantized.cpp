@@ -160,39 +160,16 @@ uint64_t integerMatMulScratch(const Instruction &I) {
 Error emitIntegerMatMul(Emitter &E, const Instruction &I) {
   const DimsVec &a = dimsOf(I, ops::IntegerMatMul::LHS), &b = dimsOf(I, ops::IntegerMatMul::RHS);
   const DimsVec &r = I.getOutput()->getType().dims;
-  size_t rank = r.size(), batchRank = rank - 2;
+  size_t rank = r.size();
   int64_t M = int64_t(a[rank - 2]), K = int64_t(a[rank - 1]), N = int64_t(b[rank - 1]);
-  // Element offsets of each result matrix's operands; a broadcast (size 1) batch dim stays put.
-  SmallVector<int64_t, 8> aStrides(batchRank), bStrides(batchRank);
-  int64_t aStride = M * K, bStride = K * N;
-  for (size_t d = batchRank; d-- > 0;) {
-    aStrides[d] = a[d] == 1 ? 0 : aStride;
-    bStrides[d] = b[d] == 1 ? 0 : bStride;
-    aStride *= int64_t(a[d]);
-    bStride *= int64_t(b[d]);
-  }
-  int64_t batches = dimsProduct(r, 0, batchRank);
-  std::vector<int64_t> aOffsets, bOffsets;
-  for (int64_t batch = 0; batch < batches; ++batch) {
-    int64_t rest = batch, ao = 0, bo = 0;
-    for (size_t d = batchRank; d-- > 0;) {
-      int64_t idx = rest % int64_t(r[d]);
-      rest /= int64_t(r[d]);
-      ao += idx * aStrides[d];
-      bo += idx * bStrides[d];
-    }
-    aOffsets.push_back(ao);
-    bOffsets.push_back(bo);
-  }
-  if (aOffsets.empty()) // no batch at all: keep the arrays non-empty
-    aOffsets.push_back(0), bOffsets.push_back(0);
+  MatMulBatches batches = matmulBatches(a, b, r);
   EMBER_ASSIGN_OR_RETURN(auto shifted,
                          emitShifts(E, I, ops::IntegerMatMul::LHS, ops::IntegerMatMul::LHSZeroPoint,
                                     ops::IntegerMatMul::RHS, ops::IntegerMatMul::RHSZeroPoint));
   return E.call("ember_integer_matmul_i16",
                 {E.out(I), shifted.first, shifted.second, E.i64(M), E.i64(N), E.i64(K),
-                 E.i64(batches), E.constArray(aOffsets, "lhs_offsets"),
-                 E.constArray(bOffsets, "rhs_offsets")});
+                 E.i64(batches.count), E.constArray(batches.lhs, "lhs_offsets"),
+                 E.constArray(batches.rhs, "rhs_offsets")});
 }
 
 uint64_t integerConvScratch(const Instruction &I) {

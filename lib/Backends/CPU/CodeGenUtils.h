@@ -10,6 +10,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <string>
+#include <vector>
 
 namespace ember {
 namespace cpu {
@@ -58,6 +59,43 @@ inline llvm::SmallVector<int64_t, 6> rowMajorStrides(llvm::ArrayRef<dim_t> dims)
   for (size_t i = dims.size(); i-- > 1;)
     s[i - 1] = s[i] * int64_t(dims[i]);
   return s;
+}
+
+/// The batches of a (numpy-broadcast) batched matrix product [B.., M, K] x [B.., K, N] ->
+/// result dims \p r: the element offset of each result matrix's left and right operand (a
+/// batch dim of size 1 stays put). Never empty: a product with no batch dims has one.
+struct MatMulBatches {
+  int64_t count = 1;
+  std::vector<int64_t> lhs, rhs;
+};
+inline MatMulBatches matmulBatches(llvm::ArrayRef<dim_t> a, llvm::ArrayRef<dim_t> b,
+                                   llvm::ArrayRef<dim_t> r) {
+  size_t rank = r.size(), batchRank = rank - 2;
+  int64_t M = int64_t(a[rank - 2]), K = int64_t(a[rank - 1]), N = int64_t(b[rank - 1]);
+  llvm::SmallVector<int64_t, 8> aStrides(batchRank), bStrides(batchRank);
+  int64_t aStride = M * K, bStride = K * N;
+  for (size_t d = batchRank; d-- > 0;) {
+    aStrides[d] = a[d] == 1 ? 0 : aStride;
+    bStrides[d] = b[d] == 1 ? 0 : bStride;
+    aStride *= int64_t(a[d]);
+    bStride *= int64_t(b[d]);
+  }
+  MatMulBatches m;
+  m.count = dimsProduct(r, 0, batchRank);
+  for (int64_t batch = 0; batch < m.count; ++batch) {
+    int64_t rest = batch, ao = 0, bo = 0;
+    for (size_t d = batchRank; d-- > 0;) {
+      int64_t idx = rest % int64_t(r[d]);
+      rest /= int64_t(r[d]);
+      ao += idx * aStrides[d];
+      bo += idx * bStrides[d];
+    }
+    m.lhs.push_back(ao);
+    m.rhs.push_back(bo);
+  }
+  if (m.lhs.empty()) // no batch at all (an empty batch dim): keep the arrays non-empty
+    m.lhs.push_back(0), m.rhs.push_back(0);
+  return m;
 }
 
 /// Whether every result and operand of \p n is float32 (the float kernels' contract).
