@@ -4,6 +4,7 @@
 #ifndef EMBER_BASE_FLOAT16_H
 #define EMBER_BASE_FLOAT16_H
 
+#include "ember/Base/HalfBits.h"
 #include "ember/Base/Tensor.h"
 
 #include <cstdint>
@@ -21,22 +22,8 @@ struct float16_t {
 struct bfloat16_t {
   uint16_t bits = 0;
   bfloat16_t() = default;
-  bfloat16_t(float f) {
-    uint32_t x;
-    std::memcpy(&x, &f, 4);
-    if ((x & 0x7fffffff) > 0x7f800000) { // NaN stays NaN (quiet)
-      bits = uint16_t((x >> 16) | 0x40);
-      return;
-    }
-    x += 0x7fff + ((x >> 16) & 1); // round to nearest even
-    bits = uint16_t(x >> 16);
-  }
-  operator float() const {
-    uint32_t x = uint32_t(bits) << 16;
-    float f;
-    std::memcpy(&f, &x, 4);
-    return f;
-  }
+  bfloat16_t(float f) : bits(halfbits::floatToBfloat(f)) {}
+  operator float() const { return halfbits::bfloatToFloat(bits); }
 };
 
 static_assert(sizeof(float16_t) == 2 && sizeof(bfloat16_t) == 2, "16-bit storage");

@@ -58,7 +58,7 @@ namespace {
 template <typename To, typename From> EMBER_INLINE To castElement(From x) {
   if constexpr (kSame<To, bf16> && !kSame<From, bf16>) {
     float f = convert<float, From>(Elem<From>::load(x));
-    u32 bits = floatBits(f);
+    u32 bits = ember::halfbits::bitsOf(f);
     return bf16{u16((bits >> 16) | (f != f ? 0x40 : 0))};
   } else if constexpr (kSame<To, From>) {
     return x;

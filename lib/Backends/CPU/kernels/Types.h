@@ -15,6 +15,8 @@
 
 #include "KernelCommon.h"
 
+#include "ember/Base/HalfBits.h"
+
 typedef __INT8_TYPE__ i8;
 typedef __INT16_TYPE__ i16;
 
@@ -30,67 +32,11 @@ struct b8 {
   u8 v;
 };
 
-EMBER_INLINE u32 floatBits(float f) { return __builtin_bit_cast(u32, f); }
-EMBER_INLINE float bitsFloat(u32 b) { return __builtin_bit_cast(float, b); }
-
-EMBER_INLINE float halfToFloat(u16 h) {
-  u32 sign = u32(h & 0x8000) << 16;
-  u32 exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else { // subnormal: normalize
-      exp = 127 - 15 + 1;
-      while (!(mant & 0x400)) {
-        mant <<= 1;
-        --exp;
-      }
-      bits = sign | (exp << 23) | ((mant & 0x3ff) << 13);
-    }
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000 | (mant << 13);
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  }
-  return bitsFloat(bits);
-}
-
-EMBER_INLINE u16 floatToHalf(float f) {
-  u32 x = floatBits(f);
-  u32 sign = (x >> 16) & 0x8000;
-  i32 exp = i32((x >> 23) & 0xff) - 127 + 15;
-  u32 mant = x & 0x7fffff;
-  if (((x >> 23) & 0xff) == 0xff) // inf or nan
-    return u16(sign | 0x7c00 | (mant ? 0x200 : 0));
-  if (exp >= 31)
-    return u16(sign | 0x7c00);
-  if (exp <= 0) {
-    if (exp < -10)
-      return u16(sign);
-    mant |= 0x800000;
-    u32 shift = u32(14 - exp);
-    u32 half = mant >> shift;
-    u32 rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1)))
-      ++half;
-    return u16(sign | half);
-  }
-  u32 half = sign | (u32(exp) << 10) | (mant >> 13);
-  u32 rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
-    ++half; // may carry into the exponent, which is the correct rounding
-  return u16(half);
-}
-
-EMBER_INLINE float bfloatToFloat(u16 b) { return bitsFloat(u32(b) << 16); }
-
-EMBER_INLINE u16 floatToBfloat(float f) {
-  u32 x = floatBits(f);
-  if ((x & 0x7fffffff) > 0x7f800000) // NaN stays NaN (quiet)
-    return u16((x >> 16) | 0x40);
-  x += 0x7fff + ((x >> 16) & 1); // round to nearest even
-  return u16(x >> 16);
-}
+// The conversions ember itself uses (bit-exact with its float16_t and bfloat16_t).
+using ember::halfbits::bfloatToFloat;
+using ember::halfbits::floatToBfloat;
+using ember::halfbits::floatToHalf;
+using ember::halfbits::halfToFloat;
 
 template <typename A, typename B> struct SameType {
   static constexpr bool value = false;
