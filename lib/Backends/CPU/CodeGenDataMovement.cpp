@@ -6,6 +6,8 @@
 // so the kernel's inner loop is long; any rank works.
 #include "CodeGenUtils.h"
 
+#include "ember/Graph/PadSource.h"
+
 using namespace llvm;
 
 namespace ember {
@@ -116,23 +118,6 @@ Error emitConcat(Emitter &E, const Instruction &I) {
     colOffset += srcRow;
   }
   return Error::success();
-}
-
-/// Where result index \p o of a padded axis (input length \p n, \p begin cells added in front)
-/// reads the input, or -1 for the pad value (the Interpreter's padSource). The shape rule gives
-/// n > 0 outside constant mode.
-int64_t padSource(int64_t o, int64_t n, int64_t begin, StringRef mode) {
-  int64_t i = o - begin;
-  if (i >= 0 && i < n)
-    return i;
-  if (mode == "constant")
-    return -1;
-  if (mode == "edge" || n == 1)
-    return i < 0 ? 0 : n - 1;
-  // reflect: mirror at both borders without repeating them, i.e. period 2(n-1).
-  int64_t period = 2 * (n - 1);
-  int64_t m = ((i % period) + period) % period;
-  return m < n ? m : period - m;
 }
 
 Error emitPad(Emitter &E, const Instruction &I) {

@@ -4,6 +4,8 @@
 // DataMovementIndexed.cpp, Resize in DataMovementResize.cpp.
 #include "KernelUtils.h"
 
+#include "ember/Graph/PadSource.h"
+
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstring>
@@ -144,26 +146,6 @@ Error runSlice(const KernelContext &ctx) {
   gather(src, dst, base, srcStrides);
   return Error::success();
 }
-
-namespace {
-
-/// Where result index \p o of a padded axis (input length \p n, \p begin cells added in front)
-/// reads the input, or -1 for the constant. The shape rule gives n > 0 outside constant mode.
-int64_t padSource(int64_t o, int64_t n, int64_t begin, StringRef mode) {
-  int64_t i = o - begin;
-  if (i >= 0 && i < n)
-    return i;
-  if (mode == "constant")
-    return -1;
-  if (mode == "edge" || n == 1)
-    return i < 0 ? 0 : n - 1;
-  // reflect: mirror at both borders without repeating them, i.e. period 2(n-1).
-  int64_t period = 2 * (n - 1);
-  int64_t m = ((i % period) + period) % period;
-  return m < n ? m : period - m;
-}
-
-} // namespace
 
 Error runPad(const KernelContext &ctx) {
   TensorArg src = ctx.in(ops::Pad::Input), value = ctx.in(ops::Pad::Value), dst = ctx.out();
