@@ -28,6 +28,19 @@ Tensor randomTensor(const Type &ty, unsigned seed) {
   return t;
 }
 
+RunOptions dceOnly() {
+  RunOptions o;
+  o.pipeline = {"dce"};
+  return o;
+}
+
+Tensor tensorOf(ElemKind k, std::vector<dim_t> dims, const std::vector<double> &values) {
+  Tensor t(Type(k, dims));
+  for (size_t i = 0; i < t.numElements() && !values.empty(); ++i)
+    t.setElementFromDouble(i, values[i % values.size()]);
+  return t;
+}
+
 Outputs runOn(const std::string &backend, const GraphBuilder &build, const RunOptions &ro) {
   Outputs o;
   auto M = std::make_unique<Module>();

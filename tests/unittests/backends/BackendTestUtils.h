@@ -41,6 +41,14 @@ struct RunOptions {
   std::map<std::string, Tensor> inputs;
 };
 
+/// Only the dce pass: constant folding would otherwise run the nodes under test on the
+/// Interpreter at compile time.
+RunOptions dceOnly();
+
+/// A tensor of kind \p k with \p values, repeated to fill it (converted as
+/// Tensor::setElementFromDouble does).
+Tensor tensorOf(ElemKind k, std::vector<dim_t> dims, const std::vector<double> &values);
+
 /// Builds, compiles for \p backend, feeds the inputs and runs; the outputs or the error.
 Outputs runOn(const std::string &backend, const GraphBuilder &build,
               const RunOptions &opts = RunOptions());

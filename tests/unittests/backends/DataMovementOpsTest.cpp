@@ -16,12 +16,6 @@ using namespace ember::test;
 
 namespace {
 
-RunOptions dceOnly() {
-  RunOptions o;
-  o.pipeline = {"dce"};
-  return o;
-}
-
 /// A constant of kind \p k holding \p v (converted as Tensor::setElementFromDouble).
 Constant *values(Module &M, ElemKind k, std::vector<dim_t> dims, const std::vector<double> &v,
                  const std::string &name = "v") {

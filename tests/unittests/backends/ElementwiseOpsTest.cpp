@@ -93,12 +93,6 @@ Tensor partlyEqual(const Tensor &a, size_t shift) {
   return b;
 }
 
-RunOptions dceOnly() {
-  RunOptions o;
-  o.pipeline = {"dce"};
-  return o;
-}
-
 AttrList fmodAttr(int64_t f) {
   AttrList a;
   a.set<AttrKind::FMod>(f);

@@ -13,14 +13,6 @@ using namespace ember::test;
 
 namespace {
 
-/// A tensor of kind \p k holding \p values (converted as the Interpreter converts doubles).
-Tensor tensorOf(ElemKind k, std::vector<dim_t> dims, const std::vector<double> &values) {
-  Tensor t(Type(k, dims));
-  for (size_t i = 0; i < values.size(); ++i)
-    t.setElementFromDouble(i, values[i]);
-  return t;
-}
-
 AttrList convAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides,
                    std::vector<int64_t> pads, std::vector<int64_t> dilations, int64_t group) {
   AttrList a;

@@ -12,19 +12,6 @@ using namespace ember::test;
 
 namespace {
 
-RunOptions dceOnly() {
-  RunOptions o;
-  o.pipeline = {"dce"};
-  return o;
-}
-
-Tensor valuesOf(ElemKind k, std::vector<dim_t> dims, const std::vector<double> &v) {
-  Tensor t(Type(k, dims));
-  for (size_t i = 0; i < v.size(); ++i)
-    t.setElementFromDouble(i, v[i]);
-  return t;
-}
-
 /// A per-channel variance: positive values of kind \p k.
 Constant *positive(Module &M, dim_t n, ElemKind k) {
   Tensor t(Type(k, {n}));
@@ -152,7 +139,7 @@ TEST(NormalizationOps, SoftmaxSpecialValues) {
   for (ElemKind k : {ElemKind::Float32, ElemKind::Float64, ElemKind::Float16}) {
     SCOPED_TRACE(elemKindName(k).str());
     RunOptions opts = dceOnly();
-    opts.inputs["x"] = valuesOf(k, {5, 4},
+    opts.inputs["x"] = tensorOf(k, {5, 4},
                                 {1, nan, 2, 2, nan, 1, 0, 3, inf, 1, 2, 3, -inf, -inf, -inf, -inf,
                                  -inf, 5, 5, -1});
     expectBackendsAgree(

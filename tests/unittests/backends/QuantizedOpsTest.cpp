@@ -13,26 +13,12 @@ using namespace ember::test;
 
 namespace {
 
-/// A tensor of kind \p k holding \p values (converted as Tensor::setElementFromDouble does).
-Tensor tensorOf(ElemKind k, std::vector<dim_t> dims, const std::vector<double> &values) {
-  Tensor t(Type(k, dims));
-  for (size_t i = 0; i < t.numElements(); ++i)
-    t.setElementFromDouble(i, values[i % values.size()]);
-  return t;
-}
-
 Constant *constantOf(Module &M, ElemKind k, std::vector<dim_t> dims,
                      const std::vector<double> &values, const std::string &name) {
   return M.createConstant(tensorOf(k, dims, values), name);
 }
 
-/// Graph passes for these tests: constant folding would run nodes with constant operands on
-/// the Interpreter at compile time.
-RunOptions dceOnly() {
-  RunOptions o;
-  o.pipeline = {"dce"};
-  return o;
-}
+using ember::test::dceOnly; // the overload below adds to it, does not hide it
 
 /// dceOnly() with inputs given as name, tensor, name, tensor... (the others random).
 template <typename... Rest> RunOptions dceOnly(const std::string &name, Tensor t, Rest &&...rest) {

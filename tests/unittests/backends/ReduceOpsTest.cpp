@@ -14,20 +14,6 @@ namespace {
 const char *const kReductions[] = {"sum", "mean", "max",  "min",     "prod",
                                    "l1",  "l2",   "log_sum", "log_sum_exp", "sum_square"};
 
-/// Only dce: constant folding would run the nodes on the Interpreter at compile time.
-RunOptions dceOnly() {
-  RunOptions o;
-  o.pipeline = {"dce"};
-  return o;
-}
-
-Tensor valuesOf(ElemKind k, std::vector<dim_t> dims, const std::vector<double> &v) {
-  Tensor t(Type(k, dims));
-  for (size_t i = 0; i < v.size(); ++i)
-    t.setElementFromDouble(i, v[i]);
-  return t;
-}
-
 AttrList reduceAttrs(const char *how, std::vector<int64_t> axes) {
   AttrList a;
   a.set<AttrKind::Reduction>(how).set<AttrKind::Axes>(axes);
@@ -85,7 +71,7 @@ TEST(ReduceOps, SpecialValues) {
   for (ElemKind k : {ElemKind::Float32, ElemKind::Float64, ElemKind::Float16}) {
     SCOPED_TRACE(elemKindName(k).str());
     RunOptions opts = dceOnly();
-    opts.inputs["x"] = valuesOf(k, {4, 3},
+    opts.inputs["x"] = tensorOf(k, {4, 3},
                                 {1, nan, 2, inf, 1, -3, -inf, -inf, -inf, 0.5, -0.0, inf});
     expectBackendsAgree(
         [k](Module &M, Function *F) -> std::vector<NodeValue> {
@@ -104,8 +90,8 @@ TEST(ReduceOps, SpecialValues) {
 TEST(ReduceOps, IntegerWrapAndSaturation) {
   // int8 sums and products wrap; the mean saturates into range; l1 of the most negative value.
   RunOptions opts = dceOnly();
-  opts.inputs["x"] = valuesOf(ElemKind::Int8, {2, 4}, {127, 127, 127, -128, -128, -128, 100, 3});
-  opts.inputs["y"] = valuesOf(ElemKind::Int64, {3},
+  opts.inputs["x"] = tensorOf(ElemKind::Int8, {2, 4}, {127, 127, 127, -128, -128, -128, 100, 3});
+  opts.inputs["y"] = tensorOf(ElemKind::Int64, {3},
                               {double(std::numeric_limits<int64_t>::min()), 5, -7});
   expectBackendsAgree(
       [](Module &M, Function *F) -> std::vector<NodeValue> {
@@ -151,7 +137,7 @@ TEST(ReduceOps, ArgMaxArgMinEveryKind) {
 TEST(ReduceOps, ArgMaxArgMinNaN) {
   double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
   RunOptions opts = dceOnly();
-  opts.inputs["x"] = valuesOf(ElemKind::Float32, {4, 4},
+  opts.inputs["x"] = tensorOf(ElemKind::Float32, {4, 4},
                               {1, nan, 3, nan, nan, 2, 2, 1, inf, 1, inf, -inf, -inf, 0, -inf, 0});
   expectBackendsAgree(
       [](Module &M, Function *F) -> std::vector<NodeValue> {
@@ -222,7 +208,7 @@ TEST(ReduceOps, TopKEveryKind) {
 TEST(ReduceOps, TopKNaN) {
   double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
   RunOptions opts = dceOnly();
-  opts.inputs["x"] = valuesOf(ElemKind::Float32, {2, 7},
+  opts.inputs["x"] = tensorOf(ElemKind::Float32, {2, 7},
                               {1, nan, 3, nan, -inf, 3, 0, inf, 2, nan, 2, -1, inf, nan});
   expectBackendsAgree(
       [](Module &M, Function *F) -> std::vector<NodeValue> {
@@ -285,9 +271,9 @@ TEST(ReduceOps, NLLLossEveryReduction) {
       SCOPED_TRACE(elemKindName(k).str() + " " + elemKindName(tk).str());
       RunOptions opts = dceOnly();
       // [N=2, d1=3, d2=2] targets over C=4 classes; -1 and 2 serve as ignore indices.
-      opts.inputs["t"] = valuesOf(tk, {2, 3, 2}, {0, 3, -1, 2, 1, 1, 2, 2, 0, -1, 3, 1});
-      opts.inputs["all"] = valuesOf(tk, {2, 1}, {2, 2}); // every target ignored: mean is NaN
-      opts.inputs["t2"] = valuesOf(tk, {2}, {3, 0});
+      opts.inputs["t"] = tensorOf(tk, {2, 3, 2}, {0, 3, -1, 2, 1, 1, 2, 2, 0, -1, 3, 1});
+      opts.inputs["all"] = tensorOf(tk, {2, 1}, {2, 2}); // every target ignored: mean is NaN
+      opts.inputs["t2"] = tensorOf(tk, {2}, {3, 0});
       expectBackendsAgree(
           [k, tk](Module &M, Function *F) -> std::vector<NodeValue> {
             Placeholder *x = input(M, {2, 4, 3, 2}, k, "x");
@@ -315,7 +301,7 @@ TEST(ReduceOps, NLLLossTargetOutOfRangeIsARunTimeError) {
   for (const std::string &backend : backendsUnderTest()) {
     SCOPED_TRACE(backend);
     RunOptions opts = dceOnly();
-    opts.inputs["t"] = valuesOf(ElemKind::Int64, {3}, {1, 4, 0}); // 4 is not a class of 4
+    opts.inputs["t"] = tensorOf(ElemKind::Int64, {3}, {1, 4, 0}); // 4 is not a class of 4
     Outputs o = runOn(
         backend,
         [](Module &M, Function *F) -> std::vector<NodeValue> {
@@ -326,7 +312,7 @@ TEST(ReduceOps, NLLLossTargetOutOfRangeIsARunTimeError) {
         },
         opts);
     EXPECT_NE(o.error.find("not a class index"), std::string::npos) << o.error;
-    opts.inputs["t"] = valuesOf(ElemKind::Int64, {3}, {1, -100, 3}); // ignored: fine
+    opts.inputs["t"] = tensorOf(ElemKind::Int64, {3}, {1, -100, 3}); // ignored: fine
     o = runOn(
         backend,
         [](Module &M, Function *F) -> std::vector<NodeValue> {
