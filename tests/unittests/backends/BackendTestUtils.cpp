@@ -130,6 +130,17 @@ Constant *constant(Module &M, std::vector<dim_t> dims, unsigned seed, ElemKind k
   return M.createConstant(randomTensor(Type(k, dims), seed), "c");
 }
 
+AttrList convAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides,
+                   std::vector<int64_t> pads, std::vector<int64_t> dilations, int64_t group) {
+  AttrList a;
+  a.set<AttrKind::Kernels>(kernels)
+      .set<AttrKind::Strides>(strides)
+      .set<AttrKind::Pads>(pads)
+      .set<AttrKind::Dilations>(dilations)
+      .set<AttrKind::Group>(group);
+  return a;
+}
+
 Node *node(Function *F, NodeKind k, std::vector<NodeValue> ops, AttrList attrs) {
   auto n = F->createNode(k, "n", ops, std::move(attrs));
   EXPECT_TRUE(bool(n)) << errorToString(n.takeError());

@@ -66,6 +66,9 @@ Placeholder *input(Module &M, std::vector<dim_t> dims, ElemKind k = ElemKind::Fl
                    const std::string &name = "x");
 Constant *constant(Module &M, std::vector<dim_t> dims, unsigned seed,
                    ElemKind k = ElemKind::Float32);
+/// A convolution's window attributes.
+AttrList convAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides,
+                   std::vector<int64_t> pads, std::vector<int64_t> dilations, int64_t group);
 /// Creates a node (failing the test on error; returns null then).
 Node *node(Function *F, NodeKind k, std::vector<NodeValue> ops, AttrList attrs = {});
 

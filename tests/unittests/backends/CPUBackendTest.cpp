@@ -82,17 +82,6 @@ TEST(Backends, SpecialValuesFollowTheInterpreter) {
   expectBackendsAgree(build, opts, 1e-6, 1e-5);
 }
 
-AttrList convAttrs(std::vector<int64_t> strides, std::vector<int64_t> pads,
-                   std::vector<int64_t> dilations, int64_t group, std::vector<int64_t> kernels) {
-  AttrList a;
-  a.set<AttrKind::Kernels>(kernels)
-      .set<AttrKind::Strides>(strides)
-      .set<AttrKind::Pads>(pads)
-      .set<AttrKind::Dilations>(dilations)
-      .set<AttrKind::Group>(group);
-  return a;
-}
-
 struct ConvCase {
   dim_t n, c, h, w, k, kh, kw;
   int64_t stride, pad, dilation, group;
@@ -107,8 +96,8 @@ TEST_P(CPUConv, MatchesInterpreter) {
     Placeholder *x = input(M, {p.n, p.c, p.h, p.w});
     Constant *w = constant(M, {p.k, p.c / dim_t(p.group), p.kh, p.kw}, 7);
     Constant *b = constant(M, {p.k}, 8);
-    AttrList a = convAttrs({p.stride, p.stride}, {p.pad, p.pad, p.pad, p.pad},
-                           {p.dilation, p.dilation}, p.group, {int64_t(p.kh), int64_t(p.kw)});
+    AttrList a = convAttrs({int64_t(p.kh), int64_t(p.kw)}, {p.stride, p.stride},
+                           {p.pad, p.pad, p.pad, p.pad}, {p.dilation, p.dilation}, p.group);
     if (!p.activation)
       return {node(F, NodeKind::Conv, {x, w, b}, a)};
     std::string act = p.activation;

@@ -13,17 +13,6 @@ using namespace ember::test;
 
 namespace {
 
-AttrList convAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides,
-                   std::vector<int64_t> pads, std::vector<int64_t> dilations, int64_t group) {
-  AttrList a;
-  a.set<AttrKind::Kernels>(kernels)
-      .set<AttrKind::Strides>(strides)
-      .set<AttrKind::Pads>(pads)
-      .set<AttrKind::Dilations>(dilations)
-      .set<AttrKind::Group>(group);
-  return a;
-}
-
 /// Sets FusedConv/FusedMatMul's activation with the arguments it takes.
 void setActivation(AttrList &a, const std::string &act) {
   std::vector<float> args = act == "clip"           ? std::vector<float>{-0.5f, 0.7f}
