@@ -105,7 +105,8 @@ Tensor readOutput(const std::string &dir, const llvm::json::Object &p) {
 /// dynamic-API bundle, builds the runner, runs it on the inputs and compares each output with
 /// the reference. Returns what went wrong, or "".
 std::string checkCase(const std::string &caseDir, const std::string &work,
-                      const tools::Tolerance &tol) {
+                      const tools::Tolerance &tol,
+                      const std::vector<std::string> &compilerArgs = {}) {
   std::string model = caseDir + "/model.onnx";
   if (!llvm::sys::fs::exists(model))
     model = caseDir + "/model.onnxtxt";
@@ -134,6 +135,7 @@ std::string checkCase(const std::string &caseDir, const std::string &work,
     joined += (joined.empty() ? "" : ",") + a;
   if (!joined.empty())
     args.push_back("-input=" + joined);
+  args.insert(args.end(), compilerArgs.begin(), compilerArgs.end());
   RunResult c = runProgram(kCompiler, args, 300);
   if (c.exitCode != 0)
     return "model-compiler failed:\n" + c.describe();
@@ -223,6 +225,29 @@ TEST(Bundle, ZooModelsMatchTorch) {
     TempDir work;
     EXPECT_EQ(checkCase(dir, work.path(), {std::max(1e-5, 1e-4 * largest), 1e-4}), "");
   }
+}
+
+TEST(Bundle, ThreadedBundleNeedsPthreadAndMatchesTorch) {
+  // -threads=2 splits resnet18's convolutions over two threads: the bundle then links -pthread
+  // (and only then: the single-threaded bundles above need nothing but libc).
+  std::string dir = std::string(EMBER_BUILD_DIR) + "/zoo/models/resnet18";
+  auto want = readTensorFile(dir + "/test_data_set_0/output_0.pb");
+  ASSERT_TRUE(bool(want)) << llvm::toString(want.takeError());
+  double largest = 0;
+  for (size_t i = 0; i < want->numElements(); ++i)
+    largest = std::max(largest, std::abs(want->elementAsDouble(i)));
+  TempDir work;
+  EXPECT_EQ(checkCase(dir, work.path(), {std::max(1e-5, 1e-4 * largest), 1e-4}, {"-threads=2"}),
+            "");
+  llvm::json::Object m = readManifest(work.path() + "/bundle/net.json");
+  std::vector<std::string> flags;
+  for (const llvm::json::Value &f : *m.getArray("link_flags"))
+    flags.push_back(f.getAsString()->str());
+  EXPECT_NE(std::find(flags.begin(), flags.end(), "-pthread"), flags.end());
+  TempDir single;
+  compileBundle({"-model=" + kDigits, "-emit-bundle=" + single.path()});
+  llvm::json::Object d = readManifest(single.path() + "/digits_cnn.json");
+  EXPECT_EQ(d.getArray("link_flags")->size(), 0u);
 }
 
 //===----------------------------------------------------------------------------------------===//

@@ -26,6 +26,9 @@ DEFINE_string(code_model, "", "Code model: small, medium, large, kernel (default
 DEFINE_string(relocation_model, "", "Relocation model: pic or static (default: pic)");
 DEFINE_bool(dump_llvm_ir, false, "Print the optimized LLVM IR of the compiled model (CPU)");
 DEFINE_bool(dump_llvm_asm, false, "Print the generated assembly of the compiled model (CPU)");
+DEFINE_int32(threads, 1,
+             "Threads each convolution and matrix product splits its work over (CPU; the "
+             "bundle then needs -pthread)");
 DEFINE_bool(profile, false,
             "Time every instruction of the compiled function and print them, slowest first");
 DEFINE_string(input, "",
@@ -257,6 +260,7 @@ CompileOptions compileOptionsFromFlags() {
   co.backendOptions.dumpLLVMIR = FLAGS_dump_llvm_ir;
   co.backendOptions.dumpLLVMAsm = FLAGS_dump_llvm_asm;
   co.backendOptions.profile = FLAGS_profile;
+  co.backendOptions.threads = unsigned(std::max(FLAGS_threads, 0));
   co.verifyEach = FLAGS_verify_each;
   auto splitList = [](StringRef list) {
     SmallVector<StringRef, 8> parts;

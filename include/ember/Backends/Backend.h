@@ -27,6 +27,9 @@ struct BackendOptions {
   bool dumpLLVMIR = false;  ///< print the optimized LLVM module to stdout when compiling
   bool dumpLLVMAsm = false; ///< print the generated assembly to stdout when compiling
   bool profile = false;     ///< compiled functions time every instruction (getProfile)
+  /// Threads the heavy kernels (convolutions, matrix products) split their work over: each
+  /// creates them for its call and joins them before returning. 1: none, and no pthreads.
+  unsigned threads = 1;
 };
 
 /// Time per phase of a backend's compile, in order (-time-phases).

@@ -104,7 +104,9 @@ public:
 
   StringRef getName() const override { return "CPU"; }
   bool isOpSupported(const Node &n) const override { return isSupportedOnCPU(n); }
-  uint64_t getScratchBytes(const Instruction &I) const override { return cpuScratchBytes(I); }
+  uint64_t getScratchBytes(const Instruction &I) const override {
+    return cpuScratchBytes(I, opts_.threads);
+  }
 
   Expected<std::unique_ptr<CompiledFunction>> compile(const IRFunction &IR,
                                                       PhaseTimes *phases) const override {
@@ -128,8 +130,9 @@ public:
           profile->times.push_back({I.get(), 0});
       hook = ProfileHook{ProfileState::hook, profile.get()};
     }
-    EMBER_ASSIGN_OR_RETURN(GeneratedModule G, generateModule(IR, *ctx, *TM, entryName,
-                                                             profile ? &hook : nullptr));
+    EMBER_ASSIGN_OR_RETURN(GeneratedModule G,
+                           generateModule(IR, *ctx, *TM, entryName, opts_.threads,
+                                          profile ? &hook : nullptr));
     clock.lap("LLVM IR generation");
     optimizeModule(*G.module, *TM);
     clock.lap("LLVM O3");
@@ -156,6 +159,8 @@ public:
 } // namespace cpu
 
 Expected<std::unique_ptr<Backend>> createCPUBackend(const BackendOptions &opts) {
+  if (opts.threads < 1 || opts.threads > 64)
+    return makeError("-threads must be from 1 to 64, not " + Twine(opts.threads));
   EMBER_ASSIGN_OR_RETURN(cpu::CPUTargetOptions target, cpu::CPUTargetOptions::fromOptions(opts));
   // Resolve the triple, CPU and features now, so a mistake is reported before any work.
   EMBER_TRY(cpu::createTargetMachine(target).takeError());

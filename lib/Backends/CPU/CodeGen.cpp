@@ -21,9 +21,10 @@ Error instrError(const Instruction &I, const Twine &why) {
 }
 
 Emitter::Emitter(llvm::Module &M, const llvm::Module &library, IRBuilder<> &B,
-                 ArrayRef<Value *> regions, bool wide, std::vector<std::string> &runtimeErrors,
-                 const IRFunction &IR)
-    : M_(M), library_(library), B_(B), wide_(wide), runtimeErrors_(runtimeErrors) {
+                 ArrayRef<Value *> regions, bool wide, int64_t threads,
+                 std::vector<std::string> &runtimeErrors, const IRFunction &IR)
+    : M_(M), library_(library), B_(B), wide_(wide), threads_(threads),
+      runtimeErrors_(runtimeErrors) {
   for (unsigned i = 0; i < 3; ++i)
     regions_[i] = regions[i];
   for (const auto &I : IR.getInstrs())
@@ -175,17 +176,17 @@ bool isSupportedOnCPU(const Node &n) {
   return e && e->supports(n);
 }
 
-uint64_t cpuScratchBytes(const Instruction &I) {
+uint64_t cpuScratchBytes(const Instruction &I, int64_t threads) {
   NodeKind nk;
   if (!nodeKindFor(I.getKind(), nk))
     return 0;
   const KernelEntry *e = kernelTable().lookup(nk);
-  return e && e->scratch ? e->scratch(I) : 0;
+  return e && e->scratch ? e->scratch(I, threads) : 0;
 }
 
 Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
                                          const TargetMachine &TM, StringRef entryName,
-                                         const ProfileHook *profile) {
+                                         int64_t threads, const ProfileHook *profile) {
   for (const auto &w : IR.getWeights())
     if (w->offset == kUnplanned)
       return makeError("IR has no memory plan");
@@ -217,7 +218,7 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   F->addFnAttr(Attribute::NoUnwind);
   B.SetInsertPoint(BasicBlock::Create(ctx, "entry", F));
 
-  Emitter E(M, *library, B, regions, hasWideVectors(TM), G.runtimeErrors, IR);
+  Emitter E(M, *library, B, regions, hasWideVectors(TM), threads, G.runtimeErrors, IR);
   // Profiling: hook(ctx, k) before the k-th computing instruction, hook(ctx, -1) at the end.
   auto mark = [&](int32_t slot) {
     if (!profile)

@@ -34,6 +34,7 @@ class Emitter {
   llvm::IRBuilder<> &B_;
   llvm::Value *regions_[3];
   bool wide_;
+  int64_t threads_;
   std::vector<std::string> &runtimeErrors_;
   llvm::BasicBlock *failBlock_ = nullptr;
   llvm::PHINode *failCode_ = nullptr;
@@ -46,8 +47,11 @@ class Emitter {
 
 public:
   Emitter(llvm::Module &M, const llvm::Module &library, llvm::IRBuilder<> &B,
-          llvm::ArrayRef<llvm::Value *> regions, bool wide,
+          llvm::ArrayRef<llvm::Value *> regions, bool wide, int64_t threads,
           std::vector<std::string> &runtimeErrors, const IRFunction &IR);
+
+  /// Threads the heavy kernels split their work over (BackendOptions::threads).
+  int64_t threads() const { return threads_; }
 
   /// Whether anything reads \p v's storage: a model output, or an input of some instruction.
   /// A kernel may skip computing a result nobody reads (MaxPool's indices).
@@ -104,8 +108,9 @@ llvm::Error instrError(const Instruction &I, const llvm::Twine &why);
 
 using SupportsFn = bool (*)(const Node &);
 using EmitFn = llvm::Error (*)(Emitter &, const Instruction &);
-/// Bytes of scratch the kernel needs for an instruction (kernels/Scratch.h).
-using ScratchFn = uint64_t (*)(const Instruction &);
+/// Bytes of scratch the kernel needs for an instruction run on \p threads threads
+/// (kernels/Scratch.h).
+using ScratchFn = uint64_t (*)(const Instruction &, int64_t threads);
 struct KernelEntry {
   SupportsFn supports = nullptr;
   EmitFn emit = nullptr;
@@ -137,8 +142,8 @@ void addRecurrentKernels(KernelTable &t);
 
 /// Whether the CPU backend runs \p n.
 bool isSupportedOnCPU(const Node &n);
-/// Bytes of scratch the CPU kernel for \p I needs.
-uint64_t cpuScratchBytes(const Instruction &I);
+/// Bytes of scratch the CPU kernel for \p I needs on \p threads threads.
+uint64_t cpuScratchBytes(const Instruction &I, int64_t threads);
 
 struct GeneratedModule {
   std::unique_ptr<llvm::Module> module;
@@ -167,7 +172,7 @@ llvm::Error emitFusedRun(Emitter &E, const IRFunction &IR,
 /// Builds (does not optimize) the module for \p IR, targeting \p TM.
 llvm::Expected<GeneratedModule> generateModule(const IRFunction &IR, llvm::LLVMContext &ctx,
                                                const llvm::TargetMachine &TM,
-                                               llvm::StringRef entryName,
+                                               llvm::StringRef entryName, int64_t threads,
                                                const ProfileHook *profile = nullptr);
 
 /// Runs the O3 pipeline for \p TM on \p M.

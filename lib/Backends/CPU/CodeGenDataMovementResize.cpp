@@ -51,7 +51,7 @@ std::vector<std::vector<ResizeSample>> sampleAxes(const Instruction &I, SmallVec
 
 /// Bytes of scratch linear/cubic need: per result row, the tensor product of its outer axes'
 /// taps (an offset and a weight each), at most the product of each axis' most taps.
-uint64_t resizeScratch(const Instruction &I) {
+uint64_t resizeScratch(const Instruction &I, int64_t /*threads*/) {
   if (I.attr<AttrKind::Mode>() == "nearest" || I.getOutput()->getType().numElements() == 0)
     return 0;
   SmallVector<int64_t, 6> outDims;
@@ -114,7 +114,7 @@ Error emitResize(Emitter &E, const Instruction &I) {
                  E.constArray(outDims, "dims"), E.constArray(first, "tapFirst"),
                  E.constArray(count, "tapCount"), E.constArray(offsets, "tapOffsets"),
                  E.constArray(weights, "tapWeights"), E.i64(extrapolation), E.scratch(I),
-                 E.i64(int64_t(resizeScratch(I) / 16))});
+                 E.i64(int64_t(resizeScratch(I, E.threads()) / 16))});
 }
 
 } // namespace

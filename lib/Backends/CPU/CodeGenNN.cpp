@@ -83,12 +83,13 @@ std::array<int64_t, 16> convParams(const Instruction &I) {
           w.PW,           w.DH,           w.DW, I.attr<AttrKind::Group>()};
 }
 
-uint64_t convScratch(const Instruction &I) {
+uint64_t convScratch(const Instruction &I, int64_t threads) {
   if (!fastConv(I))
     return 0;
   auto p = convParams(I);
   return uint64_t(scratch::convScratchFloats(p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9],
-                                             p[10], p[11], p[12], p[13], p[14], p[15])) *
+                                             p[10], p[11], p[12], p[13], p[14], p[15],
+                                             threads)) *
          sizeof(float);
 }
 
@@ -133,7 +134,7 @@ Error emitConv(Emitter &E, const Instruction &I) {
   return E.call(E.tiled("ember_conv2d_f32"),
                 {E.out(I), E.in(I, ops::Conv::Input), E.in(I, ops::Conv::Filter),
                  E.in(I, ops::Conv::Bias), E.constArray(params, "conv"), E.i64(act.kind),
-                 E.f32(act.a), E.f32(act.b), E.scratch(I)});
+                 E.f32(act.a), E.f32(act.b), E.scratch(I), E.i64(E.threads())});
 }
 
 /// Whether a product runs on the float32 GEMM (Gemm.cpp), which needs scratch for its packing.
@@ -141,21 +142,23 @@ bool fastProduct(const Instruction &I) {
   return I.getOutput()->getType().kind == ElemKind::Float32;
 }
 
-uint64_t matmulScratch(const Instruction &I) {
+uint64_t matmulScratch(const Instruction &I, int64_t threads) {
   const DimsVec &a = I.getInput(ops::MatMul::LHS)->getType().dims;
   if (!fastProduct(I) || int64_t(a[a.size() - 2]) <= scratch::kGemvRows)
     return 0;
   const DimsVec &b = I.getInput(ops::MatMul::RHS)->getType().dims;
-  return uint64_t(scratch::gemmPackFloats(int64_t(b[b.size() - 2]), int64_t(b.back()))) *
+  return uint64_t(scratch::gemmScratchFloats(int64_t(b[b.size() - 2]), int64_t(b.back()),
+                                             threads)) *
          sizeof(float);
 }
 
-uint64_t fullyConnectedScratch(const Instruction &I) {
+uint64_t fullyConnectedScratch(const Instruction &I, int64_t threads) {
   const DimsVec &x = I.getInput(ops::FullyConnected::Input)->getType().dims;
   if (!fastProduct(I) || dimsProduct(x, 0, x.size() - 1) <= scratch::kGemvRows)
     return 0;
   const DimsVec &w = I.getInput(ops::FullyConnected::Weights)->getType().dims;
-  return uint64_t(scratch::gemmPackFloats(int64_t(w[0]), int64_t(w[1]))) * sizeof(float);
+  return uint64_t(scratch::gemmScratchFloats(int64_t(w[0]), int64_t(w[1]), threads)) *
+         sizeof(float);
 }
 
 /// MatMul: every numeric kind but the quantized ones (as the Interpreter); the fused forms and
@@ -189,6 +192,7 @@ Error emitMatMul(Emitter &E, const Instruction &I) {
   if (!fastProduct(I))
     return E.call(kernelFor("ember_matmul_generic", I.getOutput()->getType().kind), args);
   args.push_back(E.scratch(I));
+  args.push_back(E.i64(E.threads()));
   return E.call(E.tiled("ember_matmul_f32"), args);
 }
 
@@ -204,6 +208,7 @@ Error emitFullyConnected(Emitter &E, const Instruction &I) {
   if (!fastProduct(I))
     return E.call(kernelFor("ember_fc_generic", I.getOutput()->getType().kind), args);
   args.push_back(E.scratch(I));
+  args.push_back(E.i64(E.threads()));
   return E.call(E.tiled("ember_fc_f32"), args);
 }
 

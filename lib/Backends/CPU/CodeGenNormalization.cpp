@@ -120,7 +120,7 @@ bool supportsMeanVarNorm(const Node &n) {
   return supportsFloat(n) && n.getType(0).rank() <= kMaxReduceRank;
 }
 
-uint64_t meanVarNormScratch(const Instruction &I) {
+uint64_t meanVarNormScratch(const Instruction &I, int64_t /*threads*/) {
   ReduceView v = makeReduceView(I.getInput(0)->getType().dims, I.attr<AttrKind::Axes>());
   return uint64_t(v.groups) * 2 * 8;
 }

@@ -153,7 +153,7 @@ Expected<std::pair<Value *, Value *>> emitShifts(Emitter &E, const Instruction &
   return std::make_pair(sa, sb);
 }
 
-uint64_t integerMatMulScratch(const Instruction &I) {
+uint64_t integerMatMulScratch(const Instruction &I, int64_t /*threads*/) {
   return shiftedPairScratch(I, ops::IntegerMatMul::LHS, ops::IntegerMatMul::RHS);
 }
 
@@ -172,7 +172,7 @@ Error emitIntegerMatMul(Emitter &E, const Instruction &I) {
                  E.constArray(batches.rhs, "rhs_offsets")});
 }
 
-uint64_t integerConvScratch(const Instruction &I) {
+uint64_t integerConvScratch(const Instruction &I, int64_t /*threads*/) {
   return shiftedPairScratch(I, ops::IntegerConv::Input, ops::IntegerConv::Filter);
 }
 

@@ -43,7 +43,7 @@ bool supportsRecurrent(const Node &n) {
   return k == ElemKind::Float32 || k == ElemKind::Float64 || k == ElemKind::Float16;
 }
 
-uint64_t recurrentScratch(const Instruction &I) {
+uint64_t recurrentScratch(const Instruction &I, int64_t /*threads*/) {
   const DimsVec &r = I.getInput(ops::RNN::R)->getType().dims;
   return uint64_t(rnnlayout::scratchBytes(int64_t(r[2])));
 }

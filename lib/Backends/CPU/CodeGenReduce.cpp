@@ -45,7 +45,7 @@ bool fastReduce(ElemKind k, const ReduceView &v) {
   return k == ElemKind::Float32 && v.reducedRuns() <= 1;
 }
 
-uint64_t reduceScratch(const Instruction &I) {
+uint64_t reduceScratch(const Instruction &I, int64_t /*threads*/) {
   const Type &x = I.getInput(ops::Reduce::Input)->getType();
   ReduceView v = makeReduceView(x.dims, I.attr<AttrKind::Axes>());
   if (fastReduce(x.kind, v))
@@ -111,7 +111,7 @@ Error emitCumSum(Emitter &E, const Instruction &I) {
                  E.i64(I.attr<AttrKind::Reverse>() != 0)});
 }
 
-uint64_t topKScratch(const Instruction &I) {
+uint64_t topKScratch(const Instruction &I, int64_t /*threads*/) {
   const Type &x = I.getInput(ops::TopK::Input)->getType();
   return uint64_t(x.dims[size_t(I.attr<AttrKind::Axis>())]) * 2 * 8;
 }

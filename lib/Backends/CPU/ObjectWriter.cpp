@@ -25,9 +25,11 @@ namespace cpu {
 
 namespace {
 
-/// Functions the kernel library may leave as calls: the C library's memory functions and the
-/// math library's (-lm). Anything else would be a symbol a bundle cannot resolve.
+/// Functions the kernel library may leave as calls: the C library's memory functions, the math
+/// library's (-lm), and with -threads > 1 pthreads'. Anything else would be a symbol a bundle
+/// cannot resolve.
 const char *const kLibcFunctions[] = {"memcpy", "memmove", "memset"};
+const char *const kPthreadFunctions[] = {"pthread_create", "pthread_join"};
 const char *const kLibmFunctions[] = {
     "expf",  "exp",    "expm1f", "expm1", "logf",   "log",    "log1pf", "log1p", "sinf",
     "sin",   "cosf",   "cos",    "tanf",  "tan",    "asinf",  "asin",   "acosf", "acos",
@@ -94,7 +96,8 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
   };
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, createTargetMachine(target));
   LLVMContext ctx;
-  EMBER_ASSIGN_OR_RETURN(GeneratedModule G, generateModule(IR, ctx, *TM, opts.entryName));
+  EMBER_ASSIGN_OR_RETURN(GeneratedModule G,
+                         generateModule(IR, ctx, *TM, opts.entryName, backend.threads));
   llvm::Module &M = *G.module;
   if (!opts.configName.empty()) {
     if (M.getNamedValue(opts.configName))
@@ -110,18 +113,22 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
   ObjectInfo info;
   info.triple = TM->getTargetTriple().str();
   info.errors = G.runtimeErrors;
-  bool needsLibm = false;
+  bool needsLibm = false, needsPthread = false;
   for (const llvm::Function &F : M) {
     if (!F.isDeclaration() || F.isIntrinsic() || F.use_empty())
       continue;
     if (listed(kLibmFunctions, F.getName()))
       needsLibm = true;
+    else if (listed(kPthreadFunctions, F.getName()))
+      needsPthread = true;
     else if (!listed(kLibcFunctions, F.getName()))
       return makeError("the CPU kernel library calls '" + F.getName() +
                        "', which a bundle cannot provide");
   }
   if (needsLibm)
     info.linkFlags.push_back("-lm");
+  if (needsPthread) // only a bundle compiled with -threads > 1
+    info.linkFlags.push_back("-pthread");
   for (const GlobalVariable &g : M.globals())
     if (!g.isConstant() && !g.isDeclaration())
       return makeError("the generated code has writable global '" + g.getName() +

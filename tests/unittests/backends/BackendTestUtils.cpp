@@ -67,6 +67,8 @@ Outputs runOn(const std::string &backend, const GraphBuilder &build, const RunOp
   CompileOptions opts;
   opts.backend = backend;
   opts.pipeline = ro.pipeline;
+  if (backend != "Interpreter")
+    opts.backendOptions = ro.backend;
   auto cm = CompiledModel::compile(std::move(M), opts);
   if (!cm) {
     o.error = errorToString(cm.takeError());

@@ -39,6 +39,8 @@ struct RunOptions {
   std::vector<std::string> pipeline;
   /// Inputs by placeholder name; other inputs get randomTensor values.
   std::map<std::string, Tensor> inputs;
+  /// Options for the backends under test (not the Interpreter, which takes none).
+  BackendOptions backend;
 };
 
 /// Only the dce pass: constant folding would otherwise run the nodes under test on the

@@ -177,6 +177,48 @@ TEST(CPUBackend, ProductsWithFewRows) {
   });
 }
 
+TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
+  // Big enough that -threads=2 splits them (kernels/Parallel.h): a 3x3 and a 1x1 convolution
+  // (their columns), a depthwise one (its channels), a product with few rows (its columns)
+  // and a GEMM with ragged column parts. A split changes no element's order of summation, so
+  // the outputs equal the single-threaded ones bit for bit; against the Interpreter, sums of
+  // hundreds of products of random values in [-2, 2] differ in their last bits.
+  GraphBuilder build = [](Module &M, Function *F) -> std::vector<NodeValue> {
+        Placeholder *x = input(M, {1, 64, 50, 50});
+        AttrList c3 = convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
+        Node *conv = node(F, NodeKind::Conv, {x, constant(M, {64, 64, 3, 3}, 2),
+                                              constant(M, {64}, 3)},
+                          c3);
+        AttrList c1 = convAttrs({1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1);
+        Node *pointwise = node(F, NodeKind::Conv, {conv, constant(M, {192, 64, 1, 1}, 4),
+                                                   constant(M, {192}, 5)},
+                               c1);
+        Placeholder *d = input(M, {1, 160, 112, 112});
+        AttrList dw = convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 160);
+        Node *depthwise = node(F, NodeKind::Conv, {d, constant(M, {160, 1, 3, 3}, 6),
+                                                   constant(M, {160}, 7)},
+                               dw);
+        AttrList fc;
+        fc.set<AttrKind::FusedActivation>("").set<AttrKind::FusedActivationArgs>({});
+        Node *few = node(F, NodeKind::FullyConnected,
+                         {input(M, {4, 2048}), constant(M, {2048, 2100}, 8),
+                          constant(M, {2100}, 9)},
+                         fc);
+        Node *gemm = node(F, NodeKind::MatMul, {input(M, {300, 400}), input(M, {400, 421})});
+        return {pointwise, depthwise, few, gemm};
+  };
+  RunOptions one, two;
+  one.backend.threads = 1;
+  two.backend.threads = 2;
+  Outputs serial = runOn("CPU", build, one), split = runOn("CPU", build, two);
+  ASSERT_EQ(serial.error, "");
+  ASSERT_EQ(split.error, "");
+  ASSERT_EQ(split.tensors.size(), serial.tensors.size());
+  for (size_t i = 0; i < split.tensors.size(); ++i)
+    EXPECT_TRUE(split.tensors[i].bitwiseEqual(serial.tensors[i])) << "output " << i;
+  expectBackendsAgree(build, two, 1e-3, 1e-4);
+}
+
 TEST(CPUBackend, Pooling) {
   expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *x = input(M, {2, 3, 11, 13});

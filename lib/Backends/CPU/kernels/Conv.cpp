@@ -153,13 +153,14 @@ EMBER_INLINE void padImage(float *padded, const float *image, i64 Cg, const Conv
     }
 }
 
-/// Scratch: the GEMM's packed panels, then (stride 1, not 1x1) the padded input of one group.
+/// Scratch: the GEMM's packed panels (one block per thread), then (stride 1, not 1x1) the padded
+/// input of one group, which every thread reads.
 template <int MR, int NV>
 EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, const float *bias,
-                           const ConvShape &s, Activation act, float *scratchMem) {
+                           const ConvShape &s, Activation act, float *scratchMem, i64 threads) {
   i64 Cg = s.C / s.G, Kg = s.K / s.G, kDepth = Cg * s.KH * s.KW, outPlane = s.OH * s.OW;
   float *packBuffer = scratchMem;
-  float *padded = scratchMem + scratch::gemmPackFloats(kDepth, outPlane);
+  float *padded = scratchMem + scratch::gemmScratchFloats(kDepth, outPlane, threads);
   // The padded input a stride-1 convolution reads: every output row plus the kernel's reach.
   i64 Hp = s.OH + (s.KH - 1) * s.DH, Wp = s.OW + (s.KW - 1) * s.DW;
   for (i64 b = 0; b < s.N; ++b)
@@ -171,14 +172,14 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
       // A 1x1 convolution with stride 1 and no padding multiplies by the input itself.
       if (scratch::convIsPointwise(s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.PH, s.PW))
         runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
-                            packFn(DensePacker{image, outPlane}), ep, packBuffer);
+                        packFn(DensePacker{image, outPlane}), ep, packBuffer, threads);
       else if (s.SH == 1 && s.SW == 1) {
         padImage(padded, image, Cg, s, Hp, Wp);
         runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
-                            packFn(PaddedPacker{padded, s, Hp, Wp}), ep, packBuffer);
+                        packFn(PaddedPacker{padded, s, Hp, Wp}), ep, packBuffer, threads);
       } else
         runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
-                            packFn(Im2colPacker{image, s}), ep, packBuffer);
+                        packFn(Im2colPacker{image, s}), ep, packBuffer, threads);
     }
 }
 
@@ -217,53 +218,68 @@ EMBER_INLINE void depthwisePlane(float *o, const float *padded, i64 Wp, const fl
   }
 }
 
+/// Planes [begin, end) of the N x C input planes, through the padded plane \p padded.
+EMBER_INLINE void depthwiseChannels(float *out, const float *in, const float *filter,
+                                    const float *bias, const ConvShape &s, Activation act,
+                                    float *padded, i64 Hp, i64 Wp, i64 begin, i64 end) {
+  i64 perGroup = s.K / s.G, taps = s.KH * s.KW;
+  for (i64 bc = begin; bc < end; ++bc) {
+    i64 b = bc / s.C, c = bc % s.C;
+    const float *plane = in + (b * s.C + c) * s.H * s.W;
+    // Row by row: zeros, the input row's columns that land inside, zeros.
+    i64 first = minI(s.PW, Wp), count = maxI(0, minI(s.W, Wp - s.PW));
+    for (i64 y = 0; y < Hp; ++y) {
+      float *d = padded + y * Wp;
+      i64 ih = y - s.PH;
+      if (ih < 0 || ih >= s.H || count == 0) {
+        __builtin_memset(d, 0, (unsigned long)(Wp) * sizeof(float));
+        continue;
+      }
+      __builtin_memset(d, 0, (unsigned long)(first) * sizeof(float));
+      __builtin_memcpy(d + first, plane + ih * s.W, (unsigned long)(count) * sizeof(float));
+      __builtin_memset(d + first + count, 0,
+                       (unsigned long)(Wp - first - count) * sizeof(float));
+    }
+    for (i64 m = 0; m < perGroup; ++m) {
+      i64 oc = c * perGroup + m;
+      const float *w = filter + oc * taps;
+      float *o = out + (b * s.K + oc) * s.OH * s.OW;
+      // The common windows with their loops unrolled; any other shape with them at run time.
+      if (s.KH == 3 && s.KW == 3 && s.SW == 1)
+        depthwisePlane<3, 3, 1>(o, padded, Wp, w, bias[oc], s, act);
+      else if (s.KH == 3 && s.KW == 3 && s.SW == 2)
+        depthwisePlane<3, 3, 2>(o, padded, Wp, w, bias[oc], s, act);
+      else if (s.KH == 5 && s.KW == 5 && s.SW == 1)
+        depthwisePlane<5, 5, 1>(o, padded, Wp, w, bias[oc], s, act);
+      else if (s.KH == 5 && s.KW == 5 && s.SW == 2)
+        depthwisePlane<5, 5, 2>(o, padded, Wp, w, bias[oc], s, act);
+      else if (s.SW == 1)
+        depthwisePlane<0, 0, 1>(o, padded, Wp, w, bias[oc], s, act);
+      else
+        depthwisePlane<0, 0, 2>(o, padded, Wp, w, bias[oc], s, act);
+    }
+  }
+}
+
 /// Groups with one input channel each (out channel oc reads input channel oc / (K / G)), with
 /// a horizontal stride of 1 or 2: each input plane is copied once, zero-padded, into scratch, so
 /// every tap of every output vector is one unaligned load (stride 1) or two loads whose even
 /// lanes are kept (stride 2), with no bounds to check; the taps' weights stay in registers.
+/// The channels are split over \p threads parts, each with its own padded plane in scratch.
 EMBER_INLINE void convDepthwisePadded(float *out, const float *in, const float *filter,
                                       const float *bias, const ConvShape &s, Activation act,
-                                      float *padded) {
+                                      float *scratchMem, i64 threads) {
   static_assert(EMBER_VW == 16, "the stride-2 shuffle keeps the even lanes of two vectors");
-  i64 perGroup = s.K / s.G, taps = s.KH * s.KW;
   i64 Hp = scratch::depthwisePaddedHeight(s.OH, s.KH, s.SH, s.DH);
   i64 Wp = scratch::depthwisePaddedWidth(s.OW, s.KW, s.SW, s.DW);
-  for (i64 b = 0; b < s.N; ++b)
-    for (i64 c = 0; c < s.C; ++c) {
-      const float *plane = in + (b * s.C + c) * s.H * s.W;
-      // Row by row: zeros, the input row's columns that land inside, zeros.
-      i64 first = minI(s.PW, Wp), count = maxI(0, minI(s.W, Wp - s.PW));
-      for (i64 y = 0; y < Hp; ++y) {
-        float *d = padded + y * Wp;
-        i64 ih = y - s.PH;
-        if (ih < 0 || ih >= s.H || count == 0) {
-          __builtin_memset(d, 0, (unsigned long)(Wp) * sizeof(float));
-          continue;
-        }
-        __builtin_memset(d, 0, (unsigned long)(first) * sizeof(float));
-        __builtin_memcpy(d + first, plane + ih * s.W, (unsigned long)(count) * sizeof(float));
-        __builtin_memset(d + first + count, 0,
-                         (unsigned long)(Wp - first - count) * sizeof(float));
-      }
-      for (i64 m = 0; m < perGroup; ++m) {
-        i64 oc = c * perGroup + m;
-        const float *w = filter + oc * taps;
-        float *o = out + (b * s.K + oc) * s.OH * s.OW;
-        // The common windows with their loops unrolled; any other shape with them at run time.
-        if (s.KH == 3 && s.KW == 3 && s.SW == 1)
-          depthwisePlane<3, 3, 1>(o, padded, Wp, w, bias[oc], s, act);
-        else if (s.KH == 3 && s.KW == 3 && s.SW == 2)
-          depthwisePlane<3, 3, 2>(o, padded, Wp, w, bias[oc], s, act);
-        else if (s.KH == 5 && s.KW == 5 && s.SW == 1)
-          depthwisePlane<5, 5, 1>(o, padded, Wp, w, bias[oc], s, act);
-        else if (s.KH == 5 && s.KW == 5 && s.SW == 2)
-          depthwisePlane<5, 5, 2>(o, padded, Wp, w, bias[oc], s, act);
-        else if (s.SW == 1)
-          depthwisePlane<0, 0, 1>(o, padded, Wp, w, bias[oc], s, act);
-        else
-          depthwisePlane<0, 0, 2>(o, padded, Wp, w, bias[oc], s, act);
-      }
-    }
+  i64 parts = minI(parallel::partsFor(threads, 2 * s.N * s.K * s.OH * s.OW * s.KH * s.KW),
+                   s.N * s.C);
+  parallel::forEachPart(parts, [&](i64 part) {
+    i64 begin, end;
+    parallel::partRange(s.N * s.C, parts, 1, part, begin, end);
+    depthwiseChannels(out, in, filter, bias, s, act, scratchMem + part * Hp * Wp, Hp, Wp, begin,
+                      end);
+  });
 }
 
 /// Depthwise convolutions the padded path does not take: read in place, a row at a time.
@@ -316,15 +332,15 @@ EMBER_INLINE void convDepthwise(float *out, const float *in, const float *filter
 #define CONV_ENTRY(SUFFIX, MR, NV)                                                                 \
   EMBER_KERNEL EMBER_NOINLINE void ember_conv2d_f32_##SUFFIX(                                     \
       float *out, const float *in, const float *filter, const float *bias, const i64 *params,     \
-      i64 act, float actA, float actB, float *scratchMem) {                                        \
+      i64 act, float actA, float actB, float *scratchMem, i64 threads) {                           \
     ConvShape s = readShape(params);                                                               \
     Activation a{act, actA, actB};                                                                 \
     if (s.C == s.G && scratch::depthwiseIsPadded(s.KH, s.KW, s.SW))                                \
-      convDepthwisePadded(out, in, filter, bias, s, a, scratchMem);                                \
+      convDepthwisePadded(out, in, filter, bias, s, a, scratchMem, threads);                       \
     else if (s.C == s.G)                                                                           \
       convDepthwise(out, in, filter, bias, s, a);                                                  \
     else                                                                                           \
-      convGemm<MR, NV>(out, in, filter, bias, s, a, scratchMem);                                   \
+      convGemm<MR, NV>(out, in, filter, bias, s, a, scratchMem, threads);                          \
   }
 
 CONV_ENTRY(w, kWideMR, kWideNV)

@@ -6,24 +6,40 @@
 using namespace gemm;
 
 namespace gemm {
-EMBER_NOINLINE void gemmWide(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc,
-                             PackFn pack, const Epilogue &ep, float *packBuffer) {
-  gemmBlocked<kWideMR, kWideNV>(M, N, K, A, lda, C, ldc, pack, ep, packBuffer);
+EMBER_NOINLINE void gemmWide(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda,
+                             float *C, i64 ldc, PackFn pack, const Epilogue &ep,
+                             float *packBuffer) {
+  gemmBlocked<kWideMR, kWideNV>(M, nBegin, nEnd, K, A, lda, C, ldc, pack, ep, packBuffer);
 }
-EMBER_NOINLINE void gemmNarrow(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc,
-                               PackFn pack, const Epilogue &ep, float *packBuffer) {
-  gemmBlocked<kNarrowMR, kNarrowNV>(M, N, K, A, lda, C, ldc, pack, ep, packBuffer);
+EMBER_NOINLINE void gemmNarrow(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda,
+                               float *C, i64 ldc, PackFn pack, const Epilogue &ep,
+                               float *packBuffer) {
+  gemmBlocked<kNarrowMR, kNarrowNV>(M, nBegin, nEnd, K, A, lda, C, ldc, pack, ep, packBuffer);
 }
 EMBER_NOINLINE void gemv(i64 M, i64 N, i64 K, const float *A, i64 lda, const float *B, i64 ldb,
-                         float *C, i64 ldc, const Epilogue &ep) {
+                         float *C, i64 ldc, const Epilogue &ep, i64 threads) {
   static_assert(scratch::kGemvRows == 4, "one case per row count");
-  switch (M) {
-  case 1: return gemvRows<1>(N, K, A, lda, B, ldb, C, ldc, ep, 0);
-  case 2: return gemvRows<2>(N, K, A, lda, B, ldb, C, ldc, ep, 0);
-  case 3: return gemvRows<3>(N, K, A, lda, B, ldb, C, ldc, ep, 0);
-  case 4: return gemvRows<4>(N, K, A, lda, B, ldb, C, ldc, ep, 0);
-  default: return;
-  }
+  // Whole blocks of four vectors per part, so no part but the last has a ragged end.
+  i64 parts =
+      minI(parallel::partsFor(threads, 2 * M * N * K), (N + 4 * EMBER_VW - 1) / (4 * EMBER_VW));
+  parallel::forEachPart(parts, [&](i64 p) {
+    i64 begin, end;
+    parallel::partRange(N, parts, 4 * EMBER_VW, p, begin, end);
+    if (begin >= end)
+      return;
+    Epilogue part = ep;
+    if (ep.bias && ep.biasPerColumn)
+      part.bias += begin;
+    const float *b = B + begin;
+    float *c = C + begin;
+    switch (M) {
+    case 1: return gemvRows<1>(end - begin, K, A, lda, b, ldb, c, ldc, part, 0);
+    case 2: return gemvRows<2>(end - begin, K, A, lda, b, ldb, c, ldc, part, 0);
+    case 3: return gemvRows<3>(end - begin, K, A, lda, b, ldb, c, ldc, part, 0);
+    case 4: return gemvRows<4>(end - begin, K, A, lda, b, ldb, c, ldc, part, 0);
+    default: return;
+    }
+  });
 }
 } // namespace gemm
 
@@ -34,25 +50,26 @@ namespace {
 template <int MR, int NV>
 EMBER_INLINE void matmul(float *C, const float *A, const float *B, i64 M, i64 N, i64 K,
                          i64 batches, const i64 *aOffsets, const i64 *bOffsets, Activation act,
-                         float *scratch) {
+                         float *scratch, i64 threads) {
   Epilogue ep{nullptr, 0, act};
   for (i64 b = 0; b < batches; ++b) {
     if (M <= scratch::kGemvRows)
-      gemv(M, N, K, A + aOffsets[b], K, B + bOffsets[b], N, C + b * M * N, N, ep);
+      gemv(M, N, K, A + aOffsets[b], K, B + bOffsets[b], N, C + b * M * N, N, ep, threads);
     else
       runGemm<MR, NV>(M, N, K, A + aOffsets[b], K, C + b * M * N, N,
-                      packFn(DensePacker{B + bOffsets[b], N}), ep, scratch);
+                      packFn(DensePacker{B + bOffsets[b], N}), ep, scratch, threads);
   }
 }
 
 /// Rows of X [M, K] times W [K, N], plus bias [N], then the activation.
 template <int MR, int NV>
 EMBER_INLINE void fullyConnected(float *C, const float *X, const float *W, const float *bias,
-                                 i64 M, i64 N, i64 K, Activation act, float *scratch) {
+                                 i64 M, i64 N, i64 K, Activation act, float *scratch,
+                                 i64 threads) {
   Epilogue ep{bias, 1, act};
   if (M <= scratch::kGemvRows)
-    return gemv(M, N, K, X, K, W, N, C, N, ep);
-  runGemm<MR, NV>(M, N, K, X, K, C, N, packFn(DensePacker{W, N}), ep, scratch);
+    return gemv(M, N, K, X, K, W, N, C, N, ep, threads);
+  runGemm<MR, NV>(M, N, K, X, K, C, N, packFn(DensePacker{W, N}), ep, scratch, threads);
 }
 
 } // namespace
@@ -60,15 +77,17 @@ EMBER_INLINE void fullyConnected(float *C, const float *X, const float *W, const
 #define GEMM_ENTRIES(SUFFIX, MR, NV)                                                               \
   EMBER_KERNEL EMBER_NOINLINE void ember_matmul_f32_##SUFFIX(                                     \
       float *C, const float *A, const float *B, i64 M, i64 N, i64 K, i64 batches,                 \
-      const i64 *aOffsets, const i64 *bOffsets, i64 act, float actA, float actB, float *scratch) { \
+      const i64 *aOffsets, const i64 *bOffsets, i64 act, float actA, float actB, float *scratch,  \
+      i64 threads) {                                                                               \
     matmul<MR, NV>(C, A, B, M, N, K, batches, aOffsets, bOffsets, Activation{act, actA, actB},    \
-                   scratch);                                                                       \
+                   scratch, threads);                                                              \
   }                                                                                                \
   EMBER_KERNEL EMBER_NOINLINE void ember_fc_f32_##SUFFIX(float *C, const float *X, const float *W, \
                                                          const float *bias, i64 M, i64 N, i64 K,  \
                                                          i64 act, float actA, float actB,         \
-                                                         float *scratch) {                        \
-    fullyConnected<MR, NV>(C, X, W, bias, M, N, K, Activation{act, actA, actB}, scratch);         \
+                                                         float *scratch, i64 threads) {           \
+    fullyConnected<MR, NV>(C, X, W, bias, M, N, K, Activation{act, actA, actB}, scratch,          \
+                           threads);                                                               \
   }
 
 GEMM_ENTRIES(w, kWideMR, kWideNV)

@@ -16,6 +16,7 @@
 #define EMBER_CPU_KERNELS_GEMM_H
 
 #include "KernelCommon.h"
+#include "Parallel.h"
 #include "Scratch.h"
 
 namespace gemm {
@@ -111,14 +112,16 @@ template <typename P> PackFn packFn(const P &packer) {
                 &packer};
 }
 
-/// C = epilogue(A * B) with B supplied block by block by \p pack into \p packBuffer
-/// (scratch::gemmPackFloats(K, N) floats; packers may write a vector past the last panel).
+/// Columns [nBegin, nEnd) of C = epilogue(A * B), with B supplied block by block by \p pack
+/// into \p packBuffer (scratch::gemmPackFloats(K, N) floats; packers may write a vector past
+/// the last panel).
 template <int MR, int NV>
-EMBER_INLINE void gemmBlocked(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc,
-                              PackFn pack, const Epilogue &ep, float *packBuffer) {
+EMBER_INLINE void gemmBlocked(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda,
+                              float *C, i64 ldc, PackFn pack, const Epilogue &ep,
+                              float *packBuffer) {
   constexpr i64 NR = NV * EMBER_VW;
-  for (i64 n0 = 0; n0 < N; n0 += NC) {
-    i64 nb = minI(NC, N - n0), panels = (nb + NR - 1) / NR;
+  for (i64 n0 = nBegin; n0 < nEnd; n0 += NC) {
+    i64 nb = minI(NC, nEnd - n0), panels = (nb + NR - 1) / NR;
     i64 k0 = 0;
     do { // at least once, so that K == 0 still writes bias and activation
       i64 kb = minI(KC, K - k0);
@@ -143,22 +146,33 @@ EMBER_INLINE void gemmBlocked(i64 M, i64 N, i64 K, const float *A, i64 lda, floa
 /// gemmBlocked for the two register tiles, compiled once each in Gemm.cpp and never inlined:
 /// every caller (MatMul, FullyConnected, three conv packers) shares one copy, which keeps the
 /// module of a model, and so its compile time, small.
-void gemmWide(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc, PackFn pack,
-              const Epilogue &ep, float *packBuffer);
-void gemmNarrow(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc, PackFn pack,
-                const Epilogue &ep, float *packBuffer);
+void gemmWide(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda, float *C, i64 ldc,
+              PackFn pack, const Epilogue &ep, float *packBuffer);
+void gemmNarrow(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda, float *C,
+                i64 ldc, PackFn pack, const Epilogue &ep, float *packBuffer);
 constexpr int kWideMR = 12, kWideNV = 2, kNarrowMR = 6, kNarrowNV = 1;
 
-/// The shared driver for the tile <MR, NV> (wide or narrow).
+/// C = epilogue(A * B) on the shared driver for the tile <MR, NV> (wide or narrow), its columns
+/// split over \p threads parts, each with its own packed block of B in \p scratch
+/// (scratch::gemmScratchFloats(K, N, threads) floats).
 template <int MR, int NV>
 EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc,
-                       PackFn pack, const Epilogue &ep, float *packBuffer) {
+                          PackFn pack, const Epilogue &ep, float *scratch, i64 threads) {
   static_assert((MR == kWideMR && NV == kWideNV) || (MR == kNarrowMR && NV == kNarrowNV),
                 "one of the two register tiles");
-  if constexpr (MR == kWideMR)
-    gemmWide(M, N, K, A, lda, C, ldc, pack, ep, packBuffer);
-  else
-    gemmNarrow(M, N, K, A, lda, C, ldc, pack, ep, packBuffer);
+  constexpr i64 NR = NV * EMBER_VW;
+  i64 parts = minI(parallel::partsFor(threads, 2 * M * N * K), (N + NR - 1) / NR);
+  parallel::forEachPart(parts, [&](i64 p) {
+    i64 begin, end;
+    parallel::partRange(N, parts, NR, p, begin, end);
+    if (begin >= end)
+      return;
+    float *packBuffer = scratch + p * scratch::gemmPackFloats(K, N);
+    if constexpr (MR == kWideMR)
+      gemmWide(M, begin, end, K, A, lda, C, ldc, pack, ep, packBuffer);
+    else
+      gemmNarrow(M, begin, end, K, A, lda, C, ldc, pack, ep, packBuffer);
+  });
 }
 
 /// Rows [0, R) of C = epilogue(A * B) with B row-major [K, N] (row stride ldb) read in place:
@@ -223,9 +237,10 @@ EMBER_INLINE void gemvRows(i64 N, i64 K, const float *A, i64 lda, const float *B
   }
 }
 
-/// C = epilogue(A * B) for M <= scratch::kGemvRows rows, B row-major and unpacked.
+/// C = epilogue(A * B) for M <= scratch::kGemvRows rows, B row-major and unpacked, its columns
+/// split over \p threads parts.
 EMBER_NOINLINE void gemv(i64 M, i64 N, i64 K, const float *A, i64 lda, const float *B, i64 ldb,
-                         float *C, i64 ldc, const Epilogue &ep);
+                         float *C, i64 ldc, const Epilogue &ep, i64 threads);
 
 /// The packer for a row-major B (row stride ldb): rows k0.. of columns n0.. into NR-wide panels.
 struct DensePacker {

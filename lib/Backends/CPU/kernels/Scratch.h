@@ -34,6 +34,11 @@ constexpr idx convPaddedFloats(idx channelsPerGroup, idx OH, idx OW, idx KH, idx
   return channelsPerGroup * (OH + (KH - 1) * DH) * (OW + (KW - 1) * DW) + kSlack;
 }
 
+/// Floats of scratch a GEMM split over \p threads parts needs: a packed block of B each.
+constexpr idx gemmScratchFloats(idx K, idx N, idx threads) {
+  return gemmPackFloats(K, N) * (threads < 1 ? 1 : threads);
+}
+
 /// A convolution that is a plain matrix product with its input: 1x1, stride 1, and no padding
 /// (the output plane is the input plane).
 constexpr bool convIsPointwise(idx H, idx W, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW,
@@ -56,16 +61,18 @@ constexpr idx depthwisePaddedWidth(idx OW, idx KW, idx SW, idx DW) {
   return (OW - 1) * SW + (KW - 1) * DW + 1 + 2 * kSlack;
 }
 
-/// Floats of scratch a 2-D convolution needs: for depthwise ones the padded plane (when they
-/// take that path), else the GEMM's packed panels, and for stride 1 (not pointwise) the padded
-/// copy of one group.
+/// Floats of scratch a 2-D convolution split over \p threads parts needs: for depthwise ones a
+/// padded plane per part (when they take that path), else the GEMM's packed panels per part,
+/// and for stride 1 (not pointwise) the padded copy of one group, shared.
 constexpr idx convScratchFloats(idx C, idx H, idx W, idx K, idx OH, idx OW, idx KH, idx KW,
-                                idx SH, idx SW, idx PH, idx PW, idx DH, idx DW, idx G) {
+                                idx SH, idx SW, idx PH, idx PW, idx DH, idx DW, idx G,
+                                idx threads) {
   if (C == G)
     return depthwiseIsPadded(KH, KW, SW)
-               ? depthwisePaddedHeight(OH, KH, SH, DH) * depthwisePaddedWidth(OW, KW, SW, DW)
+               ? depthwisePaddedHeight(OH, KH, SH, DH) * depthwisePaddedWidth(OW, KW, SW, DW) *
+                     (threads < 1 ? 1 : threads)
                : 0;
-  idx Cg = C / G, pack = gemmPackFloats(Cg * KH * KW, OH * OW);
+  idx Cg = C / G, pack = gemmScratchFloats(Cg * KH * KW, OH * OW, threads);
   if (convIsPointwise(H, W, OH, OW, KH, KW, SH, SW, PH, PW) || SH != 1 || SW != 1)
     return pack;
   return pack + convPaddedFloats(Cg, OH, OW, KH, KW, DH, DW);
