@@ -8,14 +8,9 @@
 #ifndef EMBER_CPU_KERNELS_CONVGENERIC_H
 #define EMBER_CPU_KERNELS_CONVGENERIC_H
 
+#include "Libm.h"
 #include "Types.h"
 
-extern "C" float expf(float);
-extern "C" double exp(double);
-extern "C" float tanhf(float);
-extern "C" double tanh(double);
-extern "C" float powf(float, float);
-extern "C" double pow(double, double);
 
 namespace nn {
 
@@ -64,14 +59,8 @@ template <typename T> EMBER_INLINE ComputeOf<T> narrow(Acc<T> v) {
     return Elem<T>::load(Elem<T>::store(ComputeOf<T>(v)));
 }
 
-EMBER_INLINE float mathExp(float x) { return expf(x); }
-EMBER_INLINE double mathExp(double x) { return exp(x); }
-EMBER_INLINE float mathTanh(float x) { return tanhf(x); }
-EMBER_INLINE double mathTanh(double x) { return tanh(x); }
 EMBER_INLINE float mathAbs(float x) { return __builtin_fabsf(x); }
 EMBER_INLINE double mathAbs(double x) { return __builtin_fabs(x); }
-EMBER_INLINE float mathPow(float x, float y) { return powf(x, y); }
-EMBER_INLINE double mathPow(double x, double y) { return pow(x, y); }
 
 /// min(max(x, lo), hi) with NaN staying NaN.
 template <typename C> EMBER_INLINE C clampNaN(C x, C lo, C hi) {
@@ -94,12 +83,12 @@ template <typename C> EMBER_INLINE C activate(C x, i64 kind, float a, float b) {
     return x < C(0) ? C(a) * x : x;
   case ActSigmoid: {
     if (x >= C(0))
-      return C(1) / (C(1) + mathExp(-x));
-    C e = mathExp(x);
+      return C(1) / (C(1) + m_exp(-x));
+    C e = m_exp(x);
     return e / (C(1) + e);
   }
   case ActTanh:
-    return mathTanh(x);
+    return m_tanh(x);
   case ActHardSigmoid:
     return clampNaN(C(a) * x + C(b), C(0), C(1));
   case ActHardSwish:

@@ -7,6 +7,7 @@
 // behaviour; transcendental functions use the vector approximations of KernelCommon.h (within
 // a few ulp, far inside the 1e-4 relative tolerance the tests hold every backend to).
 #include "KernelCommon.h"
+#include "Libm.h"
 
 namespace {
 
@@ -76,20 +77,6 @@ UNARY_KERNEL(gelu_tanh,
 #undef UNARY_KERNEL
 
 // libm functions: scalar loops (rare in the models the backend targets).
-extern "C" float logf(float);
-extern "C" float log1pf(float);
-extern "C" float sinf(float);
-extern "C" float cosf(float);
-extern "C" float tanf(float);
-extern "C" float asinf(float);
-extern "C" float acosf(float);
-extern "C" float atanf(float);
-extern "C" float sinhf(float);
-extern "C" float coshf(float);
-extern "C" float asinhf(float);
-extern "C" float acoshf(float);
-extern "C" float atanhf(float);
-extern "C" float expf(float);
 
 #define LIBM_KERNEL(NAME, EXPR)                                                                    \
   EMBER_KERNEL void ember_##NAME##_f32(float *out, const float *in, i64 n, float pa, float pb) { \

@@ -1,6 +1,6 @@
 // Shared by the type-generic element-wise kernel files (ElementwiseArith.cpp,
-// ElementwiseLogic.cpp, ElementwiseUnary.cpp): plain loops over the flat element index, the
-// kind lists they are instantiated for, and the libm functions they call.
+// ElementwiseLogic.cpp, ElementwiseUnary.cpp): plain loops over the flat element index and the
+// kind lists they are instantiated for.
 //
 // Operands of an element-wise instruction have the result's dims (the importer inserts
 // Broadcasts), so every kernel is one contiguous loop; reading element i before writing element
@@ -12,6 +12,7 @@
 #ifndef EMBER_CPU_KERNELS_ELEMENTWISEUTILS_H
 #define EMBER_CPU_KERNELS_ELEMENTWISEUTILS_H
 
+#include "Libm.h"
 #include "Types.h"
 
 // Every numeric kind but float32 (whose kernels are in Elementwise.cpp), and every float kind
@@ -19,72 +20,7 @@
 #define EW_FOR_OTHER_FLOAT_KINDS(X) X(f64, double) X(f16, f16) X(bf16, bf16)
 #define EW_FOR_NON_F32_NUMERIC_KINDS(X) EW_FOR_OTHER_FLOAT_KINDS(X) EMBER_FOR_INT_KINDS(X)
 
-extern "C" {
-float expf(float);
-double exp(double);
-float expm1f(float);
-double expm1(double);
-float logf(float);
-double log(double);
-float log1pf(float);
-double log1p(double);
-float sinf(float);
-double sin(double);
-float cosf(float);
-double cos(double);
-float tanf(float);
-double tan(double);
-float asinf(float);
-double asin(double);
-float acosf(float);
-double acos(double);
-float atanf(float);
-double atan(double);
-float sinhf(float);
-double sinh(double);
-float coshf(float);
-double cosh(double);
-float tanhf(float);
-double tanh(double);
-float asinhf(float);
-double asinh(double);
-float acoshf(float);
-double acosh(double);
-float atanhf(float);
-double atanh(double);
-float erff(float);
-double erf(double);
-float fmodf(float, float);
-double fmod(double, double);
-double pow(double, double);
-}
-
 namespace {
-
-/// The libm function for float or double, as the Interpreter's std:: overloads pick it.
-#define EW_LIBM(NAME)                                                                              \
-  EMBER_INLINE float m_##NAME(float x) { return NAME##f(x); }                                     \
-  EMBER_INLINE double m_##NAME(double x) { return NAME(x); }
-EW_LIBM(exp)
-EW_LIBM(expm1)
-EW_LIBM(log)
-EW_LIBM(log1p)
-EW_LIBM(sin)
-EW_LIBM(cos)
-EW_LIBM(tan)
-EW_LIBM(asin)
-EW_LIBM(acos)
-EW_LIBM(atan)
-EW_LIBM(sinh)
-EW_LIBM(cosh)
-EW_LIBM(tanh)
-EW_LIBM(asinh)
-EW_LIBM(acosh)
-EW_LIBM(atanh)
-EW_LIBM(erf)
-#undef EW_LIBM
-EMBER_INLINE float m_fmod(float a, float b) { return fmodf(a, b); }
-EMBER_INLINE double m_fmod(double a, double b) { return fmod(a, b); }
 
 /// out[i] = f(x[i]) through the compute types: In and Out are storage types.
 template <typename Out, typename In, typename F>

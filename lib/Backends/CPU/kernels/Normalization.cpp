@@ -2,10 +2,9 @@
 // codegen views each tensor as [outer, len, inner] around the axes the operation works along.
 // They run in float with vector partial sums; the other float kinds and the other
 // normalizations are in NormalizationGeneric.cpp, computed in double as the Interpreter does.
+#include "Libm.h"
 #include "KernelCommon.h"
 
-extern "C" float logf(float);
-extern "C" double sqrt(double);
 
 namespace {
 

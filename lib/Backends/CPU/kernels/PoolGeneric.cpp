@@ -173,7 +173,7 @@ EMBER_INLINE void sumPoolNd(T *out, const T *in, const i64 *params, i64 countPad
       } else {
         for (i64 j = w.lo[last]; j < w.hi[last]; ++j) {
           A v = A(ld(row, j * DW));
-          sum += mathPow(mathAbs(v), p);
+          sum += m_pow(mathAbs(v), p);
         }
       }
     });
@@ -182,7 +182,7 @@ EMBER_INLINE void sumPoolNd(T *out, const T *in, const i64 *params, i64 countPad
       i64 count = countPad ? w.padded : w.cells;
       result = count ? sum / A(count) : A(0);
     } else {
-      result = mathPow(sum, invP);
+      result = m_pow(sum, invP);
     }
     st(out, plane * outPlane + at, ComputeOf<T>(result));
   });

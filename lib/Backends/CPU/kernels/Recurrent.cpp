@@ -5,6 +5,7 @@
 // float32. Each batch row of each direction walks its own valid steps. Not speed-critical:
 // recurrent models are rare in what this backend targets. Layouts: Nodes/Quantized.def.
 #include "RecurrentLayout.h"
+#include "Libm.h"
 #include "Types.h"
 
 using namespace rnnlayout;
@@ -13,21 +14,9 @@ using namespace rnnlayout;
 // float16 results are rounded to half after many steps, where one float ulp can flip a half ulp.
 #pragma clang fp contract(off)
 
-extern "C" float tanhf(float);
-extern "C" float expf(float);
-extern "C" float log1pf(float);
-extern "C" double tanh(double);
-extern "C" double exp(double);
-extern "C" double log1p(double);
 
 namespace {
 
-EMBER_INLINE float mTanh(float x) { return tanhf(x); }
-EMBER_INLINE double mTanh(double x) { return tanh(x); }
-EMBER_INLINE float mExp(float x) { return expf(x); }
-EMBER_INLINE double mExp(double x) { return exp(x); }
-EMBER_INLINE float mLog1p(float x) { return log1pf(x); }
-EMBER_INLINE double mLog1p(double x) { return log1p(x); }
 EMBER_INLINE float mAbs(float x) { return __builtin_fabsf(x); }
 EMBER_INLINE double mAbs(double x) { return __builtin_fabs(x); }
 
@@ -36,21 +25,21 @@ EMBER_INLINE double mAbs(double x) { return __builtin_fabs(x); }
 template <typename C> EMBER_INLINE C activation(i64 kind, C a, C b, C x) {
   switch (kind) {
   case kRelu: return x > 0 ? x : C(0);
-  case kTanh: return mTanh(x);
-  case kSigmoid: return 1 / (1 + mExp(-x));
+  case kTanh: return m_tanh(x);
+  case kSigmoid: return 1 / (1 + m_exp(-x));
   case kAffine: return a * x + b;
   case kLeakyRelu: return x >= 0 ? x : a * x;
   case kThresholdedRelu: return x > a ? x : C(0);
-  case kScaledTanh: return a * mTanh(b * x);
+  case kScaledTanh: return a * m_tanh(b * x);
   case kHardSigmoid: {
     C v = a * x + b;
     C m = v < C(1) ? v : C(1);  // std::min(1, v)
     return C(0) < m ? m : C(0); // std::max(0, m)
   }
-  case kElu: return x >= 0 ? x : a * (mExp(x) - 1);
+  case kElu: return x >= 0 ? x : a * (m_exp(x) - 1);
   case kSoftsign: return x / (1 + mAbs(x));
   // log(1 + e^x) without overflowing e^x for large x.
-  case kSoftplus: return x > 0 ? x + mLog1p(mExp(-x)) : mLog1p(mExp(x));
+  case kSoftplus: return x > 0 ? x + m_log1p(m_exp(-x)) : m_log1p(m_exp(x));
   }
   return x;
 }

@@ -9,12 +9,9 @@
 #ifndef EMBER_CPU_KERNELS_REDUCECOMMON_H
 #define EMBER_CPU_KERNELS_REDUCECOMMON_H
 
+#include "Libm.h"
 #include "Types.h"
 
-extern "C" double exp(double);
-extern "C" double log(double);
-extern "C" double sqrt(double);
-extern "C" double pow(double, double);
 
 namespace {
 
