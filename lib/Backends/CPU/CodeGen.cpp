@@ -3,6 +3,7 @@
 
 #include "CPUTarget.h"
 #include "KernelLibrary.h"
+#include "kernels/Scratch.h"
 
 #include "ember/Support/Error.h"
 
@@ -116,6 +117,25 @@ Error Emitter::call(StringRef name, ArrayRef<Value *> args) {
   return emitCall(M_, library_, B_, name, args).takeError();
 }
 
+Error Emitter::startTeam() {
+  if (threads_ <= 1)
+    return Error::success();
+  auto *storage = B_.CreateAlloca(ArrayType::get(B_.getInt8Ty(), scratch::kTeamBytes), nullptr,
+                                  "team.storage");
+  storage->setAlignment(Align(64));
+  EMBER_ASSIGN_OR_RETURN(CallInst * t,
+                         emitCall(M_, library_, B_, "ember_team_start", {storage, i64(threads_)}));
+  team_ = t;
+  return Error::success();
+}
+
+Value *Emitter::team() { return team_ ? team_ : nullPtr(); }
+
+Error Emitter::stopTeam() {
+  return team_ ? emitCall(M_, library_, B_, "ember_team_stop", {team_}).takeError()
+               : Error::success();
+}
+
 Error Emitter::callChecked(StringRef name, ArrayRef<Value *> args, const Instruction &I,
                            const std::string &what) {
   EMBER_ASSIGN_OR_RETURN(CallInst * c, emitCall(M_, library_, B_, name, args));
@@ -126,6 +146,8 @@ Error Emitter::callChecked(StringRef name, ArrayRef<Value *> args, const Instruc
     failBlock_ = BasicBlock::Create(context(), "fail", F);
     IRBuilder<> fb(failBlock_);
     failCode_ = fb.CreatePHI(fb.getInt32Ty(), 2, "code");
+    if (team_)
+      EMBER_TRY(emitCall(M_, library_, fb, "ember_team_stop", {team_}).takeError());
     fb.CreateRet(failCode_);
   }
   BasicBlock *next = BasicBlock::Create(context(), "ok", F);
@@ -219,6 +241,7 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   B.SetInsertPoint(BasicBlock::Create(ctx, "entry", F));
 
   Emitter E(M, *library, B, regions, hasWideVectors(TM), threads, G.runtimeErrors, IR);
+  EMBER_TRY(E.startTeam());
   // Profiling: hook(ctx, k) before the k-th computing instruction, hook(ctx, -1) at the end.
   auto mark = [&](int32_t slot) {
     if (!profile)
@@ -259,6 +282,7 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
     EMBER_TRY(entry->emit(E, *I));
   }
   mark(-1);
+  EMBER_TRY(E.stopTeam());
   B.CreateRet(B.getInt32(0));
   EMBER_TRY(linkKernels(M, std::move(library), TM));
 

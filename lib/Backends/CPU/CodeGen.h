@@ -35,6 +35,7 @@ class Emitter {
   llvm::Value *regions_[3];
   bool wide_;
   int64_t threads_;
+  llvm::Value *team_ = nullptr;
   std::vector<std::string> &runtimeErrors_;
   llvm::BasicBlock *failBlock_ = nullptr;
   llvm::PHINode *failCode_ = nullptr;
@@ -52,6 +53,13 @@ public:
 
   /// Threads the heavy kernels split their work over (BackendOptions::threads).
   int64_t threads() const { return threads_; }
+  /// With threads above 1: starts the entry function's team of threads (kernels/Parallel.h);
+  /// every return of the function then stops it. Called once, at the top of the entry.
+  llvm::Error startTeam();
+  /// The team the parallel kernels take (a null pointer with one thread).
+  llvm::Value *team();
+  /// Stops the team (if any) before the entry function returns.
+  llvm::Error stopTeam();
 
   /// Whether anything reads \p v's storage: a model output, or an input of some instruction.
   /// A kernel may skip computing a result nobody reads (MaxPool's indices).

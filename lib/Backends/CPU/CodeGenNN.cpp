@@ -134,7 +134,7 @@ Error emitConv(Emitter &E, const Instruction &I) {
   return E.call(E.tiled("ember_conv2d_f32"),
                 {E.out(I), E.in(I, ops::Conv::Input), E.in(I, ops::Conv::Filter),
                  E.in(I, ops::Conv::Bias), E.constArray(params, "conv"), E.i64(act.kind),
-                 E.f32(act.a), E.f32(act.b), E.scratch(I), E.i64(E.threads())});
+                 E.f32(act.a), E.f32(act.b), E.scratch(I), E.team()});
 }
 
 /// Whether a product runs on the float32 GEMM (Gemm.cpp), which needs scratch for its packing.
@@ -192,7 +192,7 @@ Error emitMatMul(Emitter &E, const Instruction &I) {
   if (!fastProduct(I))
     return E.call(kernelFor("ember_matmul_generic", I.getOutput()->getType().kind), args);
   args.push_back(E.scratch(I));
-  args.push_back(E.i64(E.threads()));
+  args.push_back(E.team());
   return E.call(E.tiled("ember_matmul_f32"), args);
 }
 
@@ -208,7 +208,7 @@ Error emitFullyConnected(Emitter &E, const Instruction &I) {
   if (!fastProduct(I))
     return E.call(kernelFor("ember_fc_generic", I.getOutput()->getType().kind), args);
   args.push_back(E.scratch(I));
-  args.push_back(E.i64(E.threads()));
+  args.push_back(E.team());
   return E.call(E.tiled("ember_fc_f32"), args);
 }
 

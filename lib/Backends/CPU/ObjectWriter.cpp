@@ -29,7 +29,7 @@ namespace {
 /// library's (-lm), and with -threads > 1 pthreads'. Anything else would be a symbol a bundle
 /// cannot resolve.
 const char *const kLibcFunctions[] = {"memcpy", "memmove", "memset"};
-const char *const kPthreadFunctions[] = {"pthread_create", "pthread_join"};
+const char *const kPthreadFunctions[] = {"pthread_create", "pthread_join", "sched_yield"};
 const char *const kLibmFunctions[] = {
     "expf",  "exp",    "expm1f", "expm1", "logf",   "log",    "log1pf", "log1p", "sinf",
     "sin",   "cosf",   "cos",    "tanf",  "tan",    "asinf",  "asin",   "acosf", "acos",

@@ -157,10 +157,12 @@ EMBER_INLINE void padImage(float *padded, const float *image, i64 Cg, const Conv
 /// input of one group, which every thread reads.
 template <int MR, int NV>
 EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, const float *bias,
-                           const ConvShape &s, Activation act, float *scratchMem, i64 threads) {
+                           const ConvShape &s, Activation act, float *scratchMem,
+                           parallel::Team *team) {
   i64 Cg = s.C / s.G, Kg = s.K / s.G, kDepth = Cg * s.KH * s.KW, outPlane = s.OH * s.OW;
   float *packBuffer = scratchMem;
-  float *padded = scratchMem + scratch::gemmScratchFloats(kDepth, outPlane, threads);
+  float *padded =
+      scratchMem + scratch::gemmScratchFloats(kDepth, outPlane, team ? team->size : 1);
   // The padded input a stride-1 convolution reads: every output row plus the kernel's reach.
   i64 Hp = s.OH + (s.KH - 1) * s.DH, Wp = s.OW + (s.KW - 1) * s.DW;
   for (i64 b = 0; b < s.N; ++b)
@@ -172,14 +174,14 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
       // A 1x1 convolution with stride 1 and no padding multiplies by the input itself.
       if (scratch::convIsPointwise(s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.PH, s.PW))
         runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
-                        packFn(DensePacker{image, outPlane}), ep, packBuffer, threads);
+                        packFn(DensePacker{image, outPlane}), ep, packBuffer, team);
       else if (s.SH == 1 && s.SW == 1) {
         padImage(padded, image, Cg, s, Hp, Wp);
         runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
-                        packFn(PaddedPacker{padded, s, Hp, Wp}), ep, packBuffer, threads);
+                        packFn(PaddedPacker{padded, s, Hp, Wp}), ep, packBuffer, team);
       } else
         runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
-                        packFn(Im2colPacker{image, s}), ep, packBuffer, threads);
+                        packFn(Im2colPacker{image, s}), ep, packBuffer, team);
     }
 }
 
@@ -265,16 +267,17 @@ EMBER_INLINE void depthwiseChannels(float *out, const float *in, const float *fi
 /// a horizontal stride of 1 or 2: each input plane is copied once, zero-padded, into scratch, so
 /// every tap of every output vector is one unaligned load (stride 1) or two loads whose even
 /// lanes are kept (stride 2), with no bounds to check; the taps' weights stay in registers.
-/// The channels are split over \p threads parts, each with its own padded plane in scratch.
+/// The channels are split over \p team (null: one thread), each part with its own padded plane
+/// in scratch.
 EMBER_INLINE void convDepthwisePadded(float *out, const float *in, const float *filter,
                                       const float *bias, const ConvShape &s, Activation act,
-                                      float *scratchMem, i64 threads) {
+                                      float *scratchMem, parallel::Team *team) {
   static_assert(EMBER_VW == 16, "the stride-2 shuffle keeps the even lanes of two vectors");
   i64 Hp = scratch::depthwisePaddedHeight(s.OH, s.KH, s.SH, s.DH);
   i64 Wp = scratch::depthwisePaddedWidth(s.OW, s.KW, s.SW, s.DW);
-  i64 parts = minI(parallel::partsFor(threads, 2 * s.N * s.K * s.OH * s.OW * s.KH * s.KW),
+  i64 parts = minI(parallel::partsFor(team, 2 * s.N * s.K * s.OH * s.OW * s.KH * s.KW),
                    s.N * s.C);
-  parallel::forEachPart(parts, [&](i64 part) {
+  parallel::forEachPart(team, parts, [&](i64 part) {
     i64 begin, end;
     parallel::partRange(s.N * s.C, parts, 1, part, begin, end);
     depthwiseChannels(out, in, filter, bias, s, act, scratchMem + part * Hp * Wp, Hp, Wp, begin,
@@ -332,15 +335,15 @@ EMBER_INLINE void convDepthwise(float *out, const float *in, const float *filter
 #define CONV_ENTRY(SUFFIX, MR, NV)                                                                 \
   EMBER_KERNEL EMBER_NOINLINE void ember_conv2d_f32_##SUFFIX(                                     \
       float *out, const float *in, const float *filter, const float *bias, const i64 *params,     \
-      i64 act, float actA, float actB, float *scratchMem, i64 threads) {                           \
+      i64 act, float actA, float actB, float *scratchMem, parallel::Team *team) {                  \
     ConvShape s = readShape(params);                                                               \
     Activation a{act, actA, actB};                                                                 \
     if (s.C == s.G && scratch::depthwiseIsPadded(s.KH, s.KW, s.SW))                                \
-      convDepthwisePadded(out, in, filter, bias, s, a, scratchMem, threads);                       \
+      convDepthwisePadded(out, in, filter, bias, s, a, scratchMem, team);                          \
     else if (s.C == s.G)                                                                           \
       convDepthwise(out, in, filter, bias, s, a);                                                  \
     else                                                                                           \
-      convGemm<MR, NV>(out, in, filter, bias, s, a, scratchMem, threads);                          \
+      convGemm<MR, NV>(out, in, filter, bias, s, a, scratchMem, team);                             \
   }
 
 CONV_ENTRY(w, kWideMR, kWideNV)

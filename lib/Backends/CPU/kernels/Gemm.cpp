@@ -17,12 +17,12 @@ EMBER_NOINLINE void gemmNarrow(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *
   gemmBlocked<kNarrowMR, kNarrowNV>(M, nBegin, nEnd, K, A, lda, C, ldc, pack, ep, packBuffer);
 }
 EMBER_NOINLINE void gemv(i64 M, i64 N, i64 K, const float *A, i64 lda, const float *B, i64 ldb,
-                         float *C, i64 ldc, const Epilogue &ep, i64 threads) {
+                         float *C, i64 ldc, const Epilogue &ep, parallel::Team *team) {
   static_assert(scratch::kGemvRows == 4, "one case per row count");
   // Whole blocks of four vectors per part, so no part but the last has a ragged end.
-  i64 parts =
-      minI(parallel::partsFor(threads, 2 * M * N * K), (N + 4 * EMBER_VW - 1) / (4 * EMBER_VW));
-  parallel::forEachPart(parts, [&](i64 p) {
+  i64 parts = maxI(1, minI(parallel::partsFor(team, 2 * M * N * K),
+                           (N + 4 * EMBER_VW - 1) / (4 * EMBER_VW)));
+  parallel::forEachPart(team, parts, [&](i64 p) {
     i64 begin, end;
     parallel::partRange(N, parts, 4 * EMBER_VW, p, begin, end);
     if (begin >= end)
@@ -50,14 +50,14 @@ namespace {
 template <int MR, int NV>
 EMBER_INLINE void matmul(float *C, const float *A, const float *B, i64 M, i64 N, i64 K,
                          i64 batches, const i64 *aOffsets, const i64 *bOffsets, Activation act,
-                         float *scratch, i64 threads) {
+                         float *scratch, parallel::Team *team) {
   Epilogue ep{nullptr, 0, act};
   for (i64 b = 0; b < batches; ++b) {
     if (M <= scratch::kGemvRows)
-      gemv(M, N, K, A + aOffsets[b], K, B + bOffsets[b], N, C + b * M * N, N, ep, threads);
+      gemv(M, N, K, A + aOffsets[b], K, B + bOffsets[b], N, C + b * M * N, N, ep, team);
     else
       runGemm<MR, NV>(M, N, K, A + aOffsets[b], K, C + b * M * N, N,
-                      packFn(DensePacker{B + bOffsets[b], N}), ep, scratch, threads);
+                      packFn(DensePacker{B + bOffsets[b], N}), ep, scratch, team);
   }
 }
 
@@ -65,11 +65,11 @@ EMBER_INLINE void matmul(float *C, const float *A, const float *B, i64 M, i64 N,
 template <int MR, int NV>
 EMBER_INLINE void fullyConnected(float *C, const float *X, const float *W, const float *bias,
                                  i64 M, i64 N, i64 K, Activation act, float *scratch,
-                                 i64 threads) {
+                                 parallel::Team *team) {
   Epilogue ep{bias, 1, act};
   if (M <= scratch::kGemvRows)
-    return gemv(M, N, K, X, K, W, N, C, N, ep, threads);
-  runGemm<MR, NV>(M, N, K, X, K, C, N, packFn(DensePacker{W, N}), ep, scratch, threads);
+    return gemv(M, N, K, X, K, W, N, C, N, ep, team);
+  runGemm<MR, NV>(M, N, K, X, K, C, N, packFn(DensePacker{W, N}), ep, scratch, team);
 }
 
 } // namespace
@@ -78,16 +78,16 @@ EMBER_INLINE void fullyConnected(float *C, const float *X, const float *W, const
   EMBER_KERNEL EMBER_NOINLINE void ember_matmul_f32_##SUFFIX(                                     \
       float *C, const float *A, const float *B, i64 M, i64 N, i64 K, i64 batches,                 \
       const i64 *aOffsets, const i64 *bOffsets, i64 act, float actA, float actB, float *scratch,  \
-      i64 threads) {                                                                               \
+      parallel::Team *team) {                                                                      \
     matmul<MR, NV>(C, A, B, M, N, K, batches, aOffsets, bOffsets, Activation{act, actA, actB},    \
-                   scratch, threads);                                                              \
+                   scratch, team);                                                                 \
   }                                                                                                \
   EMBER_KERNEL EMBER_NOINLINE void ember_fc_f32_##SUFFIX(float *C, const float *X, const float *W, \
                                                          const float *bias, i64 M, i64 N, i64 K,  \
                                                          i64 act, float actA, float actB,         \
-                                                         float *scratch, i64 threads) {           \
-    fullyConnected<MR, NV>(C, X, W, bias, M, N, K, Activation{act, actA, actB}, scratch,          \
-                           threads);                                                               \
+                                                         float *scratch,                          \
+                                                         parallel::Team *team) {                  \
+    fullyConnected<MR, NV>(C, X, W, bias, M, N, K, Activation{act, actA, actB}, scratch, team);   \
   }
 
 GEMM_ENTRIES(w, kWideMR, kWideNV)

@@ -153,16 +153,17 @@ void gemmNarrow(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda, flo
 constexpr int kWideMR = 12, kWideNV = 2, kNarrowMR = 6, kNarrowNV = 1;
 
 /// C = epilogue(A * B) on the shared driver for the tile <MR, NV> (wide or narrow), its columns
-/// split over \p threads parts, each with its own packed block of B in \p scratch
-/// (scratch::gemmScratchFloats(K, N, threads) floats).
+/// split over \p team (null: one thread), each part with its own packed block of B in
+/// \p scratch (scratch::gemmScratchFloats(K, N, threads) floats).
 template <int MR, int NV>
 EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc,
-                          PackFn pack, const Epilogue &ep, float *scratch, i64 threads) {
+                          PackFn pack, const Epilogue &ep, float *scratch,
+                          parallel::Team *team) {
   static_assert((MR == kWideMR && NV == kWideNV) || (MR == kNarrowMR && NV == kNarrowNV),
                 "one of the two register tiles");
   constexpr i64 NR = NV * EMBER_VW;
-  i64 parts = minI(parallel::partsFor(threads, 2 * M * N * K), (N + NR - 1) / NR);
-  parallel::forEachPart(parts, [&](i64 p) {
+  i64 parts = maxI(1, minI(parallel::partsFor(team, 2 * M * N * K), (N + NR - 1) / NR));
+  parallel::forEachPart(team, parts, [&](i64 p) {
     i64 begin, end;
     parallel::partRange(N, parts, NR, p, begin, end);
     if (begin >= end)
@@ -238,9 +239,9 @@ EMBER_INLINE void gemvRows(i64 N, i64 K, const float *A, i64 lda, const float *B
 }
 
 /// C = epilogue(A * B) for M <= scratch::kGemvRows rows, B row-major and unpacked, its columns
-/// split over \p threads parts.
+/// split over \p team (null: one thread).
 EMBER_NOINLINE void gemv(i64 M, i64 N, i64 K, const float *A, i64 lda, const float *B, i64 ldb,
-                         float *C, i64 ldc, const Epilogue &ep, i64 threads);
+                         float *C, i64 ldc, const Epilogue &ep, parallel::Team *team);
 
 /// The packer for a row-major B (row stride ldb): rows k0.. of columns n0.. into NR-wide panels.
 struct DensePacker {

@@ -17,6 +17,11 @@ constexpr idx kSlack = 16;   ///< floats a packer may write past the last panel
 
 constexpr idx minOf(idx a, idx b) { return a < b ? a : b; }
 
+/// The most threads a model is compiled for (-threads), and the bytes of the entry function's
+/// stack that hold their team (Parallel.h).
+constexpr idx kMaxThreads = 64;
+constexpr idx kTeamBytes = 2048;
+
 /// A product with at most this many rows of A reads B in place, row by row, for all of them
 /// at once (Gemm.h: gemv): it is bound by reading B, and packing B would only add a copy.
 constexpr idx kGemvRows = 4;
