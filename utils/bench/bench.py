@@ -246,7 +246,8 @@ def main():
         "",
         "ember / onnxruntime: below 1, ember is faster. With 2 threads, ember's bundle is "
         "compiled with `-threads=2` (docs/cpu-backend.md: convolutions and matrix products split "
-        "over threads created per call; small kernels stay on one).",
+        "over a team of threads each call starts; a model with no kernel worth splitting stays "
+        "on one).",
         "",
         "## Compile time and memory",
         "",

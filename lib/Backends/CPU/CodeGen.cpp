@@ -12,6 +12,8 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace llvm;
 
 namespace ember {
@@ -240,6 +242,13 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   F->addFnAttr(Attribute::NoUnwind);
   B.SetInsertPoint(BasicBlock::Create(ctx, "entry", F));
 
+  // A team is worth its threads' start only if some kernel will split (kernels/Parallel.h:
+  // 1 MFLOP a part); a small model runs faster on one thread than it starts a second.
+  int64_t largest = 0;
+  for (const auto &I : IR.getInstrs())
+    largest = std::max(largest, splittableFlops(*I));
+  if (largest < 2 * scratch::kMinFlopsPerPart)
+    threads = 1;
   Emitter E(M, *library, B, regions, hasWideVectors(TM), threads, G.runtimeErrors, IR);
   EMBER_TRY(E.startTeam());
   // Profiling: hook(ctx, k) before the k-th computing instruction, hook(ctx, -1) at the end.

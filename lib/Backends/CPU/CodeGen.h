@@ -148,6 +148,10 @@ void addReduceKernels(KernelTable &t);
 void addQuantizedKernels(KernelTable &t);
 void addRecurrentKernels(KernelTable &t);
 
+/// The floating-point operations of \p I if its kernel can split them over threads (the float32
+/// convolutions and matrix products, CodeGenNN.cpp), else 0.
+int64_t splittableFlops(const Instruction &I);
+
 /// Whether the CPU backend runs \p n.
 bool isSupportedOnCPU(const Node &n);
 /// Bytes of scratch the CPU kernel for \p I needs on \p threads threads.

@@ -214,6 +214,28 @@ Error emitFullyConnected(Emitter &E, const Instruction &I) {
 
 } // namespace
 
+int64_t splittableFlops(const Instruction &I) {
+  if (I.getNumOutputs() == 0 || I.getOutput()->getType().kind != ElemKind::Float32)
+    return 0;
+  int64_t out = numElements(I.getOutput());
+  switch (I.getKind()) {
+  case InstrKind::Conv:
+  case InstrKind::FusedConv: {
+    if (!fastConv(I))
+      return 0;
+    const DimsVec &f = I.getInput(ops::Conv::Filter)->getType().dims;
+    return 2 * out * dimsProduct(f, 1, f.size());
+  }
+  case InstrKind::MatMul:
+  case InstrKind::FusedMatMul:
+    return 2 * out * int64_t(I.getInput(ops::MatMul::LHS)->getType().dims.back());
+  case InstrKind::FullyConnected:
+    return 2 * out * int64_t(I.getInput(ops::FullyConnected::Weights)->getType().dims[0]);
+  default:
+    return 0;
+  }
+}
+
 void addNNKernels(KernelTable &t) {
   t.add(NodeKind::Conv, supportsConv, emitConv, convScratch);
   t.add(NodeKind::FusedConv, supportsConv, emitConv, convScratch);

@@ -101,13 +101,12 @@ template <typename F> EMBER_INLINE void forEachPart(Team *team, i64 parts, const
   waitUntil([&] { return load(&team->pending) == 0; });
 }
 
-/// How many parts are worth splitting \p flops of work into on \p team: a part must be worth
-/// far more than waking a worker and waiting for it (a few microseconds).
+/// How many parts are worth splitting \p flops of work into on \p team
+/// (scratch::kMinFlopsPerPart each).
 EMBER_INLINE i64 partsFor(const Team *team, i64 flops) {
-  constexpr i64 kMinFlopsPerPart = i64(1) << 20;
   if (!team)
     return 1;
-  return maxI(1, minI(team->size, flops / kMinFlopsPerPart));
+  return maxI(1, minI(team->size, flops / scratch::kMinFlopsPerPart));
 }
 
 /// [begin, end) of part p of n items split in `parts` ranges of whole `unit`s, as even as units

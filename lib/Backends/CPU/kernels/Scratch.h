@@ -21,6 +21,9 @@ constexpr idx minOf(idx a, idx b) { return a < b ? a : b; }
 /// stack that hold their team (Parallel.h).
 constexpr idx kMaxThreads = 64;
 constexpr idx kTeamBytes = 2048;
+/// The least work a kernel gives each thread it splits over: far more than waking a worker and
+/// waiting for it (a few microseconds).
+constexpr idx kMinFlopsPerPart = idx(1) << 20;
 
 /// A product with at most this many rows of A reads B in place, row by row, for all of them
 /// at once (Gemm.h: gemv): it is bound by reading B, and packing B would only add a copy.
