@@ -8,7 +8,6 @@
 #include "ember/Base/Tensor.h"
 
 #include <cstdint>
-#include <cstring>
 
 namespace ember {
 

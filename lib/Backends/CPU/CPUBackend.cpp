@@ -9,11 +9,7 @@
 #include "ember/Backends/Backend.h"
 #include "ember/Support/Error.h"
 
-#include "llvm/ADT/SmallString.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/Support/raw_ostream.h"
-#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <chrono>
 
@@ -23,20 +19,6 @@ namespace ember {
 namespace cpu {
 
 namespace {
-
-class PhaseClock {
-  PhaseTimes *out_;
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-
-public:
-  explicit PhaseClock(PhaseTimes *out) : out_(out) {}
-  void lap(const char *phase) {
-    auto now = std::chrono::steady_clock::now();
-    if (out_)
-      out_->push_back({phase, std::chrono::duration<double, std::milli>(now - last_).count()});
-    last_ = now;
-  }
-};
 
 /// Per-instruction time, gathered through the hook codegen emits with -profile: the clock runs
 /// from one hook call to the next, so each computing instruction is charged its own span.
@@ -82,18 +64,6 @@ public:
   }
 };
 
-/// The target's assembly for \p M (a copy: emitting runs codegen passes over the module).
-Expected<std::string> assemblyOf(const llvm::Module &M, TargetMachine &TM) {
-  std::unique_ptr<llvm::Module> copy = CloneModule(M);
-  SmallString<0> text;
-  raw_svector_ostream os(text);
-  legacy::PassManager PM;
-  if (TM.addPassesToEmitFile(PM, os, nullptr, CodeGenFileType::AssemblyFile))
-    return makeError("the target cannot emit assembly");
-  PM.run(*copy);
-  return std::string(text.str());
-}
-
 class CPUBackend final : public Backend {
   CPUTargetOptions target_;
   BackendOptions opts_;
@@ -136,12 +106,7 @@ public:
     clock.lap("LLVM IR generation");
     optimizeModule(*G.module, *TM);
     clock.lap("LLVM O3");
-    if (opts_.dumpLLVMIR)
-      G.module->print(outs(), nullptr);
-    if (opts_.dumpLLVMAsm) {
-      EMBER_ASSIGN_OR_RETURN(std::string text, assemblyOf(*G.module, *TM));
-      outs() << text;
-    }
+    EMBER_TRY(dumpModule(*G.module, *TM, opts_));
     EMBER_ASSIGN_OR_RETURN(std::unique_ptr<JITCode> code,
                            jitCompile(std::move(G.module), std::move(ctx), opts, entryName));
     clock.lap("machine code");

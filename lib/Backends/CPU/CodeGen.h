@@ -11,6 +11,7 @@
 #ifndef EMBER_LIB_BACKENDS_CPU_CODEGEN_H
 #define EMBER_LIB_BACKENDS_CPU_CODEGEN_H
 
+#include "ember/Backends/Backend.h"
 #include "ember/IR/IR.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -20,6 +21,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -189,6 +191,26 @@ llvm::Expected<GeneratedModule> generateModule(const IRFunction &IR, llvm::LLVMC
 
 /// Runs the O3 pipeline for \p TM on \p M.
 void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);
+
+/// Prints what -dump-llvm-ir and -dump-llvm-asm ask for of the optimized \p M to stdout (the
+/// assembly from a copy: emitting runs codegen passes over the module).
+llvm::Error dumpModule(const llvm::Module &M, llvm::TargetMachine &TM,
+                       const BackendOptions &opts);
+
+/// Appends the time since the last lap (or its construction) to a phase list, if one is given.
+class PhaseClock {
+  PhaseTimes *out_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+
+public:
+  explicit PhaseClock(PhaseTimes *out) : out_(out) {}
+  void lap(const char *phase) {
+    auto now = std::chrono::steady_clock::now();
+    if (out_)
+      out_->push_back({phase, std::chrono::duration<double, std::milli>(now - last_).count()});
+    last_ = now;
+  }
+};
 
 } // namespace cpu
 } // namespace ember

@@ -7,16 +7,13 @@
 
 #include "ember/Support/Error.h"
 
-#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Transforms/Utils/Cloning.h"
 
-#include <chrono>
 
 using namespace llvm;
 
@@ -88,12 +85,7 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
                                  PhaseTimes *phases) {
   if (backend.profile)
     return makeError("-profile times a model in this process; a bundle cannot be profiled");
-  auto lap = [&, last = std::chrono::steady_clock::now()](const char *phase) mutable {
-    auto now = std::chrono::steady_clock::now();
-    if (phases)
-      phases->push_back({phase, std::chrono::duration<double, std::milli>(now - last).count()});
-    last = now;
-  };
+  PhaseClock clock(phases);
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, createTargetMachine(target));
   LLVMContext ctx;
   EMBER_ASSIGN_OR_RETURN(GeneratedModule G,
@@ -104,9 +96,9 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
       return makeError("the config name '" + opts.configName + "' clashes with a symbol");
     addConfig(M, IR, opts);
   }
-  lap("LLVM IR generation");
+  clock.lap("LLVM IR generation");
   optimizeModule(M, *TM);
-  lap("LLVM O3");
+  clock.lap("LLVM O3");
 
   // What the object may need from outside: libc's memory functions and libm, nothing else;
   // and no writable data (a bundle keeps no state between calls).
@@ -134,15 +126,7 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
       return makeError("the generated code has writable global '" + g.getName() +
                        "': a bundle must keep no state");
 
-  if (backend.dumpLLVMIR)
-    M.print(outs(), nullptr);
-  if (backend.dumpLLVMAsm) {
-    std::unique_ptr<llvm::Module> copy = CloneModule(M);
-    legacy::PassManager PM;
-    if (TM->addPassesToEmitFile(PM, outs(), nullptr, CodeGenFileType::AssemblyFile))
-      return makeError("the target cannot emit assembly");
-    PM.run(*copy);
-  }
+  EMBER_TRY(dumpModule(M, *TM, backend));
   std::error_code ec;
   raw_fd_ostream os(opts.path, ec, sys::fs::OF_None);
   if (ec)
@@ -154,7 +138,7 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
   os.close();
   if (os.has_error())
     return makeError("cannot write '" + opts.path + "': " + os.error().message());
-  lap("object file");
+  clock.lap("object file");
   return info;
 }
 

@@ -1,10 +1,16 @@
-// The O3 pipeline for the target CPU over a generated module (CodeGen.h).
+// The O3 pipeline for the target CPU over a generated module, and the dumps of its result
+// (CodeGen.h).
 #include "CodeGen.h"
 
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
+#include "ember/Support/Error.h"
+
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 using namespace llvm;
 
@@ -27,6 +33,20 @@ void optimizeModule(llvm::Module &M, TargetMachine &TM) {
   PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
   ModulePassManager MPM = PB.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
   MPM.run(M, MAM);
+}
+
+Error dumpModule(const llvm::Module &M, TargetMachine &TM, const BackendOptions &opts) {
+  if (opts.dumpLLVMIR)
+    M.print(outs(), nullptr);
+  if (opts.dumpLLVMAsm) {
+    std::unique_ptr<llvm::Module> copy = CloneModule(M);
+    legacy::PassManager PM;
+    if (TM.addPassesToEmitFile(PM, outs(), nullptr, CodeGenFileType::AssemblyFile))
+      return makeError("the target cannot emit assembly");
+    PM.run(*copy);
+    outs().flush();
+  }
+  return Error::success();
 }
 
 } // namespace cpu
