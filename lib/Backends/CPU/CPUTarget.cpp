@@ -124,11 +124,5 @@ Expected<std::unique_ptr<TargetMachine>> createTargetMachine(const CPUTargetOpti
   return std::move(TM);
 }
 
-bool hasWideVectors(const TargetMachine &TM) {
-  // The subtarget knows what the CPU name implies as well as the explicit features.
-  return TM.getTargetTriple().getArch() == Triple::x86_64 &&
-         TM.getMCSubtargetInfo()->checkFeatures("+avx512f");
-}
-
 } // namespace cpu
 } // namespace ember

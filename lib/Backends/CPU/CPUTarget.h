@@ -40,10 +40,6 @@ struct CPUTargetOptions {
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const CPUTargetOptions &opts);
 
-/// Whether \p TM's features give 32 vector registers of 16 floats (AVX-512): the GEMM and conv
-/// kernels then use their wide register tile.
-bool hasWideVectors(const llvm::TargetMachine &TM);
-
 } // namespace cpu
 } // namespace ember
 

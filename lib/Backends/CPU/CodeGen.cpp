@@ -3,6 +3,7 @@
 
 #include "CPUTarget.h"
 #include "KernelLibrary.h"
+#include "KernelVariants.h"
 #include "kernels/Scratch.h"
 
 #include "ember/Support/Error.h"
@@ -24,9 +25,9 @@ Error instrError(const Instruction &I, const Twine &why) {
 }
 
 Emitter::Emitter(llvm::Module &M, const llvm::Module &library, IRBuilder<> &B,
-                 ArrayRef<Value *> regions, bool wide, int64_t threads,
+                 ArrayRef<Value *> regions, StringRef variant, int64_t threads,
                  std::vector<std::string> &runtimeErrors, const IRFunction &IR)
-    : M_(M), library_(library), B_(B), wide_(wide), threads_(threads),
+    : M_(M), library_(library), B_(B), variant_(variant), threads_(threads),
       runtimeErrors_(runtimeErrors) {
   for (unsigned i = 0; i < 3; ++i)
     regions_[i] = regions[i];
@@ -249,7 +250,8 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
     largest = std::max(largest, splittableFlops(*I));
   if (largest < 2 * scratch::kMinFlopsPerPart)
     threads = 1;
-  Emitter E(M, *library, B, regions, hasWideVectors(TM), threads, G.runtimeErrors, IR);
+  EMBER_ASSIGN_OR_RETURN(const KernelVariant *variant, selectKernelVariant(TM));
+  Emitter E(M, *library, B, regions, variant->name, threads, G.runtimeErrors, IR);
   EMBER_TRY(E.startTeam());
   // Profiling: hook(ctx, k) before the k-th computing instruction, hook(ctx, -1) at the end.
   auto mark = [&](int32_t slot) {

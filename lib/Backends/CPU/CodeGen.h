@@ -35,7 +35,7 @@ class Emitter {
   const llvm::Module &library_; ///< lazily read: declarations give the kernels' types
   llvm::IRBuilder<> &B_;
   llvm::Value *regions_[3];
-  bool wide_;
+  llvm::StringRef variant_; ///< the kernels/Variants.def row this target runs
   int64_t threads_;
   llvm::Value *team_ = nullptr;
   std::vector<std::string> &runtimeErrors_;
@@ -50,7 +50,7 @@ class Emitter {
 
 public:
   Emitter(llvm::Module &M, const llvm::Module &library, llvm::IRBuilder<> &B,
-          llvm::ArrayRef<llvm::Value *> regions, bool wide, int64_t threads,
+          llvm::ArrayRef<llvm::Value *> regions, llvm::StringRef variant, int64_t threads,
           std::vector<std::string> &runtimeErrors, const IRFunction &IR);
 
   /// Threads the heavy kernels split their work over (BackendOptions::threads).
@@ -105,8 +105,8 @@ public:
   /// whose message is \p what, with the instruction named.
   llvm::Error callChecked(llvm::StringRef name, llvm::ArrayRef<llvm::Value *> args,
                           const Instruction &I, const std::string &what);
-  /// \p base with the suffix of the register tile this target uses (`_w` wide, `_n` narrow).
-  std::string tiled(llvm::StringRef base) const { return (base + (wide_ ? "_w" : "_n")).str(); }
+  /// The entry \p base of the kernels/Variants.def row this target runs (`<base>_<row>`).
+  std::string variant(llvm::StringRef base) const { return (base + "_" + variant_).str(); }
 
   /// The block the entry function returns an error code from (created on first use).
   llvm::BasicBlock *failBlock() const { return failBlock_; }

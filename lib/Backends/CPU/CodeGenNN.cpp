@@ -131,7 +131,7 @@ Error emitConv(Emitter &E, const Instruction &I) {
                    E.in(I, ops::Conv::Bias), E.constArray(convNdParams(I), "conv"), E.i64(act.kind),
                    E.f32(act.a), E.f32(act.b)});
   auto params = convParams(I);
-  return E.call(E.tiled("ember_conv2d_f32"),
+  return E.call(E.variant("ember_conv2d_f32"),
                 {E.out(I), E.in(I, ops::Conv::Input), E.in(I, ops::Conv::Filter),
                  E.in(I, ops::Conv::Bias), E.constArray(params, "conv"), E.i64(act.kind),
                  E.f32(act.a), E.f32(act.b), E.scratch(I), E.team()});
@@ -193,7 +193,7 @@ Error emitMatMul(Emitter &E, const Instruction &I) {
     return E.call(kernelFor("ember_matmul_generic", I.getOutput()->getType().kind), args);
   args.push_back(E.scratch(I));
   args.push_back(E.team());
-  return E.call(E.tiled("ember_matmul_f32"), args);
+  return E.call(E.variant("ember_matmul_f32"), args);
 }
 
 Error emitFullyConnected(Emitter &E, const Instruction &I) {
@@ -209,7 +209,7 @@ Error emitFullyConnected(Emitter &E, const Instruction &I) {
     return E.call(kernelFor("ember_fc_generic", I.getOutput()->getType().kind), args);
   args.push_back(E.scratch(I));
   args.push_back(E.team());
-  return E.call(E.tiled("ember_fc_f32"), args);
+  return E.call(E.variant("ember_fc_f32"), args);
 }
 
 } // namespace

@@ -54,16 +54,24 @@ Error linkKernels(llvm::Module &M, std::unique_ptr<llvm::Module> library,
                   const TargetMachine &TM) {
   if (Linker::linkModules(M, std::move(library), Linker::Flags::LinkOnlyNeeded))
     return makeError("cannot link the CPU kernel library into the model's module");
+  // Every function runs on the target CPU with its features; a kernel compiled for features of
+  // its own (a Variants.def row: target("avx512f")) keeps them too, listed last so that they win
+  // over the target's explicit "-feature" entries. Codegen only calls such a kernel when the
+  // target has its features (selectKernelVariant), so this never enables what the CPU lacks.
   std::string cpu = TM.getTargetCPU().str(), features = TM.getTargetFeatureString().str();
   for (llvm::Function &F : M) {
     if (F.isDeclaration())
       continue;
+    std::string own = F.getFnAttribute("target-features").getValueAsString().str();
     F.removeFnAttr("target-cpu");
     F.removeFnAttr("target-features");
     F.removeFnAttr("tune-cpu");
     F.addFnAttr("target-cpu", cpu);
-    if (!features.empty())
-      F.addFnAttr("target-features", features);
+    std::string merged = features;
+    if (!own.empty())
+      merged += (merged.empty() ? "" : ",") + own;
+    if (!merged.empty())
+      F.addFnAttr("target-features", merged);
   }
   return Error::success();
 }

@@ -21,8 +21,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> loadKernelLibrary(llvm::LLVMContex
                                                                 const llvm::TargetMachine &TM);
 
 /// Links into \p M the library functions it calls (transitively), then gives every function
-/// defined in \p M the CPU and features of \p TM in place of the generic ones clang compiled
-/// the library with.
+/// defined in \p M the CPU and features of \p TM, plus the features a kernel variant was
+/// compiled with (kernels/Variants.def).
 llvm::Error linkKernels(llvm::Module &M, std::unique_ptr<llvm::Module> library,
                         const llvm::TargetMachine &TM);
 

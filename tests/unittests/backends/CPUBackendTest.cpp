@@ -219,6 +219,37 @@ TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
   expectBackendsAgree(build, two, 1e-3, 1e-4);
 }
 
+TEST(CPUBackend, EveryKernelVariantThisMachineRunsAgrees) {
+  // The GEMM and convolution entries exist per row of kernels/Variants.def; the target's
+  // features choose the row. The host's CPU takes its best row; -mattr=-avx512f and the x86-64
+  // baseline CPU take the AVX2 and SSE2 rows on any machine that runs the first (on another
+  // one they take what it has). Each must give the Interpreter's results, at every tile edge.
+  GraphBuilder build = [](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *x = input(M, {1, 7, 13, 17});
+    AttrList c = convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
+    c.set<AttrKind::FusedActivation>("relu").set<AttrKind::FusedActivationArgs>({});
+    Node *conv = node(F, NodeKind::FusedConv,
+                      {x, constant(M, {29, 7, 3, 3}, 2), constant(M, {29}, 3)}, c);
+    Node *mm = node(F, NodeKind::MatMul, {input(M, {37, 70}, ElemKind::Float32, "a"),
+                                          input(M, {70, 45}, ElemKind::Float32, "b")});
+    return {conv, mm};
+  };
+  struct Target {
+    const char *cpu, *features;
+  };
+  for (Target t : {Target{"", ""}, Target{"", "-avx512f"}, Target{"x86-64", ""}}) {
+    SCOPED_TRACE(std::string("cpu '") + t.cpu + "' features '" + t.features + "'");
+#if !defined(__x86_64__)
+    if (*t.cpu || *t.features)
+      continue; // x86 CPU names and features
+#endif
+    RunOptions opts = dceOnly();
+    opts.backend.cpu = t.cpu;
+    opts.backend.features = t.features;
+    expectBackendsAgree(build, opts, 1e-4, 1e-4);
+  }
+}
+
 TEST(CPUBackend, Pooling) {
   expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *x = input(M, {2, 3, 11, 13});

@@ -6,6 +6,7 @@
 //    straight from the input (the im2col matrix itself never exists).
 // The bias is added and the fused activation applied as each output element is finished.
 #include "Gemm.h"
+#include "Variants.h"
 
 using namespace gemm;
 
@@ -332,8 +333,8 @@ EMBER_INLINE void convDepthwise(float *out, const float *in, const float *filter
 
 } // namespace
 
-#define CONV_ENTRY(SUFFIX, MR, NV)                                                                 \
-  EMBER_KERNEL EMBER_NOINLINE void ember_conv2d_f32_##SUFFIX(                                     \
+#define CONV_ENTRY(SUFFIX, FEATURES, MR, NV)                                                       \
+  EMBER_KERNEL EMBER_NOINLINE EMBER_VARIANT_TARGET(FEATURES) void ember_conv2d_f32_##SUFFIX(      \
       float *out, const float *in, const float *filter, const float *bias, const i64 *params,     \
       i64 act, float actA, float actB, float *scratchMem, parallel::Team *team) {                  \
     ConvShape s = readShape(params);                                                               \
@@ -346,6 +347,7 @@ EMBER_INLINE void convDepthwise(float *out, const float *in, const float *filter
       convGemm<MR, NV>(out, in, filter, bias, s, a, scratchMem, team);                             \
   }
 
-CONV_ENTRY(w, kWideMR, kWideNV)
-CONV_ENTRY(n, kNarrowMR, kNarrowNV)
+#define KERNEL_VARIANT(NAME, ARCH, FEATURES, MR, NV, DOC)                                         \
+  EMBER_ON_ARCH_##ARCH(CONV_ENTRY(NAME, FEATURES, MR, NV))
+#include "Variants.def"
 #undef CONV_ENTRY

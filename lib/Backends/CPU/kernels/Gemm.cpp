@@ -1,21 +1,12 @@
 // MatMul, FusedMatMul and FullyConnected on float32 (see Gemm.h for the blocking). Each entry
-// point exists twice, `_w` (wide register tile, AVX-512) and `_n` (narrow: AVX2, NEON); codegen
-// calls the one that suits the target CPU.
+// point exists once per row of Variants.def for this architecture, `ember_matmul_f32_<row>`,
+// with that row's register tile and target features; codegen calls the row the CPU can run.
 #include "Gemm.h"
+#include "Variants.h"
 
 using namespace gemm;
 
 namespace gemm {
-EMBER_NOINLINE void gemmWide(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda,
-                             float *C, i64 ldc, PackFn pack, const Epilogue &ep,
-                             float *packBuffer) {
-  gemmBlocked<kWideMR, kWideNV>(M, nBegin, nEnd, K, A, lda, C, ldc, pack, ep, packBuffer);
-}
-EMBER_NOINLINE void gemmNarrow(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda,
-                               float *C, i64 ldc, PackFn pack, const Epilogue &ep,
-                               float *packBuffer) {
-  gemmBlocked<kNarrowMR, kNarrowNV>(M, nBegin, nEnd, K, A, lda, C, ldc, pack, ep, packBuffer);
-}
 EMBER_NOINLINE void gemv(i64 M, i64 N, i64 K, const float *A, i64 lda, const float *B, i64 ldb,
                          float *C, i64 ldc, const Epilogue &ep, parallel::Team *team) {
   static_assert(scratch::kGemvRows == 4, "one case per row count");
@@ -74,22 +65,21 @@ EMBER_INLINE void fullyConnected(float *C, const float *X, const float *W, const
 
 } // namespace
 
-#define GEMM_ENTRIES(SUFFIX, MR, NV)                                                               \
-  EMBER_KERNEL EMBER_NOINLINE void ember_matmul_f32_##SUFFIX(                                     \
+#define GEMM_ENTRIES(SUFFIX, FEATURES, MR, NV)                                                     \
+  EMBER_KERNEL EMBER_NOINLINE EMBER_VARIANT_TARGET(FEATURES) void ember_matmul_f32_##SUFFIX(      \
       float *C, const float *A, const float *B, i64 M, i64 N, i64 K, i64 batches,                 \
       const i64 *aOffsets, const i64 *bOffsets, i64 act, float actA, float actB, float *scratch,  \
       parallel::Team *team) {                                                                      \
     matmul<MR, NV>(C, A, B, M, N, K, batches, aOffsets, bOffsets, Activation{act, actA, actB},    \
                    scratch, team);                                                                 \
   }                                                                                                \
-  EMBER_KERNEL EMBER_NOINLINE void ember_fc_f32_##SUFFIX(float *C, const float *X, const float *W, \
-                                                         const float *bias, i64 M, i64 N, i64 K,  \
-                                                         i64 act, float actA, float actB,         \
-                                                         float *scratch,                          \
-                                                         parallel::Team *team) {                  \
+  EMBER_KERNEL EMBER_NOINLINE EMBER_VARIANT_TARGET(FEATURES) void ember_fc_f32_##SUFFIX(          \
+      float *C, const float *X, const float *W, const float *bias, i64 M, i64 N, i64 K, i64 act,  \
+      float actA, float actB, float *scratch, parallel::Team *team) {                              \
     fullyConnected<MR, NV>(C, X, W, bias, M, N, K, Activation{act, actA, actB}, scratch, team);   \
   }
 
-GEMM_ENTRIES(w, kWideMR, kWideNV)
-GEMM_ENTRIES(n, kNarrowMR, kNarrowNV)
+#define KERNEL_VARIANT(NAME, ARCH, FEATURES, MR, NV, DOC)                                         \
+  EMBER_ON_ARCH_##ARCH(GEMM_ENTRIES(NAME, FEATURES, MR, NV))
+#include "Variants.def"
 #undef GEMM_ENTRIES

@@ -9,9 +9,9 @@
 // of KC values of k; blocks after the first add to what C holds, and the last applies bias and
 // activation on the way out, so the epilogue never re-reads memory it has not just written.
 //
-// Two register shapes: "wide" (MR 12 x NR 32, for 32 vector registers of 16 floats: AVX-512)
-// and "narrow" (MR 6 x NR 16, for 16 256-bit registers (AVX2) or NEON's 32 128-bit ones).
-// Codegen picks one per target; both are always compiled into the library.
+// The register tile MR x NR is a template parameter: each row of Variants.def names the tile of
+// its ISA (12 x 32 for AVX-512's 32 registers of 16 floats, 6 x 16 for AVX2's 16 of 8 or NEON's
+// 32 of 4), and codegen calls the entry of the row the target CPU can run.
 #ifndef EMBER_CPU_KERNELS_GEMM_H
 #define EMBER_CPU_KERNELS_GEMM_H
 
@@ -143,24 +143,24 @@ EMBER_INLINE void gemmBlocked(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A
   }
 }
 
-/// gemmBlocked for the two register tiles, compiled once each in Gemm.cpp and never inlined:
-/// every caller (MatMul, FullyConnected, three conv packers) shares one copy, which keeps the
-/// module of a model, and so its compile time, small.
-void gemmWide(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda, float *C, i64 ldc,
-              PackFn pack, const Epilogue &ep, float *packBuffer);
-void gemmNarrow(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda, float *C,
-                i64 ldc, PackFn pack, const Epilogue &ep, float *packBuffer);
-constexpr int kWideMR = 12, kWideNV = 2, kNarrowMR = 6, kNarrowNV = 1;
+/// gemmBlocked for one register tile, never inlined: every caller of a tile (MatMul,
+/// FullyConnected, three conv packers) shares one copy, which keeps the module of a model, and
+/// so its compile time, small.
+template <int MR, int NV>
+EMBER_NOINLINE void gemmTile(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda,
+                             float *C, i64 ldc, PackFn pack, const Epilogue &ep,
+                             float *packBuffer) {
+  gemmBlocked<MR, NV>(M, nBegin, nEnd, K, A, lda, C, ldc, pack, ep, packBuffer);
+}
 
-/// C = epilogue(A * B) on the shared driver for the tile <MR, NV> (wide or narrow), its columns
+/// C = epilogue(A * B) on the shared driver for the tile <MR, NV> (Variants.def), its columns
 /// split over \p team (null: one thread), each part with its own packed block of B in
 /// \p scratch (scratch::gemmScratchFloats(K, N, threads) floats).
 template <int MR, int NV>
 EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc,
                           PackFn pack, const Epilogue &ep, float *scratch,
                           parallel::Team *team) {
-  static_assert((MR == kWideMR && NV == kWideNV) || (MR == kNarrowMR && NV == kNarrowNV),
-                "one of the two register tiles");
+  static_assert(NV * EMBER_VW <= scratch::kMaxNR, "panels wider than Scratch.h sizes");
   constexpr i64 NR = NV * EMBER_VW;
   i64 parts = maxI(1, minI(parallel::partsFor(team, 2 * M * N * K), (N + NR - 1) / NR));
   parallel::forEachPart(team, parts, [&](i64 p) {
@@ -169,10 +169,7 @@ EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C
     if (begin >= end)
       return;
     float *packBuffer = scratch + p * scratch::gemmPackFloats(K, N);
-    if constexpr (MR == kWideMR)
-      gemmWide(M, begin, end, K, A, lda, C, ldc, pack, ep, packBuffer);
-    else
-      gemmNarrow(M, begin, end, K, A, lda, C, ldc, pack, ep, packBuffer);
+    gemmTile<MR, NV>(M, begin, end, K, A, lda, C, ldc, pack, ep, packBuffer);
   });
 }
 

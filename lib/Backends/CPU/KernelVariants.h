@@ -1,0 +1,34 @@
+// Which target-specific variant of the float32 GEMM and convolution kernels codegen calls: the
+// first row of kernels/Variants.def whose architecture is the target's and whose features the
+// target CPU has. Private to lib/Backends/CPU.
+#ifndef EMBER_LIB_BACKENDS_CPU_KERNELVARIANTS_H
+#define EMBER_LIB_BACKENDS_CPU_KERNELVARIANTS_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+namespace llvm {
+class TargetMachine;
+}
+
+namespace ember {
+namespace cpu {
+
+/// One row of kernels/Variants.def.
+struct KernelVariant {
+  llvm::StringRef name;     ///< the entries' suffix: ember_conv2d_f32_<name>
+  llvm::StringRef arch;     ///< x86_64 or aarch64
+  llvm::StringRef features; ///< clang target features, comma-separated
+  int MR, NV;               ///< the register tile: MR rows x NV vectors of 16 floats
+};
+
+/// Every row, in the order they are tried.
+llvm::ArrayRef<KernelVariant> kernelVariants();
+
+/// The first row \p TM can run; an error if none (e.g. -mattr=-neon).
+llvm::Expected<const KernelVariant *> selectKernelVariant(const llvm::TargetMachine &TM);
+
+} // namespace cpu
+} // namespace ember
+
+#endif
