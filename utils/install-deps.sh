@@ -14,6 +14,8 @@ packages=(
   libonnx-testdata
   # OpenCL backend (PoCL)
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
+  # aarch64 bundles built, linked and run under emulation by the tests
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
   # only to (re)generate test models and expected outputs
   python3-onnx python3-numpy python3-torch python3-torchvision python3-sklearn libopenblas0-pthread
 )
