@@ -32,11 +32,14 @@ OpLoader OpRegistry::find(StringRef opType, int64_t opset) const {
 const OpRegistry &OpRegistry::get() {
   static const OpRegistry registry = [] {
     OpRegistry r;
-    registerMathOps(r);
+    registerElementwiseOps(r);
     registerNNOps(r);
-    registerShapeOps(r);
+    registerDataMovementOps(r);
     registerReduceOps(r);
-    registerQuantOps(r);
+    registerNormalizationOps(r);
+    registerQuantizedOps(r);
+    registerRecurrentOps(r);
+    registerControlFlowOps(r);
     return r;
   }();
   return registry;
@@ -204,6 +207,14 @@ Expected<NodeValue> OpContext::create(NodeKind kind, ArrayRef<NodeValue> operand
 
 Constant *OpContext::createConstant(Tensor t, StringRef suffix) {
   return module_.createConstant(std::move(t), baseName() + "." + suffix.str());
+}
+
+Expected<NodeValue> OpContext::createFilled(ElemKind kind, ArrayRef<dim_t> dims, double value,
+                                           StringRef suffix) {
+  EMBER_ASSIGN_OR_RETURN(Type t, Type::checkedDims(kind, dims));
+  Tensor filled(t);
+  filled.fill(value);
+  return createConstant(std::move(filled), suffix)->getResult();
 }
 
 Expected<NodeValue> OpContext::reshape(NodeValue v, ArrayRef<dim_t> dims) {

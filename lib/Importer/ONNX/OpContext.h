@@ -1,7 +1,7 @@
 // What an ONNX operator loader sees: the node's inputs as graph values, its attributes, and
 // helpers to create ember nodes named after it. Loaders are registered by op type and the first
-// opset they handle (OpRegistry), one family per file (MathOps.cpp, NNOps.cpp, ShapeOps.cpp,
-// ReduceOps.cpp, QuantOps.cpp).
+// opset they handle (OpRegistry), one family per file (ElementwiseOps.cpp, NNOps.cpp, DataMovementOps.cpp,
+// ReduceOps.cpp, QuantizedOps.cpp).
 #ifndef EMBER_LIB_IMPORTER_ONNX_OPCONTEXT_H
 #define EMBER_LIB_IMPORTER_ONNX_OPCONTEXT_H
 
@@ -36,11 +36,16 @@ public:
   static const OpRegistry &get();
 };
 
-void registerMathOps(OpRegistry &r);
+// Each family's loaders, registered by <Family>Ops.cpp (which registers its parts,
+// <Family>Ops<Part>.cpp). The families are those of include/ember/Graph/Nodes/.
+void registerElementwiseOps(OpRegistry &r);
 void registerNNOps(OpRegistry &r);
-void registerShapeOps(OpRegistry &r);
+void registerDataMovementOps(OpRegistry &r);
 void registerReduceOps(OpRegistry &r);
-void registerQuantOps(OpRegistry &r);
+void registerNormalizationOps(OpRegistry &r);
+void registerQuantizedOps(OpRegistry &r);
+void registerRecurrentOps(OpRegistry &r);
+void registerControlFlowOps(OpRegistry &r);
 
 struct ImportOptions;
 
@@ -102,6 +107,10 @@ public:
   llvm::Expected<NodeValue> create(NodeKind kind, llvm::ArrayRef<NodeValue> operands,
                                    AttrList attrs = {}, llvm::StringRef suffix = "");
   Constant *createConstant(Tensor t, llvm::StringRef suffix);
+  /// A constant of \p kind and \p dims with every element \p value (an omitted operand's
+  /// default: a zero bias, unit weights).
+  llvm::Expected<NodeValue> createFilled(ElemKind kind, llvm::ArrayRef<dim_t> dims, double value,
+                                         llvm::StringRef suffix);
   llvm::Expected<NodeValue> reshape(NodeValue v, llvm::ArrayRef<dim_t> dims);
   /// \p v broadcast (numpy rules) to \p dims; \p v itself when the dims already match.
   llvm::Expected<NodeValue> broadcastTo(NodeValue v, llvm::ArrayRef<dim_t> dims);

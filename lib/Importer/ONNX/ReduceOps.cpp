@@ -1,5 +1,5 @@
-// ONNX reductions and selections: ReduceX, ArgMax/ArgMin, CumSum, TopK, Einsum. The
-// normalizations, softmaxes and losses are in ReduceOpsNormalization.cpp.
+// ONNX reductions and selections: ReduceX, ArgMax/ArgMin, CumSum, TopK, Einsum. The losses are
+// in ReduceOpsLoss.cpp.
 #include "OpContext.h"
 
 #include "ember/Support/Error.h"
@@ -14,7 +14,7 @@ using namespace llvm;
 
 namespace ember {
 
-void registerReduceNormalizationOps(OpRegistry &r);
+void registerReduceLossOps(OpRegistry &r);
 
 namespace {
 
@@ -290,7 +290,7 @@ void registerReduceOps(OpRegistry &r) {
   r.add("CumSum", 11, loadCumSum);
   r.add("TopK", 1, loadTopK);
   r.add("Einsum", 12, loadEinsum);
-  registerReduceNormalizationOps(r);
+  registerReduceLossOps(r);
 }
 
 } // namespace ember

@@ -1,6 +1,6 @@
 // ONNX one-input element-wise functions and activations: the functions of a `Unary` node (Abs,
 // Sin, Round, Not, ...), IsNaN, IsInf, Relu, Sigmoid, Tanh and the activations with attributes.
-#include "MathOps.h"
+#include "ElementwiseOps.h"
 
 #include "ember/Support/Error.h"
 
@@ -88,7 +88,7 @@ Error loadShrink(OpContext &ctx) {
 
 } // namespace
 
-void registerMathActivationOps(OpRegistry &r) {
+void registerElementwiseActivationOps(OpRegistry &r) {
   for (const UnaryFunctionOp &op : kUnaryFunctionOps)
     r.add(op.opType, op.sinceOpset, loadUnaryFunction);
   r.add("IsNaN", 9, loadPlain<NodeKind::IsNaN>);

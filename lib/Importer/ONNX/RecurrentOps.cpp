@@ -1,4 +1,4 @@
-// ONNX recurrent ops (RNN, GRU, LSTM) as the RNN/GRU/LSTM node kinds (Nodes/Quantized.def):
+// ONNX recurrent ops (RNN, GRU, LSTM) as the RNN/GRU/LSTM node kinds (Nodes/Recurrent.def):
 // omitted optional inputs become constants, layout 1 becomes transposes around the node, and the
 // activation list is resolved to canonical names with one alpha and beta each.
 #include "OpContext.h"
@@ -228,7 +228,7 @@ Error loadLSTM(OpContext &ctx) {
 } // namespace
 
 /// Opsets 7 and 14 (which added layout); earlier opsets had other attributes (output_sequence).
-void registerQuantRecurrentOps(OpRegistry &r) {
+void registerRecurrentOps(OpRegistry &r) {
   r.add("RNN", 7, loadRNN);
   r.add("GRU", 7, loadGRU);
   r.add("LSTM", 7, loadLSTM);

@@ -1,16 +1,16 @@
-// Shared by the ONNX data movement loaders: ShapeOps.cpp (reshaping, shape queries, constants),
-// ShapeOpsSlice.cpp (slice, split, pad, tile, expand, depth/space, trilu), ShapeOpsIndexed.cpp
-// (gather, scatter, one-hot, reverse-sequence, data-dependent ops) and ShapeOpsResize.cpp.
-#ifndef EMBER_LIB_IMPORTER_ONNX_SHAPEOPS_H
-#define EMBER_LIB_IMPORTER_ONNX_SHAPEOPS_H
+// Shared by the ONNX data movement loaders: DataMovementOps.cpp (reshaping, shape queries, constants),
+// DataMovementOpsSlice.cpp (slice, split, pad, tile, expand, depth/space, trilu), DataMovementOpsIndexed.cpp
+// (gather, scatter, one-hot, reverse-sequence, data-dependent ops) and DataMovementOpsResize.cpp.
+#ifndef EMBER_LIB_IMPORTER_ONNX_DATAMOVEMENTOPS_H
+#define EMBER_LIB_IMPORTER_ONNX_DATAMOVEMENTOPS_H
 
 #include "OpContext.h"
 
 namespace ember {
 
-void registerShapeOpsSlice(OpRegistry &r);
-void registerShapeOpsIndexed(OpRegistry &r);
-void registerShapeOpsResize(OpRegistry &r);
+void registerDataMovementSliceOps(OpRegistry &r);
+void registerDataMovementIndexedOps(OpRegistry &r);
+void registerDataMovementResizeOps(OpRegistry &r);
 
 /// \p axes (negative ones count from the end) normalized for \p rank; duplicates are an error.
 llvm::Expected<std::vector<int64_t>> normalizeAxes(OpContext &ctx, llvm::ArrayRef<int64_t> axes,

@@ -1,5 +1,5 @@
-// ONNX quantization and control-flow ops (QuantizeLinear, QLinearConv, MatMulInteger, If, ...).
-// The recurrent ops (RNN, GRU, LSTM) are in QuantOpsRecurrent.cpp.
+// ONNX quantization ops (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QLinearConv,
+// QLinearMatMul, ConvInteger, MatMulInteger).
 //
 // Scales and zero points become parameter operands in the form Nodes/Quantized.def describes
 // (the rank of the tensor they describe, 1s except along the quantized axis, row or column).
@@ -12,22 +12,13 @@ using namespace llvm;
 
 namespace ember {
 
-void registerQuantRecurrentOps(OpRegistry &r);
-
 namespace {
-
-/// A zero-filled constant of \p kind and \p dims.
-Expected<NodeValue> zeros(OpContext &ctx, ElemKind kind, ArrayRef<dim_t> dims,
-                          StringRef suffix) {
-  EMBER_ASSIGN_OR_RETURN(Type t, Type::checkedDims(kind, dims));
-  return ctx.createConstant(Tensor(t), suffix)->getResult();
-}
 
 /// Input \p i, or a zero scalar of \p kind when the optional input is omitted.
 Expected<NodeValue> inputOrZero(OpContext &ctx, unsigned i, ElemKind kind, StringRef suffix) {
   if (ctx.hasInput(i))
     return ctx.input(i);
-  return zeros(ctx, kind, {}, suffix);
+  return ctx.createFilled(kind, {}, 0, suffix);
 }
 
 /// An ONNX scale or zero point \p p, per tensor (one element) or per axis (a 1-D tensor of
@@ -61,7 +52,7 @@ Error loadLinearQuantization(OpContext &ctx, NodeKind kind, ElemKind zeroKind) {
   if (ctx.hasInput(2)) {
     EMBER_ASSIGN_OR_RETURN(zp, ctx.input(2));
   } else {
-    EMBER_ASSIGN_OR_RETURN(zp, zeros(ctx, zeroKind, scale.getType().dims, "zero_point"));
+    EMBER_ASSIGN_OR_RETURN(zp, ctx.createFilled(zeroKind, scale.getType().dims, 0, "zero_point"));
   }
   const Type &xt = x.getType(), &st = scale.getType();
   if (ArrayRef<dim_t>(zp.getType().dims) != ArrayRef<dim_t>(st.dims))
@@ -244,7 +235,8 @@ Error loadConvInteger(OpContext &ctx) {
     return ctx.fail("filter must be [M, C/group, k1, ...], got " + w.getType().str());
   EMBER_ASSIGN_OR_RETURN(NodeValue xZero, inputOrZero(ctx, 2, x.getType().kind, "x_zero"));
   EMBER_ASSIGN_OR_RETURN(NodeValue wZero, inputOrZero(ctx, 3, w.getType().kind, "w_zero"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue bias, zeros(ctx, ElemKind::Int32, {w.getType().dims[0]}, "bias"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue bias,
+                         ctx.createFilled(ElemKind::Int32, {w.getType().dims[0]}, 0, "bias"));
   EMBER_ASSIGN_OR_RETURN(NodeValue y, integerConv(ctx, x, w, bias, xZero, wZero));
   return ctx.setOutput(0, y);
 }
@@ -260,7 +252,7 @@ Error loadQLinearConv(OpContext &ctx) {
   if (ctx.hasInput(8)) {
     EMBER_ASSIGN_OR_RETURN(bias, ctx.input(8));
   } else {
-    EMBER_ASSIGN_OR_RETURN(bias, zeros(ctx, ElemKind::Int32, {channels}, "bias"));
+    EMBER_ASSIGN_OR_RETURN(bias, ctx.createFilled(ElemKind::Int32, {channels}, 0, "bias"));
   }
   EMBER_ASSIGN_OR_RETURN(NodeValue acc, integerConv(ctx, in[0], in[3], bias, in[2], in[5]));
   unsigned r = acc.getType().rank();
@@ -272,48 +264,9 @@ Error loadQLinearConv(OpContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
-// ---- Control flow ------------------------------------------------------------------------
-
-/// If with a condition known at compile time: the chosen branch is imported inline.
-Error loadIf(OpContext &ctx) {
-  auto cond = ctx.constantInput(0);
-  if (!cond)
-    return withContext(cond.takeError(),
-                       "If is compiled by picking a branch, so its condition must be known at "
-                       "compile time; data-dependent control flow is not supported");
-  if ((*cond)->numElements() != 1)
-    return ctx.fail("condition must have one element, got " + (*cond)->getType().str());
-  StringRef branchName = (*cond)->elementAsDouble(0) != 0 ? "then_branch" : "else_branch";
-  const onnx::GraphProto *branch = nullptr;
-  for (const auto &a : ctx.proto().attribute())
-    if (a.name() == branchName && a.type() == onnx::AttributeProto::GRAPH)
-      branch = &a.g();
-  if (!branch)
-    return ctx.fail("attribute '" + branchName + "' (a graph) is missing");
-  if (branch->output_size() != int(ctx.numOutputs()))
-    return ctx.fail(branchName + " has " + Twine(branch->output_size()) + " outputs, the node " +
-                    Twine(ctx.numOutputs()));
-  EMBER_TRY(ctx.importSubgraph(*branch));
-  for (unsigned i = 0; i < ctx.numOutputs(); ++i) {
-    EMBER_ASSIGN_OR_RETURN(NodeValue v, ctx.value(branch->output(i).name()));
-    EMBER_TRY(ctx.setOutput(i, v));
-  }
-  return Error::success();
-}
-
-Error refuseLoop(OpContext &ctx) {
-  return ctx.fail("Loop is not supported: its iteration count and condition are computed at run "
-                  "time, and ember compiles static graphs");
-}
-
-Error refuseScan(OpContext &ctx) {
-  return ctx.fail("Scan is not supported: ember compiles static graphs and does not unroll "
-                  "scan bodies");
-}
-
 } // namespace
 
-void registerQuantOps(OpRegistry &r) {
+void registerQuantizedOps(OpRegistry &r) {
   r.add("QuantizeLinear", 10, loadQuantizeLinear);
   r.add("DequantizeLinear", 10, loadDequantizeLinear);
   r.add("DynamicQuantizeLinear", 11, loadDynamicQuantizeLinear);
@@ -321,10 +274,6 @@ void registerQuantOps(OpRegistry &r) {
   r.add("QLinearMatMul", 10, loadQLinearMatMul);
   r.add("ConvInteger", 10, loadConvInteger);
   r.add("QLinearConv", 10, loadQLinearConv);
-  r.add("If", 1, loadIf);
-  r.add("Loop", 1, refuseLoop);
-  r.add("Scan", 8, refuseScan);
-  registerQuantRecurrentOps(r);
 }
 
 } // namespace ember

@@ -1,7 +1,7 @@
 // ONNX reshaping, shape queries and graph plumbing: Reshape, Flatten, Squeeze, Unsqueeze,
 // Transpose, Concat, Identity, Dropout (inference), Constant, Shape, Size, ConstantOfShape,
-// Range, EyeLike; and the helpers every data movement loader shares (ShapeOps.h).
-#include "ShapeOps.h"
+// Range, EyeLike; and the helpers every data movement loader shares (DataMovementOps.h).
+#include "DataMovementOps.h"
 
 #include "ONNXTensor.h"
 
@@ -433,7 +433,7 @@ Error loadEyeLike(OpContext &ctx) {
 
 } // namespace
 
-void registerShapeOps(OpRegistry &r) {
+void registerDataMovementOps(OpRegistry &r) {
   r.add("Reshape", 1, loadReshape);
   r.add("Flatten", 1, loadFlatten);
   r.add("Squeeze", 1, loadSqueeze);
@@ -448,9 +448,9 @@ void registerShapeOps(OpRegistry &r) {
   r.add("ConstantOfShape", 9, loadConstantOfShape);
   r.add("Range", 11, loadRange);
   r.add("EyeLike", 9, loadEyeLike);
-  registerShapeOpsSlice(r);
-  registerShapeOpsIndexed(r);
-  registerShapeOpsResize(r);
+  registerDataMovementSliceOps(r);
+  registerDataMovementIndexedOps(r);
+  registerDataMovementResizeOps(r);
 }
 
 } // namespace ember

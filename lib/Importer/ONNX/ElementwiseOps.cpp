@@ -1,6 +1,6 @@
 // ONNX element-wise arithmetic, comparisons, logic, selection, clamping and conversion. The
-// one-input functions and activations are in MathOpsActivations.cpp.
-#include "MathOps.h"
+// one-input functions and activations are in ElementwiseOpsActivations.cpp.
+#include "ElementwiseOps.h"
 #include "ONNXTensor.h"
 
 #include "ember/Support/Error.h"
@@ -260,7 +260,7 @@ Error loadCastLike(OpContext &ctx) {
 
 } // namespace
 
-void registerMathOps(OpRegistry &r) {
+void registerElementwiseOps(OpRegistry &r) {
   r.add("Add", 1, loadBinary<NodeKind::Add>);
   r.add("Sub", 1, loadBinary<NodeKind::Sub>);
   r.add("Mul", 1, loadBinary<NodeKind::Mul>);
@@ -285,7 +285,7 @@ void registerMathOps(OpRegistry &r) {
   r.add("Clip", 1, loadClip);
   r.add("Cast", 1, loadCast);
   r.add("CastLike", 15, loadCastLike);
-  registerMathActivationOps(r);
+  registerElementwiseActivationOps(r);
 }
 
 } // namespace ember

@@ -1,7 +1,7 @@
 // ONNX indexed data movement: Gather, GatherElements, GatherND, ScatterElements, Scatter,
 // ScatterND, OneHot, ReverseSequence; Compress (with a constant condition, a Gather); and the
 // ops whose result shape depends on input values, refused (NonZero, Unique).
-#include "ShapeOps.h"
+#include "DataMovementOps.h"
 
 #include "ember/Support/Error.h"
 
@@ -126,7 +126,7 @@ Error loadDataDependent(OpContext &ctx) {
 
 } // namespace
 
-void registerShapeOpsIndexed(OpRegistry &r) {
+void registerDataMovementIndexedOps(OpRegistry &r) {
   r.add("Gather", 1, loadGather);
   r.add("GatherElements", 11, loadGatherElements);
   r.add("GatherND", 11, loadGatherND);

@@ -1,7 +1,7 @@
 // ONNX Resize (opsets 10, 11, 13) and Upsample (7, 9), all as one Resize node with Resize-13's
 // semantics: Resize-10 and Upsample map result coordinates 'asymmetric'ally (x / scale) and
 // round nearest neighbours down, as Upsample always did.
-#include "ShapeOps.h"
+#include "DataMovementOps.h"
 
 #include "ember/Support/Error.h"
 
@@ -150,7 +150,7 @@ Error loadResize(OpContext &ctx) {
 
 } // namespace
 
-void registerShapeOpsResize(OpRegistry &r) {
+void registerDataMovementResizeOps(OpRegistry &r) {
   r.add("Resize", 10, loadResize);
   r.add("Upsample", 7, loadUpsample);
 }

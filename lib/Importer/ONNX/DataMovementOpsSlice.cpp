@@ -1,6 +1,6 @@
 // ONNX slicing, padding and tiling: Slice, Split, Pad, Tile, Expand, DepthToSpace,
 // SpaceToDepth, Trilu. Most become Slice, Reshape, Transpose and Broadcast nodes.
-#include "ShapeOps.h"
+#include "DataMovementOps.h"
 
 #include "ember/Support/Error.h"
 
@@ -339,7 +339,7 @@ Error loadTrilu(OpContext &ctx) {
 
 } // namespace
 
-void registerShapeOpsSlice(OpRegistry &r) {
+void registerDataMovementSliceOps(OpRegistry &r) {
   r.add("Slice", 1, loadSlice);
   r.add("Split", 1, loadSplit);
   r.add("Pad", 1, loadPad);

@@ -1,6 +1,5 @@
-// ONNX normalizations, softmaxes and losses: BatchNormalization, InstanceNormalization,
-// LayerNormalization, MeanVarianceNormalization, LRN, Softmax/LogSoftmax/Hardmax,
-// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss. Registered by registerReduceOps.
+// ONNX normalizations and softmaxes: BatchNormalization, InstanceNormalization,
+// LayerNormalization, MeanVarianceNormalization, LRN, Softmax/LogSoftmax/Hardmax.
 #include "ONNXTensor.h"
 #include "OpContext.h"
 
@@ -13,14 +12,6 @@ using namespace llvm;
 namespace ember {
 
 namespace {
-
-/// A constant of \p kind and \p dims with every element \p value (an omitted weight or bias).
-NodeValue splat(OpContext &ctx, ElemKind kind, ArrayRef<dim_t> dims, double value,
-                StringRef suffix) {
-  Tensor t(Type(kind, dims));
-  t.fill(value);
-  return ctx.createConstant(std::move(t), suffix)->getResult();
-}
 
 Error loadBatchNormalization(OpContext &ctx) {
   if (ctx.getInt("spatial", 1) != 1)
@@ -87,7 +78,7 @@ Error loadLayerNormalization(OpContext &ctx) {
     EMBER_ASSIGN_OR_RETURN(bias, ctx.input(2));
     EMBER_ASSIGN_OR_RETURN(bias, toNormalizedDims(ctx, bias, normalized, "bias"));
   } else {
-    bias = splat(ctx, t.kind, normalized, 0.0, "bias");
+    EMBER_ASSIGN_OR_RETURN(bias, ctx.createFilled(t.kind, normalized, 0.0, "bias"));
   }
   EMBER_ASSIGN_OR_RETURN(ElemKind stash, elemKindFromONNX(int(ctx.getInt("stash_type", 1))));
   if (!isFloatKind(stash))
@@ -157,51 +148,9 @@ template <NodeKind K> Error loadAlongAxisLegacy(OpContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
-/// NLLLoss of \p logProb [N, C, ...] against input \p target (index 1) with the optional
-/// weight input 2; the attributes reduction and ignore_index are the ONNX node's.
-Expected<NodeValue> emitNLLLoss(OpContext &ctx, NodeValue logProb) {
-  EMBER_ASSIGN_OR_RETURN(NodeValue target, ctx.input(1));
-  const Type &t = logProb.getType();
-  if (t.rank() < 2)
-    return ctx.fail("input must have rank >= 2 (N x C x ...), got " + t.str());
-  NodeValue weight;
-  if (ctx.hasInput(2)) {
-    EMBER_ASSIGN_OR_RETURN(weight, ctx.input(2));
-  } else {
-    // Unit weights: the weighted mean is then the plain mean over the counted targets.
-    weight = splat(ctx, t.kind, {t.dims[1]}, 1.0, "weight");
-  }
-  std::vector<int64_t> ignore;
-  if (ctx.hasAttr("ignore_index"))
-    ignore.push_back(ctx.getInt("ignore_index", 0));
-  AttrList attrs;
-  attrs.set<AttrKind::Reduction>(ctx.getString("reduction", "mean"))
-      .set<AttrKind::IgnoreIndex>(ignore);
-  return ctx.create(NodeKind::NLLLoss, {logProb, target, weight}, attrs, "loss");
-}
-
-Error loadNegativeLogLikelihoodLoss(OpContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
-  EMBER_ASSIGN_OR_RETURN(NodeValue loss, emitNLLLoss(ctx, x));
-  return ctx.setOutput(0, loss);
-}
-
-/// SoftmaxCrossEntropyLoss = NLLLoss of LogSoftmax over the class axis 1.
-Error loadSoftmaxCrossEntropyLoss(OpContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
-  if (x.getType().rank() < 2)
-    return ctx.fail("scores must have rank >= 2 (N x C x ...), got " + x.getType().str());
-  EMBER_ASSIGN_OR_RETURN(
-      NodeValue logProb,
-      ctx.create(NodeKind::LogSoftmax, {x}, AttrList().set<AttrKind::Axis>(1), "log_prob"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue loss, emitNLLLoss(ctx, logProb));
-  EMBER_TRY(ctx.setOutput(0, loss));
-  return ctx.setOutput(1, logProb);
-}
-
 } // namespace
 
-void registerReduceNormalizationOps(OpRegistry &r) {
+void registerNormalizationOps(OpRegistry &r) {
   r.add("BatchNormalization", 1, loadBatchNormalization);
   r.add("InstanceNormalization", 1, loadInstanceNormalization);
   r.add("LayerNormalization", 17, loadLayerNormalization);
@@ -213,8 +162,6 @@ void registerReduceNormalizationOps(OpRegistry &r) {
   r.add("LogSoftmax", 13, loadAlongAxis13<NodeKind::LogSoftmax>);
   r.add("Hardmax", 1, loadAlongAxisLegacy<NodeKind::Hardmax>);
   r.add("Hardmax", 13, loadAlongAxis13<NodeKind::Hardmax>);
-  r.add("NegativeLogLikelihoodLoss", 12, loadNegativeLogLikelihoodLoss);
-  r.add("SoftmaxCrossEntropyLoss", 12, loadSoftmaxCrossEntropyLoss);
 }
 
 } // namespace ember
