@@ -3,16 +3,13 @@
 #define EMBER_OPTIMIZER_GRAPHOPTIMIZER_H
 
 #include "ember/Graph/Graph.h"
+#include "ember/Support/PassManager.h"
 
 #include "llvm/Support/Error.h"
 
 #include <functional>
 #include <string>
 #include <vector>
-
-namespace llvm {
-class raw_ostream;
-}
 
 namespace ember {
 
@@ -38,22 +35,9 @@ struct GraphPass {
 const std::vector<GraphPass> &getGraphPasses();
 const GraphPass *findGraphPass(llvm::StringRef name);
 
-struct PassStats {
-  std::string pass;
-  size_t nodesBefore = 0, nodesAfter = 0;
-  bool changed = false;
-  double millis = 0;
-};
-
-struct OptimizerOptions {
-  /// Verify the graph after every pass (always on in tests; -verify-each in the tools).
-  bool verifyEach = false;
-  /// Stats per pass run are appended here when non-null.
-  std::vector<PassStats> *stats = nullptr;
+/// The hooks around each pass (PassManager.h), and what passes may ask of the compiler.
+struct OptimizerOptions : PassRunOptions {
   PassContext context;
-  /// Print the function after each pass named here ("all" for every pass) to dumpStream.
-  std::vector<std::string> dumpAfter;
-  llvm::raw_ostream *dumpStream = nullptr;
 };
 
 /// The default pipeline's pass names, in order.
