@@ -1,6 +1,9 @@
 #include "ember/Optimizer/GraphOptimizer.h"
 #include "Passes.h"
 
+#include "ember/Support/Error.h"
+
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -29,6 +32,14 @@ const GraphPass *findGraphPass(StringRef name) { return registry().find(name); }
 
 std::vector<std::string> defaultPipeline() { return registry().defaultPipeline(); }
 
+std::vector<std::string> postLoweringPipeline() {
+  return {
+#define PASS(NAME, FN, DEFAULT, DOC)
+#define POST_LOWERING(NAME) NAME,
+#include "ember/Optimizer/Passes.def"
+  };
+}
+
 Error optimize(Function &F, const std::vector<std::string> &pipeline,
                const OptimizerOptions &opts) {
   const PassRegistry<GraphPass> &passes = registry();
@@ -38,6 +49,21 @@ Error optimize(Function &F, const std::vector<std::string> &pipeline,
       passes.names(), pipeline,
       [&](size_t i) { return passes.passes()[i].run(F, opts.context); }, unit, opts,
       PassManagerStyle{"graph pass", "-dump-graph-after", "pass", kMaxRounds});
+}
+
+Error optimizeForBackend(Function &F, const std::vector<std::string> &pipeline,
+                         const OptimizerOptions &opts) {
+  if (llvm::is_contained(pipeline, "lower"))
+    return optimize(F, pipeline, opts);
+  EMBER_TRY(optimize(F, pipeline.empty() ? defaultPipeline() : pipeline, opts));
+  // Lowering is not optional: a backend may run only the kinds it lowers to. A lowering may
+  // produce a kind the backend lowers too, hence the repetition until nothing changes.
+  EMBER_TRY(optimize(F, {"lower"}, opts));
+  // An explicit pipeline is what its caller asked for (tests keep constant folding away this
+  // way); only the default one is followed by the clean-up.
+  if (pipeline.empty())
+    return optimize(F, postLoweringPipeline(), opts);
+  return Error::success();
 }
 
 } // namespace ember

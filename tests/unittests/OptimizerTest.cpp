@@ -8,6 +8,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 
 using namespace ember;
 using namespace ember::test;
@@ -68,6 +69,16 @@ TEST(Optimizer, DumpAfterNamesPassAndRound) {
   opts.dumpAfter = {"nosuchpass"};
   EXPECT_EQ(errorOf(optimize(*F, {"dce"}, opts)),
             "-dump-graph-after: unknown graph pass 'nosuchpass'");
+}
+
+TEST(Optimizer, PostLoweringPipelineIsPartOfTheDefaultOne) {
+  // Only passes that already run before lowering run after it (see Passes.def for which).
+  std::vector<std::string> all = defaultPipeline();
+  for (const std::string &name : postLoweringPipeline()) {
+    EXPECT_NE(findGraphPass(name), nullptr) << name;
+    EXPECT_NE(std::find(all.begin(), all.end(), name), all.end()) << name;
+  }
+  EXPECT_EQ(std::find(all.begin(), all.end(), "lower"), all.end());
 }
 
 TEST(PassManager, PassListFlags) {

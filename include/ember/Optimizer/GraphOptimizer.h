@@ -40,12 +40,23 @@ struct OptimizerOptions : PassRunOptions {
   PassContext context;
 };
 
-/// The default pipeline's pass names, in order.
+/// The default pipeline's pass names, in order: the passes before lowering.
 std::vector<std::string> defaultPipeline();
+
+/// The passes run after `lower`, in order: the default ones that only simplify. See
+/// Passes.def for why the passes that build compound kinds are not among them.
+std::vector<std::string> postLoweringPipeline();
 
 /// Runs \p pipeline over \p F until no pass changes anything (at most a few rounds).
 llvm::Error optimize(Function &F, const std::vector<std::string> &pipeline,
                      const OptimizerOptions &opts = {});
+
+/// What the driver runs for a backend, as Glow does: \p pipeline (the default one when empty),
+/// then `lower` until nothing is left that the backend asked to lower (opts.context.shouldLower),
+/// then, for the default pipeline only, the post-lowering pipeline to clean up what lowering
+/// built. A pipeline that names `lower` itself runs exactly as given.
+llvm::Error optimizeForBackend(Function &F, const std::vector<std::string> &pipeline,
+                               const OptimizerOptions &opts);
 
 } // namespace ember
 
