@@ -32,7 +32,8 @@ LoweringFn loweringFor(NodeKind kind) {
 }
 
 /// Runs \p lower on \p n; on a decline erases the nodes it created (they use only each other,
-/// n's operands and constants). True if n was replaced (and erased).
+/// n's operands and constants; the scalar Constants it made stay unused until DCE, and IRGen
+/// skips unused constants). True if n was replaced (and erased).
 bool lowerNode(Function &F, Node &n, LoweringFn lower) {
   // Function::createNode appends: what the lowering built is everything past the old end.
   size_t oldSize = F.size();

@@ -44,20 +44,19 @@ NodeValue Builder::splat(NodeValue like, double value) {
   return splat(like.getType().kind, like.getType().dims, value);
 }
 
-NodeValue Builder::broadcast(NodeValue v, ArrayRef<dim_t> dims) {
+/// \p v as a \p kind (Broadcast or Reshape) to \p dims; \p v itself when it has them.
+NodeValue Builder::toDims(NodeKind kind, NodeValue v, ArrayRef<dim_t> dims) {
   if (v && ArrayRef<dim_t>(v.getType().dims) == dims)
     return v;
   AttrList attrs;
   attrs.set<AttrKind::Dims>(std::vector<int64_t>(dims.begin(), dims.end()));
-  return create(NodeKind::Broadcast, {v}, std::move(attrs));
+  return create(kind, {v}, std::move(attrs));
 }
 
-NodeValue Builder::reshape(NodeValue v, ArrayRef<dim_t> dims) {
-  if (v && ArrayRef<dim_t>(v.getType().dims) == dims)
-    return v;
-  AttrList attrs;
-  attrs.set<AttrKind::Dims>(std::vector<int64_t>(dims.begin(), dims.end()));
-  return create(NodeKind::Reshape, {v}, std::move(attrs));
+NodeValue Builder::perChannel(NodeValue v, ArrayRef<dim_t> dims) {
+  DimsVec channel(dims.size(), 1);
+  channel[1] = dims[1];
+  return broadcast(reshape(v, channel), dims);
 }
 
 NodeValue Builder::unary(StringRef function, NodeValue v) {
@@ -120,12 +119,6 @@ bool Builder::replace(ArrayRef<NodeValue> results) {
     if (results[i])
       orig_.replaceAllUsesOfWith(i, results[i]);
   return !orig_.hasUsers();
-}
-
-DimsVec alongAxis(size_t rank, size_t axis, dim_t n) {
-  DimsVec dims(rank, 1);
-  dims[axis] = n;
-  return dims;
 }
 
 } // namespace lowering

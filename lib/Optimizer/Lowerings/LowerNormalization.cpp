@@ -102,13 +102,13 @@ bool lowerInstanceNorm(Function &F, Node &n) {
   attrs.set<AttrKind::Axis>(2)
       .set<AttrKind::Epsilon>(n.attr<AttrKind::Epsilon>())
       .set<AttrKind::StashKind>(elemKindName(t.kind).str());
-  NodeValue normalized = b.create(
-      NodeKind::LayerNorm, {x, b.splat(t.kind, plane, 1), b.splat(t.kind, plane, 0)}, std::move(attrs));
-  DimsVec channel = alongAxis(t.rank(), 1, t.dims[1]);
-  NodeValue scale = b.broadcast(b.reshape(n.getOperand(In::Scale), channel), t.dims);
-  NodeValue bias = b.broadcast(b.reshape(n.getOperand(In::Bias), channel), t.dims);
+  NodeValue normalized =
+      b.create(NodeKind::LayerNorm, {x, b.splat(t.kind, plane, 1), b.splat(t.kind, plane, 0)},
+               std::move(attrs));
+  NodeValue scaled =
+      b.binary(NodeKind::Mul, normalized, b.perChannel(n.getOperand(In::Scale), t.dims));
   return b.replace(
-      {b.binary(NodeKind::Add, b.binary(NodeKind::Mul, normalized, scale), bias)});
+      {b.binary(NodeKind::Add, scaled, b.perChannel(n.getOperand(In::Bias), t.dims))});
 }
 
 bool lowerBatchNorm(Function &F, Node &n) {
@@ -124,11 +124,10 @@ bool lowerBatchNorm(Function &F, Node &n) {
   NodeValue factor = b.binary(
       NodeKind::Div, n.getOperand(BN::Scale),
       b.unary("sqrt", b.binary(NodeKind::Add, var, b.splat(var, n.attr<AttrKind::Epsilon>()))));
-  DimsVec channel = alongAxis(t.rank(), 1, t.dims[1]);
-  auto perChannel = [&](NodeValue v) { return b.broadcast(b.reshape(v, channel), t.dims); };
-  NodeValue centered = b.binary(NodeKind::Sub, x, perChannel(n.getOperand(BN::Mean)));
-  NodeValue scaled = b.binary(NodeKind::Mul, centered, perChannel(factor));
-  return b.replace({b.binary(NodeKind::Add, scaled, perChannel(n.getOperand(BN::Bias)))});
+  NodeValue centered = b.binary(NodeKind::Sub, x, b.perChannel(n.getOperand(BN::Mean), t.dims));
+  NodeValue scaled = b.binary(NodeKind::Mul, centered, b.perChannel(factor, t.dims));
+  return b.replace(
+      {b.binary(NodeKind::Add, scaled, b.perChannel(n.getOperand(BN::Bias), t.dims))});
 }
 
 } // namespace ember

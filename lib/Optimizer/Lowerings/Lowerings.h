@@ -44,8 +44,14 @@ public:
   /// \p value in every element of \p like's type.
   NodeValue splat(NodeValue like, double value);
   /// \p v broadcast (numpy, aligned right) to \p dims; \p v itself when it has them.
-  NodeValue broadcast(NodeValue v, llvm::ArrayRef<dim_t> dims);
-  NodeValue reshape(NodeValue v, llvm::ArrayRef<dim_t> dims);
+  NodeValue broadcast(NodeValue v, llvm::ArrayRef<dim_t> dims) {
+    return toDims(NodeKind::Broadcast, v, dims);
+  }
+  NodeValue reshape(NodeValue v, llvm::ArrayRef<dim_t> dims) {
+    return toDims(NodeKind::Reshape, v, dims);
+  }
+  /// A per-channel vector \p v ([C]) repeated along axis 1 of \p dims ([N, C, ...]).
+  NodeValue perChannel(NodeValue v, llvm::ArrayRef<dim_t> dims);
   NodeValue unary(llvm::StringRef function, NodeValue v);
   NodeValue binary(NodeKind kind, NodeValue lhs, NodeValue rhs) {
     return create(kind, {lhs, rhs});
@@ -60,11 +66,10 @@ public:
   /// results nobody uses), provided every replacement has the result's type; otherwise, or
   /// after a failure, changes nothing and returns false.
   bool replace(llvm::ArrayRef<NodeValue> results);
-};
 
-/// Dims of rank \p rank with \p n at axis \p axis and 1 elsewhere: how a per-channel vector
-/// ([C]) is shaped to broadcast along axis 1 of an [N, C, ...] tensor.
-DimsVec alongAxis(size_t rank, size_t axis, dim_t n);
+private:
+  NodeValue toDims(NodeKind kind, NodeValue v, llvm::ArrayRef<dim_t> dims);
+};
 
 } // namespace lowering
 } // namespace ember
