@@ -59,6 +59,23 @@ NodeValue Builder::perChannel(NodeValue v, ArrayRef<dim_t> dims) {
   return broadcast(reshape(v, channel), dims);
 }
 
+NodeValue Builder::slice(NodeValue v, size_t axis, dim_t start, dim_t count) {
+  if (!v) {
+    failed_ = true;
+    return {};
+  }
+  const DimsVec &dims = v.getType().dims;
+  std::vector<int64_t> starts(dims.size(), 0), steps(dims.size(), 1),
+      result(dims.begin(), dims.end());
+  starts[axis] = int64_t(start);
+  result[axis] = int64_t(count);
+  AttrList attrs;
+  attrs.set<AttrKind::Starts>(std::move(starts))
+      .set<AttrKind::Steps>(std::move(steps))
+      .set<AttrKind::Dims>(std::move(result));
+  return create(NodeKind::Slice, {v}, std::move(attrs));
+}
+
 NodeValue Builder::unary(StringRef function, NodeValue v) {
   AttrList attrs;
   attrs.set<AttrKind::Function>(function.str());

@@ -44,6 +44,13 @@ NodeValue gelu(Builder &b, NodeValue x) {
   return b.binary(NodeKind::Mul, half, b.binary(NodeKind::Add, b.splat(x, 1), erf));
 }
 
+/// \p cmp(x, 0) ? alpha * (exp(x) - 1) : x, the negative side of Elu and Selu.
+NodeValue exponentialBelowZero(Builder &b, NodeKind cmp, NodeValue x, float alpha) {
+  NodeValue expm1 = b.binary(NodeKind::Sub, b.unary("exp", x), b.splat(x, 1));
+  NodeValue negative = b.binary(NodeKind::Mul, expm1, b.splat(x, alpha));
+  return whereCompared(b, cmp, x, 0, negative, x);
+}
+
 bool acceptsKind(const Node &n) { return isWideFloat(n.getType().kind); }
 
 } // namespace
@@ -72,10 +79,17 @@ bool lowerElu(Function &F, Node &n) {
   if (!acceptsKind(n))
     return false;
   Builder b(F, n);
+  return b.replace(
+      {exponentialBelowZero(b, NodeKind::Less, n.getOperand(0), n.attr<AttrKind::Alpha>())});
+}
+
+bool lowerSelu(Function &F, Node &n) {
+  if (!acceptsKind(n))
+    return false;
+  Builder b(F, n);
   NodeValue x = n.getOperand(0);
-  NodeValue expm1 = b.binary(NodeKind::Sub, b.unary("exp", x), b.splat(x, 1));
-  NodeValue negative = b.binary(NodeKind::Mul, expm1, b.splat(x, n.attr<AttrKind::Alpha>()));
-  return b.replace({whereCompared(b, NodeKind::Less, x, 0, negative, x)});
+  NodeValue inner = exponentialBelowZero(b, NodeKind::LessOrEqual, x, n.attr<AttrKind::Alpha>());
+  return b.replace({b.binary(NodeKind::Mul, inner, b.splat(x, n.attr<AttrKind::Gamma>()))});
 }
 
 bool lowerUnary(Function &F, Node &n) {

@@ -1,7 +1,8 @@
-// Lowerings of the fused products (Nodes/NN.def): each is defined as its plain product followed
-// by the activation node, rounded to the result kind in between, so the subgraph computes the
-// same values bit for bit on every float kind (the fused kernels exist to save a pass over the
-// result, not to compute differently).
+// Lowerings of the products (Nodes/NN.def). A fused product is defined as its plain product
+// followed by the activation node, rounded to the result kind in between, so the subgraph
+// computes the same values on every float kind (the fused kernels exist to save a pass over the
+// result, not to compute differently). A grouped convolution is, by definition, independent
+// convolutions of channel groups side by side.
 #include "Lowerings.h"
 
 using namespace llvm;
@@ -42,20 +43,48 @@ bool lowerFusedMatMul(Function &F, Node &n) {
   return b.replace({activationOf(b, n, product)});
 }
 
-bool lowerFusedConv(Function &F, Node &n) {
-  Builder b(F, n);
+/// The window attributes of convolution \p n, with \p group groups.
+AttrList convAttrs(const Node &n, int64_t group) {
   AttrList attrs;
   attrs.set<AttrKind::Kernels>(n.attr<AttrKind::Kernels>())
       .set<AttrKind::Strides>(n.attr<AttrKind::Strides>())
       .set<AttrKind::Pads>(n.attr<AttrKind::Pads>())
       .set<AttrKind::Dilations>(n.attr<AttrKind::Dilations>())
-      .set<AttrKind::Group>(n.attr<AttrKind::Group>());
+      .set<AttrKind::Group>(group);
+  return attrs;
+}
+
+bool lowerFusedConv(Function &F, Node &n) {
+  Builder b(F, n);
   NodeValue conv = b.create(NodeKind::Conv,
                             {n.getOperand(ops::FusedConv::Input),
                              n.getOperand(ops::FusedConv::Filter),
                              n.getOperand(ops::FusedConv::Bias)},
-                            std::move(attrs));
+                            convAttrs(n, n.attr<AttrKind::Group>()));
   return b.replace({activationOf(b, n, conv)});
+}
+
+bool lowerGroupedConv(Function &F, Node &n) {
+  namespace C = ops::Conv;
+  int64_t groups = n.attr<AttrKind::Group>();
+  if (groups <= 1)
+    return false;
+  Builder b(F, n);
+  // Group g reads input channels [g * C/G, (g + 1) * C/G) and writes output channels
+  // [g * K/G, (g + 1) * K/G) with the filters (and biases) of those.
+  dim_t G = dim_t(groups), inPerGroup = n.getOperand(C::Input).getType().dims[1] / G,
+        outPerGroup = n.getType().dims[1] / G;
+  std::vector<NodeValue> parts;
+  for (dim_t g = 0; g < G; ++g)
+    parts.push_back(b.create(
+        NodeKind::Conv,
+        {b.slice(n.getOperand(C::Input), 1, g * inPerGroup, inPerGroup),
+         b.slice(n.getOperand(C::Filter), 0, g * outPerGroup, outPerGroup),
+         b.slice(n.getOperand(C::Bias), 0, g * outPerGroup, outPerGroup)},
+        convAttrs(n, 1)));
+  AttrList concat;
+  concat.set<AttrKind::Axis>(1);
+  return b.replace({b.create(NodeKind::Concat, parts, std::move(concat))});
 }
 
 } // namespace ember

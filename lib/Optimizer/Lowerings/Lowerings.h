@@ -56,6 +56,8 @@ public:
   NodeValue binary(NodeKind kind, NodeValue lhs, NodeValue rhs) {
     return create(kind, {lhs, rhs});
   }
+  /// \p count elements of \p v from \p start along \p axis (all of every other axis).
+  NodeValue slice(NodeValue v, size_t axis, dim_t start, dim_t count);
   /// Reduce \p v by \p reduction over \p axes (kept with size 1).
   NodeValue reduce(llvm::StringRef reduction, NodeValue v, llvm::ArrayRef<int64_t> axes);
   /// The node a fused activation (FusedActivation, FusedActivationArgs: Nodes/NN.def) stands

@@ -195,7 +195,37 @@ TEST(Lowering, FusedConvGroupedStrided) {
                   a);
     });
     EXPECT_EQ(kinds.count("FusedConv"), 0u);
-    EXPECT_EQ(kinds["Conv"], 1);
+    EXPECT_EQ(kinds["Conv"], 2); // the grouped Conv is lowered in turn, one per group
+  }
+}
+
+TEST(Lowering, GroupedConv) {
+  // Two groups of two channels with strides, pads and dilation; a depthwise 1-D convolution.
+  struct Case {
+    std::vector<dim_t> input, filter;
+    std::vector<int64_t> kernels, strides, pads, dilations;
+    int64_t group;
+  };
+  for (const Case &c : {Case{{2, 4, 7, 6}, {6, 2, 3, 2}, {3, 2}, {2, 1}, {1, 0, 1, 1}, {1, 2}, 2},
+                        Case{{1, 3, 9}, {3, 1, 3}, {3}, {1}, {1, 1}, {1}, 3}}) {
+    SCOPED_TRACE(c.group);
+    auto kinds = expectLoweringAgrees(
+        [&](Module &M, Function &F) {
+          AttrList a;
+          a.set<AttrKind::Kernels>(c.kernels)
+              .set<AttrKind::Strides>(c.strides)
+              .set<AttrKind::Pads>(c.pads)
+              .set<AttrKind::Dilations>(c.dilations)
+              .set<AttrKind::Group>(c.group);
+          return make(F, NodeKind::Conv,
+                      {input(M, c.input), input(M, c.filter, ElemKind::Float32, "w"),
+                       constant(M, {c.filter[0]}, {0.5, -1, 2})},
+                      a);
+        },
+        {kNaN});
+    EXPECT_EQ(kinds["Conv"], c.group);
+    EXPECT_EQ(kinds["Slice"], 3 * c.group);
+    EXPECT_EQ(kinds["Concat"], 1);
   }
 }
 
@@ -321,6 +351,20 @@ TEST(Lowering, Elu) {
   }
 }
 
+TEST(Lowering, Selu) {
+  for (ElemKind k : {ElemKind::Float32, ElemKind::Float64}) {
+    auto kinds = expectLoweringAgrees(
+        [&](Module &M, Function &F) {
+          AttrList a;
+          a.set<AttrKind::Alpha>(1.67326f).set<AttrKind::Gamma>(1.0507f);
+          return make(F, NodeKind::Selu, {input(M, {3, 5}, k)}, a);
+        },
+        kKinks);
+    EXPECT_EQ(kinds.count("Selu"), 0u);
+    EXPECT_EQ(kinds["Where"], 1);
+  }
+}
+
 TEST(Lowering, UnaryHardSwishAndGelu) {
   for (const char *fn : {"hard_swish", "gelu"})
     for (ElemKind k : {ElemKind::Float32, ElemKind::Float64}) {
@@ -376,12 +420,23 @@ TEST(LowerPass, OnlyTheNodesAskedFor) {
 
 TEST(LowerPass, DeclinedNodesStayAndLeaveNothingBehind) {
   // Float16 Softmax: the subgraph would round every intermediate to 16 bits, so the lowering
-  // declines; so does a Unary function without a lowering.
+  // declines; so do a Unary function without a lowering and an ungrouped Conv.
   auto g = buildGraph([](Module &M, Function &F) -> llvm::Expected<Node *> {
     EMBER_ASSIGN_OR_RETURN(Node * s, softmaxOf(M, F, ElemKind::Float16));
     AttrList a;
     a.set<AttrKind::Function>("abs");
-    return make(F, NodeKind::Unary, {s->getResult()}, a);
+    EMBER_TRY(make(F, NodeKind::Unary, {s->getResult()}, a).takeError());
+    AttrList conv;
+    conv.set<AttrKind::Kernels>({1})
+        .set<AttrKind::Strides>({1})
+        .set<AttrKind::Pads>({0, 0})
+        .set<AttrKind::Dilations>({1})
+        .set<AttrKind::Group>(1);
+    return make(F, NodeKind::Conv,
+                {input(M, {1, 2, 3}, ElemKind::Float16, "c"),
+                 constant(M, {2, 2, 1}, {1}, ElemKind::Float16),
+                 constant(M, {2}, {0}, ElemKind::Float16)},
+                conv);
   });
   ASSERT_TRUE(bool(g)) << errorOf(g.takeError());
   auto before = kindCounts(*g->F);
