@@ -38,7 +38,7 @@ Expected<std::unique_ptr<IRFunction>> lowerToPlannedIR(Function &F, const Backen
     oo.context.shouldLower = [&B](const Node &n) { return B.shouldLower(n); };
     oo.dumpAfter = opts.dumpGraphAfter;
     oo.dumpStream = &outs();
-    EMBER_TRY(optimize(F, opts.pipeline.empty() ? defaultPipeline() : opts.pipeline, oo));
+    EMBER_TRY(optimizeForBackend(F, opts.pipeline, oo));
     EMBER_TRY(withContext(F.verify(), "after graph optimization"));
   }
   summary.nodesAfter = F.size();

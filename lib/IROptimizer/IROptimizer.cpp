@@ -1,72 +1,40 @@
 #include "ember/IROptimizer/IROptimizer.h"
 #include "IRPasses.h"
 
-#include "ember/Support/Error.h"
-
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <chrono>
 
 using namespace llvm;
 
 namespace ember {
 
-const std::vector<IRPass> &getIRPasses() {
-  static const std::vector<IRPass> passes = {
+namespace {
+
+const PassRegistry<IRPass> &registry() {
+  static const PassRegistry<IRPass> passes({
 #define IR_PASS(FN, NAME, DEFAULT, DOC) {NAME, DOC, DEFAULT, FN},
 #include "ember/IROptimizer/IRPasses.def"
-  };
+  });
   return passes;
 }
 
-const IRPass *findIRPass(StringRef name) {
-  for (const IRPass &p : getIRPasses())
-    if (name == p.name)
-      return &p;
-  return nullptr;
-}
+} // namespace
 
-std::vector<std::string> defaultIRPipeline() {
-  std::vector<std::string> names;
-  for (const IRPass &p : getIRPasses())
-    if (p.inDefaultPipeline)
-      names.push_back(p.name);
-  return names;
-}
+const std::vector<IRPass> &getIRPasses() { return registry().passes(); }
+
+const IRPass *findIRPass(StringRef name) { return registry().find(name); }
+
+std::vector<std::string> defaultIRPipeline() { return registry().defaultPipeline(); }
 
 Error optimizeIR(IRFunction &IR, const std::vector<std::string> &pipeline,
                  const IROptimizerOptions &opts) {
-  std::vector<const IRPass *> passes;
-  for (const std::string &name : pipeline) {
-    const IRPass *p = findIRPass(name);
-    if (!p)
-      return makeError("unknown IR pass '" + name + "'");
-    passes.push_back(p);
-  }
-  for (const std::string &name : opts.dumpAfter)
-    if (name != "all" && !findIRPass(name))
-      return makeError("-dump-ir-after: unknown IR pass '" + name + "'");
-  for (const IRPass *p : passes) {
-    size_t before = IR.getInstrs().size();
-    auto start = std::chrono::steady_clock::now();
-    bool changed = p->run(IR);
-    double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count();
-    if (opts.stats)
-      opts.stats->push_back({p->name, before, IR.getInstrs().size(), changed, ms});
-    if (opts.dumpStream && llvm::any_of(opts.dumpAfter, [&](const std::string &n) {
-          return n == p->name || n == "all";
-        })) {
-      *opts.dumpStream << "=== after IR pass '" << p->name << "'"
-                       << (changed ? " (changed)" : " (unchanged)") << "\n";
-      IR.dump(*opts.dumpStream);
-    }
-    if (opts.verifyEach)
-      EMBER_TRY(withContext(IR.verify(), Twine("after IR pass '") + p->name + "'"));
-  }
-  return Error::success();
+  const PassRegistry<IRPass> &passes = registry();
+  PassUnit unit{[&] { return IR.getInstrs().size(); }, [&](raw_ostream &os) { IR.dump(os); },
+                [&] { return IR.verify(); }};
+  // Once, in order: the IR passes are arranged so that each sets up the next (views before
+  // in-place writes, lifetimes shrunk last), and none undoes another's work.
+  return runPassPipeline(passes.names(), pipeline,
+                         [&](size_t i) { return passes.passes()[i].run(IR); }, unit, opts,
+                         PassManagerStyle{"IR pass", "-dump-ir-after", "IR pass", 1});
 }
 
 } // namespace ember

@@ -6,72 +6,63 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <chrono>
-
 using namespace llvm;
 
 namespace ember {
 
-const std::vector<GraphPass> &getGraphPasses() {
-  static const std::vector<GraphPass> passes = {
+namespace {
+
+const PassRegistry<GraphPass> &registry() {
+  static const PassRegistry<GraphPass> passes({
 #define PASS(NAME, FN, DEFAULT, DOC) {NAME, DOC, DEFAULT, FN},
 #include "ember/Optimizer/Passes.def"
-  };
+  });
   return passes;
 }
 
-const GraphPass *findGraphPass(StringRef name) {
-  for (const GraphPass &p : getGraphPasses())
-    if (name == p.name)
-      return &p;
-  return nullptr;
-}
+/// Rounds of the pipeline at most: enough for the rewrites that enable one another (a fold
+/// exposing a fusion) to settle, few enough that a pair undoing each other cannot hang.
+constexpr unsigned kMaxRounds = 8;
 
-std::vector<std::string> defaultPipeline() {
-  std::vector<std::string> names;
-  for (const GraphPass &p : getGraphPasses())
-    if (p.inDefaultPipeline)
-      names.push_back(p.name);
-  return names;
+} // namespace
+
+const std::vector<GraphPass> &getGraphPasses() { return registry().passes(); }
+
+const GraphPass *findGraphPass(StringRef name) { return registry().find(name); }
+
+std::vector<std::string> defaultPipeline() { return registry().defaultPipeline(); }
+
+std::vector<std::string> postLoweringPipeline() {
+  return {
+#define PASS(NAME, FN, DEFAULT, DOC)
+#define POST_LOWERING(NAME) NAME,
+#include "ember/Optimizer/Passes.def"
+  };
 }
 
 Error optimize(Function &F, const std::vector<std::string> &pipeline,
                const OptimizerOptions &opts) {
-  std::vector<const GraphPass *> passes;
-  for (const std::string &name : pipeline) {
-    const GraphPass *p = findGraphPass(name);
-    if (!p)
-      return makeError("unknown graph pass '" + name + "'");
-    passes.push_back(p);
-  }
-  for (const std::string &name : opts.dumpAfter)
-    if (name != "all" && !findGraphPass(name))
-      return makeError("-dump-graph-after: unknown graph pass '" + name + "'");
-  constexpr unsigned kMaxRounds = 8;
-  for (unsigned round = 0; round < kMaxRounds; ++round) {
-    bool changed = false;
-    for (const GraphPass *p : passes) {
-      size_t before = F.size();
-      auto start = std::chrono::steady_clock::now();
-      bool c = p->run(F, opts.context);
-      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                            start)
-                      .count();
-      changed |= c;
-      if (opts.stats)
-        opts.stats->push_back({p->name, before, F.size(), c, ms});
-      if (opts.dumpStream &&
-          llvm::any_of(opts.dumpAfter, [&](const std::string &n) { return n == p->name || n == "all"; })) {
-        *opts.dumpStream << "=== after pass '" << p->name << "' (round " << round + 1
-                         << (c ? ", changed" : ", unchanged") << ")\n";
-        F.dump(*opts.dumpStream);
-      }
-      if (opts.verifyEach)
-        EMBER_TRY(withContext(F.verify(), Twine("after pass '") + p->name + "'"));
-    }
-    if (!changed)
-      break;
-  }
+  const PassRegistry<GraphPass> &passes = registry();
+  PassUnit unit{[&] { return F.size(); }, [&](raw_ostream &os) { F.dump(os); },
+                [&] { return F.verify(); }};
+  return runPassPipeline(
+      passes.names(), pipeline,
+      [&](size_t i) { return passes.passes()[i].run(F, opts.context); }, unit, opts,
+      PassManagerStyle{"graph pass", "-dump-graph-after", "pass", kMaxRounds});
+}
+
+Error optimizeForBackend(Function &F, const std::vector<std::string> &pipeline,
+                         const OptimizerOptions &opts) {
+  if (llvm::is_contained(pipeline, "lower"))
+    return optimize(F, pipeline, opts);
+  EMBER_TRY(optimize(F, pipeline.empty() ? defaultPipeline() : pipeline, opts));
+  // Lowering is not optional: a backend may run only the kinds it lowers to. A lowering may
+  // produce a kind the backend lowers too, hence the repetition until nothing changes.
+  EMBER_TRY(optimize(F, {"lower"}, opts));
+  // An explicit pipeline is what its caller asked for (tests keep constant folding away this
+  // way); only the default one is followed by the clean-up.
+  if (pipeline.empty())
+    return optimize(F, postLoweringPipeline(), opts);
   return Error::success();
 }
 

@@ -388,6 +388,47 @@ TEST_F(ModelRunner, DumpLLVMIRAndAssembly) {
   EXPECT_NE(as.out.find("ember_model:"), std::string::npos) << as.describe();
 }
 
+TEST_F(ModelRunner, DumpGraphAfterLowerShowsWhatTheBackendLowers) {
+  // The CPU backend lowers a float32 InstanceNorm (to LayerNorm and a per-channel Mul and Add);
+  // the Interpreter lowers nothing. Both give the same output.
+  std::string model = put("in.onnxtxt", R"(ir_version: 8
+opset_import { domain: "" version: 13 }
+graph {
+  name: "g"
+  node { op_type: "InstanceNormalization" input: "x" input: "s" input: "b" output: "y" }
+  initializer { name: "s" dims: 2 data_type: 1 float_data: 1.5 float_data: -0.5 }
+  initializer { name: "b" dims: 2 data_type: 1 float_data: 0.25 float_data: 2 }
+  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 1 } dim { dim_value: 2 } dim { dim_value: 5 } } } } }
+  output { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_value: 1 } dim { dim_value: 2 } dim { dim_value: 5 } } } } }
+}
+)");
+  std::string x = put("x.npy", npyFloat32("(1, 2, 5)", {0.5f, -1, 2, 3.25f, -0.75f, 4, 4.5f, -2,
+                                                         0, 1}));
+  std::vector<NpyArray> outs;
+  for (const char *backend : {"CPU", "Interpreter"}) {
+    std::string out = tmp + "/" + backend;
+    RunResult r = runTool({"-model=" + model, "-input=x=" + x, "-backend=" + std::string(backend),
+                           "-dump-graph-after=lower", "-output-dir=" + out});
+    SCOPED_TRACE(r.command);
+    EXPECT_SUCCESS(r);
+    bool cpu = std::string(backend) == "CPU";
+    size_t dump = r.out.find("=== after pass 'lower' (round 1, ");
+    ASSERT_NE(dump, std::string::npos) << r.describe();
+    std::string graph = r.out.substr(dump);
+    EXPECT_EQ(graph.substr(0, graph.find('\n')),
+              cpu ? "=== after pass 'lower' (round 1, changed)"
+                  : "=== after pass 'lower' (round 1, unchanged)");
+    EXPECT_EQ(graph.find("= InstanceNorm") != std::string::npos, !cpu) << r.describe();
+    EXPECT_EQ(graph.find("= LayerNorm") != std::string::npos, cpu) << r.describe();
+    outs.push_back(readNpyFloat32(out + "/y.npy"));
+  }
+  ASSERT_EQ(outs[0].values.size(), 10u);
+  ASSERT_EQ(outs[1].values.size(), 10u);
+  for (size_t k = 0; k < 10; ++k)
+    EXPECT_NEAR(outs[0].values[k], outs[1].values[k], 1e-5 + 1e-3 * std::fabs(outs[1].values[k]))
+        << "element " << k;
+}
+
 TEST_F(ModelRunner, ProfileListsInstructionsSlowestFirst) {
   for (const char *backend : {"-backend=CPU", "-backend=Interpreter"}) {
     RunResult r = runTool(

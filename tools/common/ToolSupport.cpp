@@ -3,6 +3,7 @@
 #include "ember/Driver/ConstantEvaluator.h"
 #include "ember/Importer/TensorFiles.h"
 #include "ember/Support/Error.h"
+#include "ember/Support/PassManager.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -272,10 +273,7 @@ CompileOptions compileOptionsFromFlags() {
   };
   co.dumpGraphAfter = splitList(FLAGS_dump_graph_after);
   co.dumpIRAfter = splitList(FLAGS_dump_ir_after);
-  if (FLAGS_ir_passes == "none")
-    co.irPipeline = std::vector<std::string>();
-  else if (FLAGS_ir_passes != "default")
-    co.irPipeline = splitList(FLAGS_ir_passes);
+  co.irPipeline = parsePassList(FLAGS_ir_passes);
   return co;
 }
 
@@ -284,13 +282,14 @@ Error printCompileReports(const CompileSummary &s, double loadMillis, const Func
   if (FLAGS_print_pass_stats) {
     outs() << "graph passes: " << s.nodesBefore << " nodes before, " << s.nodesAfter
            << " after\n";
-    for (const PassStats &p : s.passStats)
-      outs() << format("  %-24s %6zu -> %-6zu %8.3f ms%s\n", p.pass.c_str(), p.nodesBefore,
-                       p.nodesAfter, p.millis, p.changed ? "  changed" : "");
+    auto printStats = [](const std::vector<PassStats> &runs) {
+      for (const PassStats &p : runs)
+        outs() << format("  %-24s %6zu -> %-6zu %8.3f ms%s\n", p.pass.c_str(), p.sizeBefore,
+                         p.sizeAfter, p.millis, p.changed ? "  changed" : "");
+    };
+    printStats(s.passStats);
     outs() << "IR passes: instructions before and after\n";
-    for (const IRPassStats &p : s.irPassStats)
-      outs() << format("  %-24s %6zu -> %-6zu %8.3f ms%s\n", p.pass.c_str(), p.instrsBefore,
-                       p.instrsAfter, p.millis, p.changed ? "  changed" : "");
+    printStats(s.irPassStats);
   }
   if (FLAGS_print_memory)
     IR.printMemorySummary(outs());

@@ -87,7 +87,10 @@ public:
   virtual llvm::StringRef getName() const = 0;
   /// Whether the backend can run \p n (kind and element types) after lowering.
   virtual bool isOpSupported(const Node &n) const = 0;
-  /// Whether the graph optimizer should expand \p n into simpler nodes for this backend.
+  /// Whether the graph optimizer should replace \p n by the simpler nodes of its lowering
+  /// (include/ember/Optimizer/Lowerings.def; the `lower` pass). Asked for every node of a kind
+  /// with a lowering, which may still decline the node; a backend asks for what it has no
+  /// kernel for, or only a slower one. None by default.
   virtual bool shouldLower(const Node &n) const { return false; }
   /// Bytes of working memory the backend's kernel for \p I needs while it runs; the memory plan
   /// places them in the activations region (no kernel allocates or keeps global state).

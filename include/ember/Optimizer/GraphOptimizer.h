@@ -3,16 +3,13 @@
 #define EMBER_OPTIMIZER_GRAPHOPTIMIZER_H
 
 #include "ember/Graph/Graph.h"
+#include "ember/Support/PassManager.h"
 
 #include "llvm/Support/Error.h"
 
 #include <functional>
 #include <string>
 #include <vector>
-
-namespace llvm {
-class raw_ostream;
-}
 
 namespace ember {
 
@@ -38,30 +35,28 @@ struct GraphPass {
 const std::vector<GraphPass> &getGraphPasses();
 const GraphPass *findGraphPass(llvm::StringRef name);
 
-struct PassStats {
-  std::string pass;
-  size_t nodesBefore = 0, nodesAfter = 0;
-  bool changed = false;
-  double millis = 0;
-};
-
-struct OptimizerOptions {
-  /// Verify the graph after every pass (always on in tests; -verify-each in the tools).
-  bool verifyEach = false;
-  /// Stats per pass run are appended here when non-null.
-  std::vector<PassStats> *stats = nullptr;
+/// The hooks around each pass (PassManager.h), and what passes may ask of the compiler.
+struct OptimizerOptions : PassRunOptions {
   PassContext context;
-  /// Print the function after each pass named here ("all" for every pass) to dumpStream.
-  std::vector<std::string> dumpAfter;
-  llvm::raw_ostream *dumpStream = nullptr;
 };
 
-/// The default pipeline's pass names, in order.
+/// The default pipeline's pass names, in order: the passes before lowering.
 std::vector<std::string> defaultPipeline();
+
+/// The passes run after `lower`, in order: the default ones that only simplify. See
+/// Passes.def for why the passes that build compound kinds are not among them.
+std::vector<std::string> postLoweringPipeline();
 
 /// Runs \p pipeline over \p F until no pass changes anything (at most a few rounds).
 llvm::Error optimize(Function &F, const std::vector<std::string> &pipeline,
                      const OptimizerOptions &opts = {});
+
+/// What the driver runs for a backend, as Glow does: \p pipeline (the default one when empty),
+/// then `lower` until nothing is left that the backend asked to lower (opts.context.shouldLower),
+/// then, for the default pipeline only, the post-lowering pipeline to clean up what lowering
+/// built. A pipeline that names `lower` itself runs exactly as given.
+llvm::Error optimizeForBackend(Function &F, const std::vector<std::string> &pipeline,
+                               const OptimizerOptions &opts);
 
 } // namespace ember
 

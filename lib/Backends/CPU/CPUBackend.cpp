@@ -64,6 +64,24 @@ public:
   }
 };
 
+/// The nodes the CPU backend gets from the graph optimizer's lowerings (Lowerings.def) rather
+/// than from a kernel of its own: those whose kernel would be a generic one (computing in
+/// double, one element at a time) while the lowered form runs on vectorized float kernels.
+///  - InstanceNorm, float32 throughout: its kernel is ember_instancenorm (NormalizationGeneric);
+///    lowered, it is the vectorized LayerNorm kernel over each plane and a per-channel Mul and Add
+///    that codegen fuses into one loop. model-runner -iterations=200, median per run: [1, 64, 56,
+///    56] 0.455 ms before, 0.111 ms lowered; [4, 64, 28, 28] 0.457 -> 0.123 ms; [1, 64, 7, 7]
+///    0.008 -> 0.002 ms. Float32 only: LayerNorm's fast kernel is float32's, and other kinds'
+///    lowering would still run generic kernels, in more passes over memory.
+bool lowersOnCPU(const Node &n) {
+  switch (n.getKind()) {
+  case NodeKind::InstanceNorm:
+    return llvm::all_of(n.getOperands(),
+                        [](NodeValue v) { return v.getType().kind == ElemKind::Float32; });
+  default: return false;
+  }
+}
+
 class CPUBackend final : public Backend {
   CPUTargetOptions target_;
   BackendOptions opts_;
@@ -74,6 +92,7 @@ public:
 
   StringRef getName() const override { return "CPU"; }
   bool isOpSupported(const Node &n) const override { return isSupportedOnCPU(n); }
+  bool shouldLower(const Node &n) const override { return lowersOnCPU(n); }
   uint64_t getScratchBytes(const Instruction &I) const override {
     return cpuScratchBytes(I, opts_.threads);
   }
