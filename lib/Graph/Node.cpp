@@ -33,7 +33,7 @@ std::vector<NodeInfo> buildNodeInfos() {
 #define OPERANDS(...) #__VA_ARGS__
 #define RESULTS(...) #__VA_ARGS__
 #define ATTRS(...) std::vector<AttrKind>{__VA_ARGS__}
-#define NODE(K, OPS, RES, ATTR_LIST, ARITY, DOC)                                                   \
+#define NODE(K, OPS, RES, ATTR_LIST, ARITY, CAT, DOC)                                              \
   {                                                                                                \
     using namespace attr_names;                                                                    \
     infos.push_back({#K, splitNames(OPS), splitNames(RES), ATTR_LIST,                              \
@@ -53,6 +53,19 @@ const NodeInfo &getNodeInfo(NodeKind k) {
 }
 
 StringRef nodeKindName(NodeKind k) { return getNodeInfo(k).name; }
+
+NodeCategory categoryOf(NodeKind k) {
+  switch (k) {
+  case NodeKind::Placeholder:
+  case NodeKind::Constant:
+    return NodeCategory::Storage;
+#define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC)                                                  \
+  case NodeKind::K:                                                                                \
+    return NodeCategory::CAT;
+#include "ember/Graph/Nodes.def"
+  }
+  return NodeCategory::Storage;
+}
 
 const Type &NodeValue::getType() const { return node->getType(resNo); }
 

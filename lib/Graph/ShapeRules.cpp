@@ -33,7 +33,7 @@ Expected<TypeList> inferResultTypes(NodeKind kind, ArrayRef<NodeValue> operands,
   case NodeKind::Placeholder:
   case NodeKind::Constant:
     return makeError("storage has no shape rule");
-#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
+#define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC)                                                  \
   case NodeKind::K:                                                                                \
     return inferTypes##K(types, attrs);
 #include "ember/Graph/Nodes.def"

@@ -10,7 +10,7 @@ namespace ember {
 
 using TypeList = llvm::SmallVector<Type, 1>;
 
-#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
+#define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC)                                                  \
   llvm::Expected<TypeList> inferTypes##K(llvm::ArrayRef<Type> in, const AttrList &attrs);
 #include "ember/Graph/Nodes.def"
 

@@ -23,7 +23,7 @@ StringRef instrKindName(InstrKind k) {
     return "copy";
   case InstrKind::TensorView:
     return "tensorview";
-#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
+#define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC)                                                  \
   case InstrKind::K: {                                                                             \
     static const std::string lower = StringRef(#K).lower();                                        \
     return lower;                                                                                  \
@@ -35,7 +35,7 @@ StringRef instrKindName(InstrKind k) {
 
 InstrKind instrKindFor(NodeKind k) {
   switch (k) {
-#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
+#define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC)                                                  \
   case NodeKind::K:                                                                                \
     return NodeKind::K == NodeKind::Save ? InstrKind::Copy : InstrKind::K;
 #include "ember/Graph/Nodes.def"
@@ -49,7 +49,7 @@ InstrKind instrKindFor(NodeKind k) {
 
 bool nodeKindFor(InstrKind ik, NodeKind &nk) {
   switch (ik) {
-#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
+#define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC)                                                  \
   case InstrKind::K:                                                                               \
     nk = NodeKind::K;                                                                              \
     return true;
@@ -105,23 +105,11 @@ bool isMemoryMarker(InstrKind k) {
          k == InstrKind::TensorView;
 }
 
-/// The element-wise family (Nodes/Elementwise.def): result element i reads element i of each
-/// operand (operands have the result's dims), so the result may overwrite an operand.
-static bool isElementwiseKind(NodeKind k) {
-  switch (k) {
-#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
-  case NodeKind::K:                                                                                \
-    return true;
-#include "ember/Graph/Nodes/Elementwise.def"
-#undef NODE
-  default:
-    return false;
-  }
-}
-
 bool canWriteInPlace(const Instruction &I, unsigned input) {
   NodeKind nk;
-  return nodeKindFor(I.getKind(), nk) && isElementwiseKind(nk) && I.getNumOutputs() == 1 &&
+  // Element-wise (Nodes.def's category): result element i reads element i of each operand
+  // (operands have the result's dims), so the result may overwrite an operand.
+  return nodeKindFor(I.getKind(), nk) && isElementwise(nk) && I.getNumOutputs() == 1 &&
          input < I.getNumInputs() && I.getInput(input)->getType() == I.getOutput(0)->getType();
 }
 

@@ -1,14 +1,13 @@
 // Transpose sinking. A Transpose feeding an element-wise op moves below it: op(T(x)) becomes
-// T(op(x)) for the shape-preserving one-input kinds (Relu, Sigmoid, Tanh, Unary, Clip's input,
-// Cast, Elu, LeakyRelu, ...), and op(T(x), T(y)) or op(T(x), C) becomes T(op(x, y)) or
-// T(op(x, C')) for the kinds whose operands all have the result's dims (Add, Mul, Where,
-// comparisons, ...), where C' is the Constant C transposed by the inverse permutation (computed
-// here), or a Broadcast of one element redone with the permuted dims. Transposes so meet and
-// cancel in remove-noops. A Transpose of a Constant becomes a transposed Constant. It is safe
-// because an element-wise op computes each element from the elements at the same index alone,
-// so permuting the indices before or after gives the same values. It terminates because
-// transposes only ever move down, and a move happens only when every transpose moved is used by
-// that op alone (so it dies and no work is duplicated).
+// T(op(x)) for the kinds of category ElementwiseUnary (Nodes.def: Relu, Unary, Clip's input, Cast,
+// ...), and op(T(x), T(y)) or op(T(x), C) becomes T(op(x, y)) or T(op(x, C')) for those of category
+// ElementwiseNary (Add, Mul, Where, comparisons, ...), where C' is the Constant C transposed by the
+// inverse permutation (computed here), or a Broadcast of one element redone with the permuted dims.
+// Transposes so meet and cancel in remove-noops. A Transpose of a Constant becomes a transposed
+// Constant. It is safe because an element-wise op computes each element from the elements at the
+// same index alone, so permuting the indices before or after gives the same values. It terminates
+// because transposes only ever move down, and a move happens only when every transpose moved is
+// used by that op alone (so it dies and no work is duplicated).
 #include "PatternUtils.h"
 #include "Passes.h"
 
@@ -23,58 +22,11 @@ namespace {
 
 /// Kinds computing each result element from the Input element at the same index alone; their
 /// other operands (Clip's Min/Max) are single elements that do not depend on the index.
-bool isElementwiseUnary(NodeKind k) {
-  switch (k) {
-  case NodeKind::Relu:
-  case NodeKind::Sigmoid:
-  case NodeKind::Tanh:
-  case NodeKind::Unary:
-  case NodeKind::Cast:
-  case NodeKind::Clip:
-  case NodeKind::IsNaN:
-  case NodeKind::IsInf:
-  case NodeKind::Elu:
-  case NodeKind::Celu:
-  case NodeKind::Selu:
-  case NodeKind::HardSigmoid:
-  case NodeKind::LeakyRelu:
-  case NodeKind::ThresholdedRelu:
-  case NodeKind::Shrink:
-    return true;
-  default:
-    return false;
-  }
-}
+bool isElementwiseUnary(NodeKind k) { return categoryOf(k) == NodeCategory::ElementwiseUnary; }
 
 /// Kinds whose operands all have the result's dims and whose result element at an index depends
 /// on the operands' elements at that index alone.
-bool isElementwiseNary(NodeKind k) {
-  switch (k) {
-  case NodeKind::Add:
-  case NodeKind::Sub:
-  case NodeKind::Mul:
-  case NodeKind::Div:
-  case NodeKind::Max:
-  case NodeKind::Min:
-  case NodeKind::Mod:
-  case NodeKind::Pow:
-  case NodeKind::ShiftLeft:
-  case NodeKind::ShiftRight:
-  case NodeKind::PRelu:
-  case NodeKind::Equal:
-  case NodeKind::Less:
-  case NodeKind::LessOrEqual:
-  case NodeKind::Greater:
-  case NodeKind::GreaterOrEqual:
-  case NodeKind::And:
-  case NodeKind::Or:
-  case NodeKind::Xor:
-  case NodeKind::Where:
-    return true;
-  default:
-    return false;
-  }
-}
+bool isElementwiseNary(NodeKind k) { return categoryOf(k) == NodeCategory::ElementwiseNary; }
 
 class Sinker {
   Function &F_;

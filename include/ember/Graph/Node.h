@@ -22,7 +22,7 @@ class Node;
 enum class NodeKind : uint8_t {
   Placeholder,
   Constant,
-#define NODE(K, OPS, RES, ATTRS, ARITY, DOC) K,
+#define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC) K,
 #include "ember/Graph/Nodes.def"
 };
 
@@ -30,7 +30,7 @@ enum class NodeKind : uint8_t {
 /// `ops::Conv::NumOperands`.
 namespace ops {
 #define EMBER_INDEX_LIST(...) __VA_OPT__(__VA_ARGS__, )
-#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
+#define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC)                                                  \
   namespace K {                                                                                    \
   enum OperandIdx : unsigned { OPS NumOperands };                                                  \
   enum ResultIdx : unsigned { RES NumResults };                                                    \
@@ -42,6 +42,30 @@ namespace ops {
 #undef RESULTS
 #undef EMBER_INDEX_LIST
 } // namespace ops
+
+/// The Category column of Nodes.def: what a pass or backend asks of a kind instead of listing
+/// kinds by hand. Placeholder and Constant are Storage.
+enum class NodeCategory : uint8_t {
+  Storage,
+  ElementwiseUnary,
+  ElementwiseNary,
+  NN,
+  Normalization,
+  Reduction,
+  DataMovement,
+  Quantized,
+  Recurrent,
+  Output,
+};
+
+NodeCategory categoryOf(NodeKind k);
+
+/// The element-wise family (Nodes/Elementwise.def): each result element is computed from the
+/// operands' elements at its index alone.
+inline bool isElementwise(NodeKind k) {
+  NodeCategory c = categoryOf(k);
+  return c == NodeCategory::ElementwiseUnary || c == NodeCategory::ElementwiseNary;
+}
 
 /// What the node table knows about a kind.
 struct NodeInfo {

@@ -29,7 +29,7 @@ enum class InstrKind : uint8_t {
   DeallocActivation, ///< ends an activation's lifetime
   Copy,              ///< @out dest, @in src of the same type
   TensorView,        ///< @in base; a value of its own type at viewOffset bytes into base
-#define NODE(K, OPS, RES, ATTRS, ARITY, DOC) K,
+#define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC) K,
 #include "ember/Graph/Nodes.def"
 };
 

@@ -163,7 +163,7 @@ Error Emitter::callChecked(StringRef name, ArrayRef<Value *> args, const Instruc
 
 KernelTable::KernelTable() {
   size_t count = 0;
-#define NODE(K, OPS, RES, ATTRS, ARITY, DOC) ++count;
+#define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC) ++count;
 #include "ember/Graph/Nodes.def"
   // NodeKind numbers storage kinds too; size the table by the largest value.
   entries_.resize(count + 8);

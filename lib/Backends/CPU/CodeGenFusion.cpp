@@ -26,37 +26,11 @@ namespace {
 /// Must match EMBER_VW in kernels/KernelCommon.h: a chunk is one vector of the kernels.
 constexpr int64_t kChunk = 16;
 
-bool isFusableKind(InstrKind k) {
-  switch (k) {
-  case InstrKind::Add:
-  case InstrKind::Sub:
-  case InstrKind::Mul:
-  case InstrKind::Div:
-  case InstrKind::Max:
-  case InstrKind::Min:
-  case InstrKind::PRelu:
-  case InstrKind::Relu:
-  case InstrKind::Sigmoid:
-  case InstrKind::Tanh:
-  case InstrKind::Elu:
-  case InstrKind::Celu:
-  case InstrKind::Selu:
-  case InstrKind::HardSigmoid:
-  case InstrKind::LeakyRelu:
-  case InstrKind::ThresholdedRelu:
-  case InstrKind::Shrink:
-  case InstrKind::Unary:
-  case InstrKind::Clip:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// A float32 element-wise instruction whose operands all have its result's element count, but
 /// Clip's bounds (one element each, read whole by every chunk).
 bool isFusable(const Instruction &I) {
-  if (!isFusableKind(I.getKind()) || I.getNumOutputs() != 1)
+  NodeKind nk;
+  if (!nodeKindFor(I.getKind(), nk) || !isElementwise(nk) || I.getNumOutputs() != 1)
     return false;
   const ember::Type &out = I.getOutput()->getType();
   if (out.kind != ElemKind::Float32 || out.numElements() == 0)

@@ -35,7 +35,7 @@ bool hasKernel(const Node &n) {
   case NodeKind::Placeholder:
   case NodeKind::Constant:
     return true;
-#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
+#define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC)                                                  \
   case NodeKind::K:                                                                                \
     return supports##K(n);
 #include "ember/Graph/Nodes.def"
@@ -53,7 +53,7 @@ Error dispatch(const KernelContext &ctx) {
     return Error::success(); // memory is planned statically; a view is only an address
   case InstrKind::Copy:
     return runCopy(ctx);
-#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
+#define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC)                                                  \
   case InstrKind::K:                                                                               \
     return run##K(ctx);
 #include "ember/Graph/Nodes.def"

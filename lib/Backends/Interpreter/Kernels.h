@@ -1,5 +1,5 @@
 // The Interpreter's kernels: one function per instruction kind, `run<Kind>`, grouped by family
-// in this folder (Elementwise.cpp, Conv.cpp, MatMul.cpp, Pool.cpp, Normalization.cpp,
+// in this folder (Elementwise.cpp, NNConv.cpp, NNMatMul.cpp, NNPool.cpp, Normalization.cpp,
 // DataMovement.cpp). Kernels are the reference: plain loops, written to be obviously right.
 #ifndef EMBER_LIB_BACKENDS_INTERPRETER_KERNELS_H
 #define EMBER_LIB_BACKENDS_INTERPRETER_KERNELS_H
@@ -49,7 +49,7 @@ public:
 /// Per node kind K: `run<K>` executes an instruction of kind K, and `supports<K>` says whether
 /// run<K> handles a node's element kinds. Both sit in the family's file.
 llvm::Error runCopy(const KernelContext &ctx);
-#define NODE(K, OPS, RES, ATTRS, ARITY, DOC)                                                       \
+#define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC)                                                  \
   llvm::Error run##K(const KernelContext &ctx);                                                    \
   bool supports##K(const Node &n);
 #include "ember/Graph/Nodes.def"
