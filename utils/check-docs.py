@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Checks that the docs name files that exist: every `code span` in docs/*.md and README.md that
 looks like a path from the repository's root (lib/..., include/..., tests/..., ...) must exist,
-and one that looks like a bare file name (FusedActivation.h, Gemm.cpp, Passes.def) must be the
+and one that looks like a bare file name (FusedActivation.h, NNGemm.cpp, Passes.def) must be the
 name of some file in the repository. A `<Placeholder>` in a path matches any text, and `*` is a
 glob. Docs that drift from the code name files that were renamed or deleted; this catches them.
 

@@ -1,14 +1,16 @@
-// fuse-activations: an activation (Relu, Clip with constant bounds, LeakyRelu, Sigmoid, Tanh,
-// HardSigmoid, Unary hard_swish) whose input is a float Conv, MatMul or FullyConnected without
-// an activation, used by nothing else, is folded into it: Conv becomes FusedConv, MatMul
-// FusedMatMul, and FullyConnected gets the activation in its FusedActivation attribute. Safe
-// because the fused kernels apply the activation to each result element after rounding it to
-// the element kind, with the separate kernel's own formula (Interpreter/FusedActivation.h), so
-// the values are bit for bit those of the two nodes; the producer has no other user, so its
-// unactivated result is not needed elsewhere. Clip bounds must be representable as float (the
-// attribute's type), which every float32, float16 and bfloat16 bound is.
+// fuse-activations: an activation (a row of Nodes/FusedActivations.def; Clip only with constant
+// bounds) whose input is a float Conv, MatMul or FullyConnected without an activation, used by
+// nothing else, is folded into it: Conv becomes FusedConv, MatMul FusedMatMul, and FullyConnected
+// gets the activation in its FusedActivation attribute. Safe because the fused kernels apply the
+// activation to each result element after rounding it to the element kind, with the separate node's
+// formula (ember/Semantics/ScalarFormulas.inc), so the values are bit for bit those of the two
+// nodes; the producer has no other user, so its unactivated result is not needed elsewhere. Clip
+// bounds must be representable as float (the attribute's type), which every float32, float16 and
+// bfloat16 bound is.
 #include "FusionUtils.h"
 #include "Passes.h"
+
+#include "ember/Graph/FusedActivations.h"
 
 #include <optional>
 
@@ -37,28 +39,28 @@ std::optional<float> exactFloat(NodeValue v) {
   return f;
 }
 
-/// The fused form of activation node \p n, if it has one.
+/// The fused form of activation node \p n (a row of Nodes/FusedActivations.def), if it has one:
+/// its arguments are the node's Alpha and Beta attributes, or Clip's constant bounds.
 std::optional<Activation> activationOf(const Node &n) {
-  switch (n.getKind()) {
-  case NodeKind::Relu: return Activation{"relu", {}};
-  case NodeKind::Sigmoid: return Activation{"sigmoid", {}};
-  case NodeKind::Tanh: return Activation{"tanh", {}};
-  case NodeKind::LeakyRelu: return Activation{"leaky_relu", {n.attr<AttrKind::Alpha>()}};
-  case NodeKind::HardSigmoid:
-    return Activation{"hard_sigmoid", {n.attr<AttrKind::Alpha>(), n.attr<AttrKind::Beta>()}};
-  case NodeKind::Unary:
-    if (n.attr<AttrKind::Function>() == "hard_swish")
-      return Activation{"hard_swish", {}};
+  const FusedActivationInfo *info = fusedActivationFrom(n);
+  if (!info)
     return std::nullopt;
-  case NodeKind::Clip: {
+  Activation a{info->name.str(), {}};
+  if (n.getKind() == NodeKind::Clip) {
     std::optional<float> lo = exactFloat(n.getOperand(ops::Clip::Min));
     std::optional<float> hi = exactFloat(n.getOperand(ops::Clip::Max));
     if (!lo || !hi)
       return std::nullopt;
-    return Activation{"clip", {*lo, *hi}};
+    a.args = {*lo, *hi};
+  } else {
+    if (info->arity > 0)
+      a.args.push_back(n.attr<AttrKind::Alpha>());
+    if (info->arity > 1)
+      a.args.push_back(n.attr<AttrKind::Beta>());
   }
-  default: return std::nullopt;
-  }
+  if (a.args.size() != info->arity)
+    return std::nullopt;
+  return a;
 }
 
 /// The fused kind \p producer becomes with an activation, if it can take one.

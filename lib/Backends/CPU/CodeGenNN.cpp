@@ -1,8 +1,8 @@
 // Codegen for convolution and matrix products (pooling: CodeGenNNPool.cpp). Two kinds of kernels:
-//  - the fast float32 ones (kernels/Conv.cpp, Gemm.cpp) for 1-D and 2-D spatial dims (a 1-D
+//  - the fast float32 ones (kernels/NNConv.cpp, NNGemm.cpp) for 1-D and 2-D spatial dims (a 1-D
 //    convolution runs as 2-D with height 1);
-//  - generic ones for everything else the Interpreter runs (kernels/ConvGeneric.cpp,
-//    MatMulGeneric.cpp): any spatial rank up to kMaxSpatialDims, every element kind of the
+//  - generic ones for everything else the Interpreter runs (kernels/NNConvGeneric.cpp,
+//    NNMatMulGeneric.cpp): any spatial rank up to kMaxSpatialDims, every element kind of the
 //    reference, and ConvTranspose.
 // Each supports function accepts the union; each emit function picks the fast kernel when the shape
 // and kind allow it. Shapes go to the kernels as private constant arrays; the fused activation as a
@@ -11,7 +11,7 @@
 
 #include "kernels/Scratch.h"
 
-#include "llvm/ADT/StringSwitch.h"
+#include "ember/Graph/FusedActivations.h"
 
 #include <array>
 
@@ -22,36 +22,26 @@ namespace cpu {
 
 namespace {
 
-/// The kernels' ActKind numbering (kernels/KernelCommon.h).
+/// A fused activation as the kernels take it: its 1-based row of Nodes/FusedActivations.def
+/// (kernels/Activation.h: ActKind; 0 for none) and its arguments.
 struct FusedAct {
   int64_t kind = 0;
   float a = 0, b = 0;
 };
 
-int64_t activationKind(StringRef name) {
-  return StringSwitch<int64_t>(name)
-      .Case("", 0)
-      .Case("relu", 1)
-      .Case("clip", 2)
-      .Case("leaky_relu", 3)
-      .Case("sigmoid", 4)
-      .Case("tanh", 5)
-      .Case("hard_sigmoid", 6)
-      .Case("hard_swish", 7)
-      .Default(-1);
-}
-
 Expected<FusedAct> fusedActivation(const Instruction &I) {
   const std::string &name = I.attr<AttrKind::FusedActivation>();
   const std::vector<float> &args = I.attr<AttrKind::FusedActivationArgs>();
   FusedAct f;
-  f.kind = activationKind(name);
-  size_t arity = name == "clip" || name == "hard_sigmoid" ? 2 : name == "leaky_relu" ? 1 : 0;
-  if (f.kind < 0 || args.size() != arity)
+  if (name.empty() && args.empty())
+    return f;
+  const FusedActivationInfo *info = findFusedActivation(name);
+  if (!info || args.size() != info->arity)
     return instrError(I, "invalid fused activation '" + name + "'");
-  if (arity > 0)
+  f.kind = info->code;
+  if (info->arity > 0)
     f.a = args[0];
-  if (arity > 1)
+  if (info->arity > 1)
     f.b = args[1];
   return f;
 }
@@ -61,11 +51,20 @@ bool supportsConv(const Node &n) {
   return floatNode(n) && genericRankOk(n.getOperand(0).getType().rank());
 }
 
+/// Whether the instruction's fused activation, if it has one, has a float32 vector form for the
+/// fast kernels' epilogues (Nodes/FusedActivations.def); the generic kernels apply any row.
+bool vectorActivation(const Instruction &I) {
+  if (!I.getAttrs().has(AttrKind::FusedActivation))
+    return true;
+  const FusedActivationInfo *info = findFusedActivation(I.attr<AttrKind::FusedActivation>());
+  return !info || info->vectorized;
+}
+
 /// Whether a convolution instruction runs on the fast float32 2-D kernel.
 bool fastConv(const Instruction &I) {
   return I.getKind() != InstrKind::ConvTranspose &&
          I.getOutput()->getType().kind == ElemKind::Float32 &&
-         fastRank(I.getInput(0)->getType().rank());
+         fastRank(I.getInput(0)->getType().rank()) && vectorActivation(I);
 }
 
 /// The kernel's ConvShape: N, C, H, W, K, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, G.
@@ -93,7 +92,7 @@ uint64_t convScratch(const Instruction &I, int64_t threads) {
          sizeof(float);
 }
 
-/// The generic kernels' parameters (kernels/ConvGeneric.cpp, ConvNd): n, N, C, K, G, then per
+/// The generic kernels' parameters (kernels/NNConvGeneric.cpp, ConvNd): n, N, C, K, G, then per
 /// spatial axis input dims, output dims, kernel dims, strides, begin pads, dilations.
 std::vector<int64_t> convNdParams(const Instruction &I) {
   const DimsVec &in = I.getInput(ops::Conv::Input)->getType().dims;
@@ -137,9 +136,10 @@ Error emitConv(Emitter &E, const Instruction &I) {
                  E.f32(act.a), E.f32(act.b), E.scratch(I), E.team()});
 }
 
-/// Whether a product runs on the float32 GEMM (Gemm.cpp), which needs scratch for its packing.
+/// Whether a product runs on the float32 GEMM (kernels/NNGemm.cpp), which needs scratch for its
+/// packing.
 bool fastProduct(const Instruction &I) {
-  return I.getOutput()->getType().kind == ElemKind::Float32;
+  return I.getOutput()->getType().kind == ElemKind::Float32 && vectorActivation(I);
 }
 
 uint64_t matmulScratch(const Instruction &I, int64_t threads) {

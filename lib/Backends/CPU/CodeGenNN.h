@@ -9,7 +9,7 @@ namespace ember {
 namespace cpu {
 
 /// Most spatial dims the generic kernels walk (their odometers are fixed arrays:
-/// kernels/ConvGeneric.h, nn::kMaxSpatial).
+/// kernels/NNConvGeneric.h, nn::kMaxSpatial).
 constexpr size_t kMaxSpatialDims = 8;
 
 /// Rank 3 or 4 activations (1-D or 2-D spatial): what the fast kernels take.

@@ -1,7 +1,7 @@
 // Codegen for pooling: MaxPool and AvgPool on float32 with 1-D or 2-D spatial dims go to the fast
-// kernels (kernels/Pool.cpp); every other shape and kind the Interpreter pools goes to the generic
-// N-D kernels (kernels/PoolGeneric.cpp), as does LpPool; MaxUnpool and MaxRoiPool have their own
-// kernels (kernels/PoolUnpool.cpp), which report bad indices and regions at run time.
+// kernels (kernels/NNPool.cpp); every other shape and kind the Interpreter pools goes to the
+// generic N-D kernels (kernels/NNPoolGeneric.cpp), as does LpPool; MaxUnpool and MaxRoiPool have
+// their own kernels (kernels/NNPoolUnpool.cpp), which report bad indices and regions at run time.
 #include "CodeGenNN.h"
 
 using namespace llvm;
@@ -17,7 +17,7 @@ bool fastPool(const Instruction &I) {
          fastRank(I.getInput(0)->getType().rank());
 }
 
-/// The fast kernels' PoolShape (kernels/Pool.cpp).
+/// The fast kernels' PoolShape (kernels/NNPool.cpp).
 SmallVector<int64_t, 17> poolParams(const Instruction &I, const Window2D &w, int64_t countPad,
                                     int64_t colMajor) {
   const DimsVec &in = I.getInput(0)->getType().dims;
@@ -26,7 +26,7 @@ SmallVector<int64_t, 17> poolParams(const Instruction &I, const Window2D &w, int
           w.PWEnd,                countPad, colMajor};
 }
 
-/// The generic kernels' parameters (kernels/PoolGeneric.cpp, PoolNd): n, planes, then per spatial
+/// The generic kernels' parameters (kernels/NNPoolGeneric.cpp, PoolNd): n, planes, then per spatial
 /// axis input dims, output dims, kernels, strides, begin pads, end pads, dilations (1 for the pools
 /// without them).
 std::vector<int64_t> poolNdParams(const Instruction &I, bool hasDilations) {

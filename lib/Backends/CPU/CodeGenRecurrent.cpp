@@ -1,5 +1,5 @@
 // Codegen for the recurrent family (kernels/Recurrent.cpp): RNN, GRU and LSTM on float32,
-// float64 and float16, as the Interpreter (lib/Backends/Interpreter/QuantizedRecurrent.cpp). One
+// float64 and float16, as the Interpreter (lib/Backends/Interpreter/Recurrent.cpp). One
 // kernel per element kind serves the three cells; the shape, the direction, the activations
 // (numbered as kernels/RecurrentLayout.h) and their alpha/beta go as constant arrays. A sequence
 // length outside [0, seq] is a run-time error, as in the Interpreter.
@@ -16,23 +16,12 @@ namespace cpu {
 
 namespace {
 
-/// The kernel's number of each activation of Nodes/RecurrentActivations.def, in its order: a
-/// .def entry the kernels lack does not compile.
-constexpr rnnlayout::Act kActivationsInDefOrder[] = {
-#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, DOC) rnnlayout::k##E,
-#include "ember/Graph/Nodes/RecurrentActivations.def"
-};
-static_assert(sizeof(kActivationsInDefOrder) / sizeof(kActivationsInDefOrder[0]) ==
-                  size_t(rnnlayout::kNumActivations),
-              "kernels/RecurrentLayout.h and RecurrentActivations.def list different functions");
-
-/// The kernel's number of activation \p name, or -1.
+/// The kernel's number of activation \p name (kernels/RecurrentLayout.h numbers the rows of
+/// Nodes/RecurrentActivations.def), or -1.
 int64_t activationNumber(StringRef name) {
-  size_t i = 0;
-#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, DOC)                                                 \
+#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, FORMULA, DOC)                                        \
   if (name == NAME)                                                                                \
-    return int64_t(kActivationsInDefOrder[i]);                                                     \
-  ++i;
+    return int64_t(rnnlayout::k##E);
 #include "ember/Graph/Nodes/RecurrentActivations.def"
   return -1;
 }

@@ -8,6 +8,8 @@
 
 #include "KernelUtils.h"
 
+#include "ember/Semantics/Conversions.h"
+
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -77,7 +79,8 @@ llvm::Error dispatchIn(const KernelContext &ctx, ElemKind k, Fn &&fn) {
 inline ElemKind operandKind(const Node &n, unsigned i) { return n.getOperand(i).getType().kind; }
 
 /// \p x converted to To, defined for every pair of numeric and bool types: to bool is x != 0
-/// (NaN is true); floats to integers truncate toward zero and saturate, NaN gives 0; integers to
+/// (NaN is true); floats to integers truncate toward zero and saturate, NaN gives 0
+/// (ember/Semantics/Conversions.h); integers to
 /// narrower integers wrap (two's complement, as GCC and Clang define the conversion); to a float
 /// rounds to nearest even.
 template <typename To, typename From> To convertElement(From x) {
@@ -89,16 +92,9 @@ template <typename To, typename From> To convertElement(From x) {
     else
       return To(Compute<To>(Compute<From>(x)));
   } else if constexpr (kIsFloatLike<From>) {
-    double d = double(Compute<From>(x));
-    if (std::isnan(d))
-      return To(0);
-    d = std::trunc(d);
-    // The bounds as doubles are exact or round up (2^63, 2^64), so the comparisons are safe.
-    if (d <= double(std::numeric_limits<To>::lowest()))
-      return std::numeric_limits<To>::lowest();
-    if (d >= double(std::numeric_limits<To>::max()))
-      return std::numeric_limits<To>::max();
-    return To(d);
+    return conversions::truncateAndSaturate(double(Compute<From>(x)),
+                                            std::numeric_limits<To>::lowest(),
+                                            std::numeric_limits<To>::max());
   } else {
     return To(x);
   }

@@ -1,12 +1,17 @@
 // One-operand element-wise kernels: Unary (the functions of Nodes/ElementwiseFunctions.def),
 // IsNaN, IsInf and the activations (Relu, Sigmoid, Tanh, Elu, Celu, Selu, HardSigmoid,
-// LeakyRelu, ThresholdedRelu, Shrink). Floats compute in Compute<T> (float for the 16-bit kinds).
+// LeakyRelu, ThresholdedRelu, Shrink). Floats compute in Compute<T> (float for the 16-bit kinds),
+// with the formulas of ember/Semantics/ScalarFormulas.inc.
 #include "ElementwiseCommon.h"
+
+#include "ember/Semantics/Formulas.h"
 
 using namespace llvm;
 
 namespace ember {
 namespace interp {
+
+using namespace formula;
 
 namespace {
 
@@ -33,41 +38,12 @@ const UnaryFnInfo *findUnaryFunction(StringRef name) {
   return nullptr;
 }
 
-/// 1 / (1 + e^-x) without overflow: exp is only ever taken of a non-positive number, so it lies
-/// in (0, 1] and neither branch can produce inf/inf for large |x|.
-template <typename C> C stableSigmoid(C x) {
-  if (x >= 0)
-    return C(1) / (C(1) + std::exp(-x));
-  C e = std::exp(x);
-  return e / (C(1) + e);
-}
-
-/// min(max(x, lo), hi), except that NaN stays NaN (std::min and std::max would drop it).
-template <typename C> C clampKeepingNaN(C x, C lo, C hi) { return x < lo ? lo : hi < x ? hi : x; }
-
-/// log(1 + e^x) without overflow for large x.
-template <typename C> C stableSoftplus(C x) {
-  return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
-}
-
-/// GELU, x * Phi(x) with Phi the standard normal CDF, and its tanh approximation; computed in
-/// double for every float kind and rounded once (recognize-gelu replaces the float32 graphs of
-/// these formulas by them; they agree to float32 rounding).
-double geluErf(double x) {
-  constexpr double kSqrtHalf = 0.7071067811865476; // 1 / sqrt(2)
-  return 0.5 * x * (1.0 + std::erf(x * kSqrtHalf));
-}
-double geluTanh(double x) {
-  constexpr double kSqrt2OverPi = 0.7978845608028654; // sqrt(2 / pi)
-  return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
-}
-
 /// \p fn of a float element, computed in C (float or double).
 template <typename C> C floatFunction(UnaryFn fn, C x) {
   switch (fn) {
   case UnaryFn::Abs: return std::fabs(x);
   case UnaryFn::Neg: return -x;
-  case UnaryFn::Sign: return x > 0 ? C(1) : x < 0 ? C(-1) : x; // 0 and NaN stay
+  case UnaryFn::Sign: return ember_sign(x);
   case UnaryFn::Reciprocal: return C(1) / x;
   case UnaryFn::Floor: return std::floor(x);
   case UnaryFn::Ceil: return std::ceil(x);
@@ -87,11 +63,11 @@ template <typename C> C floatFunction(UnaryFn fn, C x) {
   case UnaryFn::Acosh: return std::acosh(x);
   case UnaryFn::Atanh: return std::atanh(x);
   case UnaryFn::Erf: return std::erf(x);
-  case UnaryFn::Softsign: return x / (C(1) + std::fabs(x));
-  case UnaryFn::Softplus: return stableSoftplus(x);
-  case UnaryFn::HardSwish: return x * clampKeepingNaN(x / C(6) + C(0.5), C(0), C(1));
-  case UnaryFn::Gelu: return C(geluErf(double(x)));
-  case UnaryFn::GeluTanh: return C(geluTanh(double(x)));
+  case UnaryFn::Softsign: return ember_softsign(x);
+  case UnaryFn::Softplus: return ember_softplus(x);
+  case UnaryFn::HardSwish: return ember_hard_swish(x);
+  case UnaryFn::Gelu: return ember_gelu(x);
+  case UnaryFn::GeluTanh: return ember_gelu_tanh(x);
   case UnaryFn::Not: break; // bool only
   }
   return x;
@@ -174,36 +150,28 @@ Error runRelu(const KernelContext &ctx) {
 }
 
 Error runSigmoid(const KernelContext &ctx) {
-  return floatActivation(ctx, [](auto x) { return stableSigmoid(x); });
+  return floatActivation(ctx, [](auto x) { return ember_sigmoid(x); });
 }
 
 Error runTanh(const KernelContext &ctx) {
-  return floatActivation(ctx, [](auto x) { return std::tanh(x); });
+  return floatActivation(ctx, [](auto x) { return ember_tanh(x); });
 }
 
 Error runElu(const KernelContext &ctx) {
   float alpha = ctx.attr<AttrKind::Alpha>();
-  return floatActivation(ctx, [alpha](auto x) {
-    using C = decltype(x);
-    return x < 0 ? C(alpha) * std::expm1(x) : x;
-  });
+  return floatActivation(ctx, [alpha](auto x) { return ember_elu(x, decltype(x)(alpha)); });
 }
 
 Error runCelu(const KernelContext &ctx) {
   float alpha = ctx.attr<AttrKind::Alpha>();
-  // max(0, x) + min(0, alpha * (e^(x/alpha) - 1)): the first term is 0 for x < 0 and the second
-  // 0 for x >= 0 (for either sign of alpha), so one branch suffices, and NaN stays NaN.
-  return floatActivation(ctx, [alpha](auto x) {
-    using C = decltype(x);
-    return x < 0 ? C(alpha) * std::expm1(x / C(alpha)) : x;
-  });
+  return floatActivation(ctx, [alpha](auto x) { return ember_celu(x, decltype(x)(alpha)); });
 }
 
 Error runSelu(const KernelContext &ctx) {
   float alpha = ctx.attr<AttrKind::Alpha>(), gamma = ctx.attr<AttrKind::Gamma>();
   return floatActivation(ctx, [alpha, gamma](auto x) {
     using C = decltype(x);
-    return C(gamma) * (x <= 0 ? C(alpha) * std::expm1(x) : x);
+    return ember_selu(x, C(alpha), C(gamma));
   });
 }
 
@@ -211,24 +179,20 @@ Error runHardSigmoid(const KernelContext &ctx) {
   float alpha = ctx.attr<AttrKind::Alpha>(), beta = ctx.attr<AttrKind::Beta>();
   return floatActivation(ctx, [alpha, beta](auto x) {
     using C = decltype(x);
-    return clampKeepingNaN(C(alpha) * x + C(beta), C(0), C(1));
+    return ember_hard_sigmoid(x, C(alpha), C(beta));
   });
 }
 
 Error runLeakyRelu(const KernelContext &ctx) {
   float alpha = ctx.attr<AttrKind::Alpha>();
-  return floatActivation(ctx, [alpha](auto x) {
-    using C = decltype(x);
-    return x < 0 ? C(alpha) * x : x;
-  });
+  return floatActivation(ctx,
+                         [alpha](auto x) { return ember_leaky_relu(x, decltype(x)(alpha)); });
 }
 
 Error runThresholdedRelu(const KernelContext &ctx) {
   float alpha = ctx.attr<AttrKind::Alpha>();
-  return floatActivation(ctx, [alpha](auto x) {
-    using C = decltype(x);
-    return x <= C(alpha) ? C(0) : x; // NaN stays NaN
-  });
+  return floatActivation(
+      ctx, [alpha](auto x) { return ember_thresholded_relu(x, decltype(x)(alpha)); });
 }
 
 /// Computed in double for every kind, then converted back (integers truncate and saturate).

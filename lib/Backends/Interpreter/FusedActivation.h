@@ -1,27 +1,31 @@
-// The activation a fused kernel (FusedConv, FusedMatMul, FullyConnected in Conv.cpp and
-// MatMul.cpp) applies to each result element. It must give bit for bit what the separate node
-// would (ElementwiseUnary.cpp, ElementwiseLogic.cpp): the kernel first rounds its accumulator to
-// the result kind T, as it would store it, and the activation then computes in Compute<T> with
-// the same formulas, and rounds once more to T.
+// The activation a fused kernel (FusedConv, FusedMatMul, FullyConnected in NNConv.cpp and
+// NNMatMul.cpp) applies to each result element: a row of Nodes/FusedActivations.def, evaluated
+// with its formula from ember/Semantics/ScalarFormulas.inc, the one the separate node's kernel
+// uses. So it gives bit for bit what the separate node would: the kernel first rounds its
+// accumulator to the result kind T, as it would store it, and the activation then computes in
+// Compute<T> and rounds once more to T.
 #ifndef EMBER_LIB_BACKENDS_INTERPRETER_FUSEDACTIVATION_H
 #define EMBER_LIB_BACKENDS_INTERPRETER_FUSEDACTIVATION_H
 
 #include "ElementwiseCommon.h"
 
-#include "llvm/ADT/StringSwitch.h"
-
-#include <cmath>
+#include "ember/Graph/FusedActivations.h"
+#include "ember/Semantics/Formulas.h"
 
 namespace ember {
 namespace interp {
 
 class FusedActivation {
 public:
-  enum Kind { None, Relu, Clip, LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Unknown };
+  enum Kind {
+    None,
+#define FUSED_ACTIVATION(E, NAME, ARITY, FROM, FROM_FN, FORMULA, VEC, DOC) E,
+#include "ember/Graph/Nodes/FusedActivations.def"
+  };
 
 private:
   Kind kind_ = None;
-  float a_ = 0, b_ = 0; // clip min/max, leaky_relu alpha, hard_sigmoid alpha/beta
+  float a_ = 0, b_ = 0; // the arguments, as many as the row's arity
 
   FusedActivation() = default;
 
@@ -35,63 +39,35 @@ public:
     const std::string &name = ctx.attr<AttrKind::FusedActivation>();
     const std::vector<float> &args = ctx.attr<AttrKind::FusedActivationArgs>();
     FusedActivation f;
-    f.kind_ = llvm::StringSwitch<Kind>(name)
-                  .Case("", None)
-                  .Case("relu", Relu)
-                  .Case("clip", Clip)
-                  .Case("leaky_relu", LeakyRelu)
-                  .Case("sigmoid", Sigmoid)
-                  .Case("tanh", Tanh)
-                  .Case("hard_sigmoid", HardSigmoid)
-                  .Case("hard_swish", HardSwish)
-                  .Default(Unknown);
-    size_t arity = f.kind_ == Clip || f.kind_ == HardSigmoid ? 2 : f.kind_ == LeakyRelu ? 1 : 0;
-    if (f.kind_ == Unknown || args.size() != arity)
+    if (name.empty() && args.empty())
+      return f;
+    const FusedActivationInfo *info = findFusedActivation(name);
+    if (!info || args.size() != info->arity)
       return ctx.unsupported("invalid fused activation '" + name + "'");
-    if (arity > 0)
+    f.kind_ = Kind(info->code); // codes are 1-based in row order, as Kind after None
+    if (info->arity > 0)
       f.a_ = args[0];
-    if (arity > 1)
+    if (info->arity > 1)
       f.b_ = args[1];
     return f;
   }
 
   /// \p v (already rounded to the result's storage type T) through the activation.
   template <typename T> T apply(T v) const {
+    using namespace formula;
     using C = Compute<T>;
-    C x = C(v);
+    C x = C(v), a = C(a_), b = C(b_);
+    (void)a;
+    (void)b;
     switch (kind_) {
     case None:
-    case Unknown:
       return v;
-    case Relu: // NaN fails the test and stays NaN, as runRelu
-      return x < C(0) ? T(0) : v;
-    case Clip: { // as runClip: Min > Max gives Max
-      C lo = C(a_), hi = C(b_);
-      x = x < lo ? lo : x;
-      return T(hi < x ? hi : x);
-    }
-    case LeakyRelu:
-      return T(x < 0 ? C(a_) * x : x);
-    case Sigmoid: { // as ElementwiseUnary's stableSigmoid
-      if (x >= 0)
-        return T(C(1) / (C(1) + std::exp(-x)));
-      C e = std::exp(x);
-      return T(e / (C(1) + e));
-    }
-    case Tanh:
-      return T(std::tanh(x));
-    case HardSigmoid:
-      return T(clampKeepingNaN(C(a_) * x + C(b_), C(0), C(1)));
-    case HardSwish:
-      return T(x * clampKeepingNaN(x / C(6) + C(0.5), C(0), C(1)));
+#define FUSED_ACTIVATION(E, NAME, ARITY, FROM, FROM_FN, FORMULA, VEC, DOC)                         \
+  case E:                                                                                          \
+    return T(FORMULA);
+#include "ember/Graph/Nodes/FusedActivations.def"
     }
     return v;
-  }
-
-private:
-  /// min(max(x, lo), hi), NaN staying NaN (as ElementwiseUnary's clampKeepingNaN).
-  template <typename C> static C clampKeepingNaN(C x, C lo, C hi) {
-    return x < lo ? lo : hi < x ? hi : x;
   }
 };
 

@@ -1,7 +1,9 @@
 // Interpreter kernels: quantization (QuantizeLinear, DequantizeLinear, Requantize,
 // DynamicQuantizeLinear, IntegerMatMul, IntegerConv). The recurrent kinds are in
-// QuantizedRecurrent.cpp.
+// Recurrent.cpp.
 #include "KernelUtils.h"
+
+#include "ember/Semantics/Conversions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -40,11 +42,8 @@ public:
 /// round-half-to-even(v) + zeroPoint saturated to Q's range. \p v is the scaled value (x / scale
 /// or acc * scale); NaN gives Q's lowest value rather than undefined behavior.
 template <typename Q, typename F> Q roundAndSaturate(F v, int32_t zeroPoint) {
-  F lo = F(std::numeric_limits<Q>::lowest()), hi = F(std::numeric_limits<Q>::max());
-  F q = std::nearbyint(v) + F(zeroPoint); // the default rounding mode: ties to even
-  if (!(q >= lo))
-    return std::numeric_limits<Q>::lowest();
-  return q > hi ? std::numeric_limits<Q>::max() : Q(q);
+  return conversions::roundAndSaturate(v, zeroPoint, std::numeric_limits<Q>::lowest(),
+                                       std::numeric_limits<Q>::max());
 }
 
 /// Calls fn(Q()) for the 8-bit result kinds.

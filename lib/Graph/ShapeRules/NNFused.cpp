@@ -2,7 +2,7 @@
 // FullyConnected). Each is its unfused rule plus a check of the fused activation.
 #include "Common.h"
 
-#include "llvm/ADT/StringSwitch.h"
+#include "ember/Graph/FusedActivations.h"
 
 using namespace llvm;
 
@@ -12,26 +12,21 @@ using namespace shape;
 
 namespace {
 
-/// The fused activation named by FusedActivation takes this many FusedActivationArgs, or -1
-/// when the name is unknown.
-int fusedActivationArity(StringRef name) {
-  return StringSwitch<int>(name)
-      .Cases("", "relu", "sigmoid", "tanh", "hard_swish", 0)
-      .Case("leaky_relu", 1)
-      .Cases("clip", "hard_sigmoid", 2)
-      .Default(-1);
-}
-
-/// The activation attributes are consistent, and the result (\p y) is floating point.
+/// The activation attributes are consistent (Nodes/FusedActivations.def), and the result (\p y)
+/// is floating point.
 Error checkFusedActivation(const Type &y, const AttrList &attrs) {
   EMBER_TRY(expectFloat(y, "result"));
   const std::string &name = attrs.get<AttrKind::FusedActivation>();
   const std::vector<float> &args = attrs.get<AttrKind::FusedActivationArgs>();
-  int arity = fusedActivationArity(name);
-  if (arity < 0)
-    return makeError("unknown fused activation '" + name +
-                     "' (relu, clip, leaky_relu, sigmoid, tanh, hard_sigmoid, hard_swish)");
-  if (args.size() != size_t(arity))
+  unsigned arity = 0;
+  if (!name.empty()) {
+    const FusedActivationInfo *info = findFusedActivation(name);
+    if (!info)
+      return makeError("unknown fused activation '" + name + "' (" + fusedActivationNames() +
+                       ")");
+    arity = info->arity;
+  }
+  if (args.size() != arity)
     return makeError("fused activation '" + name + "' takes " + Twine(arity) +
                      " argument(s), got " + Twine(args.size()));
   return Error::success();

@@ -1,5 +1,5 @@
 // Shape rules: quantization (QuantizeLinear, Requantize, IntegerConv, IntegerMatMul, ...).
-// The recurrent kinds are in QuantizedRecurrent.cpp.
+// The recurrent kinds are in Recurrent.cpp.
 #include "Common.h"
 
 using namespace llvm;

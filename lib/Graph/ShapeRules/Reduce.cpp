@@ -1,5 +1,5 @@
-// Shape rules: reductions and selections (Reduce, ArgMax/ArgMin, CumSum, TopK, Einsum). The
-// normalizations, softmaxes and losses are in ReduceNormalization.cpp.
+// Shape rules: reductions, selections and losses (Reduce, ArgMax/ArgMin, CumSum, TopK, Einsum,
+// NLLLoss). The normalizations and softmaxes are in Normalization.cpp.
 #include "ReduceCommon.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -119,6 +119,31 @@ Expected<TypeList> inferTypesEinsum(ArrayRef<Type> in, const AttrList &attrs) {
   }
   EMBER_ASSIGN_OR_RETURN(Type result, Type::checkedDims(in[0].kind, dims));
   return TypeList{result};
+}
+
+Expected<TypeList> inferTypesNLLLoss(ArrayRef<Type> in, const AttrList &attrs) {
+  const Type &x = in[ops::NLLLoss::Input], &target = in[ops::NLLLoss::Target];
+  EMBER_TRY(expectFloat(x, "input"));
+  if (x.rank() < 2)
+    return makeError("input must have rank >= 2 (N x C x ...), got " + x.str());
+  if (target.kind != ElemKind::Int32 && target.kind != ElemKind::Int64)
+    return makeError("target must be int32 or int64, got " + target.str());
+  DimsVec targetDims = x.dims;
+  targetDims.erase(targetDims.begin() + 1);
+  if (ArrayRef<dim_t>(target.dims) != ArrayRef<dim_t>(targetDims))
+    return makeError("target " + target.str() + " does not match input " + x.str() +
+                     " without its class axis");
+  const Type &weight = in[ops::NLLLoss::Weight];
+  if (weight.kind != x.kind || weight.rank() != 1 || weight.dims[0] != x.dims[1])
+    return makeError("weight must be " + x.withDims({x.dims[1]}).str() + ", got " + weight.str());
+  if (attrs.get<AttrKind::IgnoreIndex>().size() > 1)
+    return makeError("ignore_index must hold at most one value");
+  const std::string &how = attrs.get<AttrKind::Reduction>();
+  if (how == "none")
+    return TypeList{x.withDims(targetDims)};
+  if (how == "sum" || how == "mean")
+    return TypeList{x.withDims({})};
+  return makeError("unknown reduction '" + how + "' (none, sum or mean)");
 }
 
 } // namespace ember

@@ -24,7 +24,7 @@ struct ActivationInfo {
 };
 
 const ActivationInfo kActivations[] = {
-#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, DOC) {NAME, UA, A, UB, B},
+#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, FORMULA, DOC) {NAME, UA, A, UB, B},
 #include "ember/Graph/Nodes/RecurrentActivations.def"
 };
 

@@ -1,5 +1,7 @@
 #include "Lowerings.h"
 
+#include "ember/Graph/FusedActivations.h"
+
 using namespace llvm;
 
 namespace ember {
@@ -90,36 +92,27 @@ NodeValue Builder::reduce(StringRef reduction, NodeValue v, ArrayRef<int64_t> ax
 }
 
 NodeValue Builder::activation(StringRef name, ArrayRef<float> args, NodeValue v) {
-  auto withArgs = [&](size_t n) {
-    if (args.size() != n)
-      failed_ = true;
-    return !failed_;
-  };
-  AttrList attrs;
-  if (name.empty() && withArgs(0))
+  if (name.empty() && args.empty())
     return v;
-  if (name == "relu" && withArgs(0))
-    return create(NodeKind::Relu, {v});
-  if (name == "sigmoid" && withArgs(0))
-    return create(NodeKind::Sigmoid, {v});
-  if (name == "tanh" && withArgs(0))
-    return create(NodeKind::Tanh, {v});
-  if (name == "hard_swish" && withArgs(0))
-    return unary("hard_swish", v);
-  if (name == "leaky_relu" && withArgs(1)) {
-    attrs.set<AttrKind::Alpha>(args[0]);
-    return create(NodeKind::LeakyRelu, {v}, std::move(attrs));
+  const FusedActivationInfo *info = findFusedActivation(name);
+  if (!info || args.size() != info->arity || !v) {
+    failed_ = true; // an activation the shape rules do not know
+    return {};
   }
-  if (name == "hard_sigmoid" && withArgs(2)) {
-    attrs.set<AttrKind::Alpha>(args[0]).set<AttrKind::Beta>(args[1]);
-    return create(NodeKind::HardSigmoid, {v}, std::move(attrs));
-  }
-  if (name == "clip" && withArgs(2) && v) {
+  // The node fuse-activations took it from (Nodes/FusedActivations.def): a Unary of its
+  // function, Clip with its arguments as bounds, or a kind taking them as Alpha and Beta.
+  if (info->from == NodeKind::Unary)
+    return unary(info->fromFunction, v);
+  if (info->from == NodeKind::Clip) {
     ElemKind k = v.getType().kind;
     return create(NodeKind::Clip, {v, scalar(k, args[0]), scalar(k, args[1])});
   }
-  failed_ = true; // an activation the shape rules do not know
-  return {};
+  AttrList attrs;
+  if (info->arity > 0)
+    attrs.set<AttrKind::Alpha>(args[0]);
+  if (info->arity > 1)
+    attrs.set<AttrKind::Beta>(args[1]);
+  return create(info->from, {v}, std::move(attrs));
 }
 
 bool Builder::replace(ArrayRef<NodeValue> results) {

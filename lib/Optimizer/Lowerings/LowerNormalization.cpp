@@ -1,5 +1,5 @@
-// Lowerings of the normalizations (Nodes/Reduce.def) into Reduce and element-wise nodes, each
-// statistic broadcast back over the axes it was taken along. The nodes' kernels compute in
+// Lowerings of the normalizations (Nodes/Normalization.def) into Reduce and element-wise nodes,
+// each statistic broadcast back over the axes it was taken along. The nodes' kernels compute in
 // double (or, on the CPU, in float vectors); the subgraphs compute in the element kind, so they
 // are offered for float32 and float64 only, where the difference stays far inside the
 // conformance tolerance.

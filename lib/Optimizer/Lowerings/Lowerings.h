@@ -60,7 +60,7 @@ public:
   NodeValue slice(NodeValue v, size_t axis, dim_t start, dim_t count);
   /// Reduce \p v by \p reduction over \p axes (kept with size 1).
   NodeValue reduce(llvm::StringRef reduction, NodeValue v, llvm::ArrayRef<int64_t> axes);
-  /// The node a fused activation (FusedActivation, FusedActivationArgs: Nodes/NN.def) stands
+  /// The node a fused activation (Nodes/FusedActivations.def) stands
   /// for, applied to \p v; \p v itself for none.
   NodeValue activation(llvm::StringRef name, llvm::ArrayRef<float> args, NodeValue v);
 

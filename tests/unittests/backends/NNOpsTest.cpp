@@ -5,6 +5,8 @@
 // special values, and the run-time errors of MaxUnpool and MaxRoiPool.
 #include "BackendTestUtils.h"
 
+#include "ember/Graph/FusedActivations.h"
+
 #include <cmath>
 #include <limits>
 
@@ -13,22 +15,28 @@ using namespace ember::test;
 
 namespace {
 
-/// Sets FusedConv/FusedMatMul's activation with the arguments it takes.
+/// Sets FusedConv/FusedMatMul's activation (a row of Nodes/FusedActivations.def, or "" for
+/// none) with as many arguments as it takes: 0.2 then 0.5 (a valid Clip, LeakyRelu, HardSigmoid).
 void setActivation(AttrList &a, const std::string &act) {
-  std::vector<float> args = act == "clip"           ? std::vector<float>{-0.5f, 0.7f}
-                            : act == "leaky_relu"   ? std::vector<float>{0.1f}
-                            : act == "hard_sigmoid" ? std::vector<float>{0.2f, 0.5f}
-                                                    : std::vector<float>{};
+  const FusedActivationInfo *info = findFusedActivation(act);
+  std::vector<float> args = {0.2f, 0.5f};
+  args.resize(info ? info->arity : 0);
   a.set<AttrKind::FusedActivation>(act).set<AttrKind::FusedActivationArgs>(args);
 }
+
+/// "" (no activation) and every row of Nodes/FusedActivations.def: a new row is tested here.
+std::vector<std::string> allActivations() {
+  std::vector<std::string> names = {""};
+  for (const FusedActivationInfo &r : fusedActivations())
+    names.push_back(r.name.str());
+  return names;
+}
+const std::vector<std::string> kActivations = allActivations();
 
 std::string str(const std::vector<int64_t> &v) { return intsToString(v); }
 std::string str(const std::vector<dim_t> &v) {
   return intsToString(std::vector<int64_t>(v.begin(), v.end()));
 }
-
-const char *const kActivations[] = {"",     "relu",         "clip",      "leaky_relu",
-                                    "sigmoid", "tanh", "hard_sigmoid", "hard_swish"};
 
 // --- Convolution -------------------------------------------------------------------------------
 
@@ -59,7 +67,7 @@ TEST_P(NNConvNd, ConvAndFusedConvMatchInterpreter) {
     Constant *b = constant(M, {p.outChannels}, 8, p.kind);
     AttrList a = convAttrs(p.kernels, p.strides, p.pads, p.dilations, p.group);
     std::vector<NodeValue> outs = {node(F, NodeKind::Conv, {x, w, b}, a)};
-    for (const char *act : kActivations) {
+    for (const std::string &act : kActivations) {
       AttrList fused = a;
       setActivation(fused, act);
       outs.push_back(node(F, NodeKind::FusedConv, {x, w, b}, fused));
@@ -433,7 +441,7 @@ TEST(NNMatMul, FusedMatMulAndFullyConnectedOnFloatKinds) {
       Placeholder *x = input(M, {3, 4, 21}, k, "x");
       Constant *w = constant(M, {21, 17}, 3, k), *bias = constant(M, {17}, 4, k);
       std::vector<NodeValue> outs;
-      for (const char *act : kActivations) {
+      for (const std::string &act : kActivations) {
         AttrList fm;
         setActivation(fm, act);
         outs.push_back(node(F, NodeKind::FusedMatMul, {a, b}, fm));

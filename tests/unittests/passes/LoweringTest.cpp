@@ -6,6 +6,7 @@
 // Interpreter, which the ONNX backend suite checks.
 #include "PassTestUtils.h"
 
+#include "ember/Graph/FusedActivations.h"
 #include "ember/Optimizer/GraphOptimizer.h"
 
 #include <cmath>
@@ -138,11 +139,18 @@ AttrList fused(const std::string &activation, std::vector<float> args) {
   return a;
 }
 
-/// The fused activations with their arguments, as Nodes/NN.def lists them.
-const std::vector<std::pair<std::string, std::vector<float>>> kActivations = {
-    {"", {}},           {"relu", {}},   {"clip", {-0.5f, 1.25f}}, {"leaky_relu", {0.1f}},
-    {"sigmoid", {}},    {"tanh", {}},   {"hard_sigmoid", {0.2f, 0.5f}},
-    {"hard_swish", {}}};
+/// No activation and every row of Nodes/FusedActivations.def, with as many arguments as it
+/// takes: -0.5 then 1.25 (a valid Clip, LeakyRelu, HardSigmoid).
+std::vector<std::pair<std::string, std::vector<float>>> allActivations() {
+  std::vector<std::pair<std::string, std::vector<float>>> acts = {{"", {}}};
+  for (const FusedActivationInfo &r : fusedActivations()) {
+    std::vector<float> args = {-0.5f, 1.25f};
+    args.resize(r.arity);
+    acts.push_back({r.name.str(), args});
+  }
+  return acts;
+}
+const std::vector<std::pair<std::string, std::vector<float>>> kActivations = allActivations();
 
 //===------------------------------------------------------------------------------------------===//
 // One test per row of Lowerings.def.

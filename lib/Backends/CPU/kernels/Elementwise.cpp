@@ -53,7 +53,7 @@ UNARY_KERNEL(relu, x < 0 ? splat(0.f) : x)
 UNARY_KERNEL(sigmoid, vsigmoid(x))
 UNARY_KERNEL(tanh, vtanh(x))
 UNARY_KERNEL(leaky_relu, x < 0 ? pa * x : x)
-UNARY_KERNEL(hard_sigmoid, clampKeepNaN(pa * x + pb, splat(0.f), splat(1.f)))
+UNARY_KERNEL(hard_sigmoid, vhardSigmoid(x, pa, pb))
 UNARY_KERNEL(elu, x < 0 ? pa * expm1Approx(x) : x)
 UNARY_KERNEL(selu, pb * (x <= 0 ? pa * expm1Approx(x) : x))
 UNARY_KERNEL(celu, x < 0 ? pa * expm1Approx(x / pa) : x)
@@ -69,10 +69,9 @@ UNARY_KERNEL(exp, vexp(x))
 UNARY_KERNEL(sqrt, __builtin_elementwise_sqrt(x))
 UNARY_KERNEL(erf, verf(x))
 UNARY_KERNEL(softsign, x / (1.f + vabs(x)))
-UNARY_KERNEL(hard_swish, x *clampKeepNaN(x / 6.f + 0.5f, splat(0.f), splat(1.f)))
-UNARY_KERNEL(gelu, 0.5f * x * (1.f + verf(x * 0.70710678118654752f)))
-UNARY_KERNEL(gelu_tanh,
-             0.5f * x * (1.f + vtanh(0.79788456080286536f * (x + 0.044715f * x * x * x))))
+UNARY_KERNEL(hard_swish, vhardSwish(x))
+UNARY_KERNEL(gelu, vgelu(x))
+UNARY_KERNEL(gelu_tanh, vgeluTanh(x))
 
 #undef UNARY_KERNEL
 

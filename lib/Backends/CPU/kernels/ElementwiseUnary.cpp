@@ -1,5 +1,6 @@
 // One-operand element-wise kernels on the kinds Elementwise.cpp's float32 vector kernels do not
-// cover, with the semantics of the Interpreter's ElementwiseUnary.cpp:
+// cover, with the semantics of the Interpreter's ElementwiseUnary.cpp (the scalar formulas of
+// ember/Semantics/ScalarFormulas.inc are shared with it):
 //  - Unary's float functions on float64 (computed in double, libm's double functions) and
 //    float16/bfloat16 (computed in float, libm's float functions, rounded once), its integer
 //    functions (abs, neg, sign, erf; the most negative value is its own negation) and bool not;
@@ -9,6 +10,7 @@
 // Every kernel is `ember_<name>_<kind>(out, in, n, pa, pb)` with two float parameters (the
 // activation's attributes; unused ones 0), as the float32 kernels, so codegen calls them alike.
 #include "ElementwiseUtils.h"
+#include "Formulas.h"
 
 namespace {
 
@@ -54,30 +56,12 @@ EMBER_INLINE double m_round(double x) { return __builtin_roundeven(x); }
 EMBER_INLINE float m_sqrt(float x) { return __builtin_sqrtf(x); }
 EMBER_INLINE double m_sqrt(double x) { return __builtin_sqrt(x); }
 
-/// min(max(x, lo), hi), except that NaN stays NaN.
-template <typename C> EMBER_INLINE C clampKeepingNaN(C x, C lo, C hi) {
-  return x < lo ? lo : hi < x ? hi : x;
-}
-
-/// 1 / (1 + e^-x), exp only ever of a non-positive number so nothing overflows.
-template <typename C> EMBER_INLINE C stableSigmoid(C x) {
-  if (x >= 0)
-    return C(1) / (C(1) + m_exp(-x));
-  C e = m_exp(x);
-  return e / (C(1) + e);
-}
-
-/// log(1 + e^x) without overflow for large x.
-template <typename C> EMBER_INLINE C stableSoftplus(C x) {
-  return x > 0 ? x + m_log1p(m_exp(-x)) : m_log1p(m_exp(x));
-}
-
 /// Function F of a float element, computed in C (float for the 16-bit kinds, or double).
 template <Fn F, typename C> EMBER_INLINE C floatFunction(C x) {
   switch (F) {
   case FnAbs: return m_fabs(x);
   case FnNeg: return -x;
-  case FnSign: return x > 0 ? C(1) : x < 0 ? C(-1) : x; // 0 and NaN stay
+  case FnSign: return ember_sign(x);
   case FnReciprocal: return C(1) / x;
   case FnFloor: return m_floor(x);
   case FnCeil: return m_ceil(x);
@@ -97,17 +81,11 @@ template <Fn F, typename C> EMBER_INLINE C floatFunction(C x) {
   case FnAcosh: return m_acosh(x);
   case FnAtanh: return m_atanh(x);
   case FnErf: return m_erf(x);
-  case FnSoftsign: return x / (C(1) + m_fabs(x));
-  case FnSoftplus: return stableSoftplus(x);
-  case FnHardSwish: return x * clampKeepingNaN(x / C(6) + C(0.5), C(0), C(1));
-  case FnGelu: { // in double for every kind, rounded once
-    double d = double(x);
-    return C(0.5 * d * (1.0 + erf(d * 0.7071067811865476)));
-  }
-  case FnGeluTanh: {
-    double d = double(x);
-    return C(0.5 * d * (1.0 + tanh(0.7978845608028654 * (d + 0.044715 * d * d * d))));
-  }
+  case FnSoftsign: return ember_softsign(x);
+  case FnSoftplus: return ember_softplus(x);
+  case FnHardSwish: return ember_hard_swish(x);
+  case FnGelu: return ember_gelu(x);
+  case FnGeluTanh: return ember_gelu_tanh(x);
   }
   return x;
 }
@@ -210,14 +188,14 @@ EMBER_FOR_FLOAT_KINDS(PREDICATE_KERNELS)
     mapLoop(out, in, n, [=](C x) -> C { return EXPR; });                                           \
   }
 #define FLOAT_ACTIVATIONS(S, T)                                                                    \
-  ACTIVATION_KERNEL(sigmoid, S, T, stableSigmoid(x))                                               \
-  ACTIVATION_KERNEL(tanh, S, T, m_tanh(x))                                                         \
-  ACTIVATION_KERNEL(elu, S, T, x < 0 ? a * m_expm1(x) : x)                                         \
-  ACTIVATION_KERNEL(celu, S, T, x < 0 ? a * m_expm1(x / a) : x)                                    \
-  ACTIVATION_KERNEL(selu, S, T, b *(x <= 0 ? a * m_expm1(x) : x))                                  \
-  ACTIVATION_KERNEL(hard_sigmoid, S, T, clampKeepingNaN(a * x + b, C(0), C(1)))                    \
-  ACTIVATION_KERNEL(leaky_relu, S, T, x < 0 ? a * x : x)                                           \
-  ACTIVATION_KERNEL(thresholded_relu, S, T, x <= a ? C(0) : x)
+  ACTIVATION_KERNEL(sigmoid, S, T, ember_sigmoid(x))                                               \
+  ACTIVATION_KERNEL(tanh, S, T, ember_tanh(x))                                                     \
+  ACTIVATION_KERNEL(elu, S, T, ember_elu(x, a))                                                    \
+  ACTIVATION_KERNEL(celu, S, T, ember_celu(x, a))                                                  \
+  ACTIVATION_KERNEL(selu, S, T, ember_selu(x, a, b))                                               \
+  ACTIVATION_KERNEL(hard_sigmoid, S, T, ember_hard_sigmoid(x, a, b))                               \
+  ACTIVATION_KERNEL(leaky_relu, S, T, ember_leaky_relu(x, a))                                      \
+  ACTIVATION_KERNEL(thresholded_relu, S, T, ember_thresholded_relu(x, a))
 EW_FOR_OTHER_FLOAT_KINDS(FLOAT_ACTIVATIONS)
 #undef FLOAT_ACTIVATIONS
 #undef ACTIVATION_KERNEL

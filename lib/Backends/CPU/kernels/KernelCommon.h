@@ -151,43 +151,18 @@ EMBER_INLINE Vec verf(Vec x) {
   return x != x ? x : y;
 }
 
-// The fused activations of FusedConv / FusedMatMul / FullyConnected (codegen passes the kind
-// and up to two float arguments), with the formulas of the Interpreter's FusedActivation.h.
-enum ActKind {
-  ActNone = 0,
-  ActRelu = 1,
-  ActClip = 2,
-  ActLeakyRelu = 3,
-  ActSigmoid = 4,
-  ActTanh = 5,
-  ActHardSigmoid = 6,
-  ActHardSwish = 7,
-};
-
-struct Activation {
-  i64 kind;
-  float a, b;
-};
-
-EMBER_INLINE Vec applyActivation(Vec x, Activation act) {
-  switch (act.kind) {
-  case ActRelu:
-    return x < 0 ? splat(0.f) : x; // NaN stays NaN
-  case ActClip:
-    return clampKeepNaN(x, splat(act.a), splat(act.b));
-  case ActLeakyRelu:
-    return x < 0 ? act.a * x : x;
-  case ActSigmoid:
-    return vsigmoid(x);
-  case ActTanh:
-    return vtanh(x);
-  case ActHardSigmoid:
-    return clampKeepNaN(act.a * x + act.b, splat(0.f), splat(1.f));
-  case ActHardSwish:
-    return x * clampKeepNaN(x / 6.f + 0.5f, splat(0.f), splat(1.f));
-  default:
-    return x;
-  }
+// The vector forms of the activations both the element-wise kernels (Elementwise.cpp) and the
+// fused epilogues (Activation.h) apply: ember/Semantics/ScalarFormulas.inc's formulas with the
+// approximations above.
+EMBER_INLINE Vec vhardSigmoid(Vec x, float alpha, float beta) {
+  return clampKeepNaN(alpha * x + beta, splat(0.f), splat(1.f));
+}
+EMBER_INLINE Vec vhardSwish(Vec x) {
+  return x * clampKeepNaN(x / 6.f + 0.5f, splat(0.f), splat(1.f));
+}
+EMBER_INLINE Vec vgelu(Vec x) { return 0.5f * x * (1.f + verf(x * 0.70710678118654752f)); }
+EMBER_INLINE Vec vgeluTanh(Vec x) {
+  return 0.5f * x * (1.f + vtanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
 }
 
 EMBER_INLINE i64 minI(i64 a, i64 b) { return a < b ? a : b; }

@@ -35,17 +35,10 @@ EMBER_INLINE void forEachRow(i64 rank, const i64 *dims, const i64 *sa, const i64
   }
 }
 
-EMBER_INLINE float roundEven(float x) { return __builtin_roundevenf(x); }
-EMBER_INLINE double roundEven(double x) { return __builtin_roundeven(x); }
-
-/// round-half-to-even(v) + zeroPoint saturated to Q's range, NaN giving Q's lowest value: the
-/// Interpreter's roundAndSaturate, computed in the scaled value's type F.
+/// round-half-to-even(v) + zeroPoint saturated to Q's range, NaN giving Q's lowest value
+/// (ember/Semantics/Conversions.h, shared with the Interpreter), in the scaled value's type F.
 template <typename Q, typename F> EMBER_INLINE Q roundAndSaturate(F v, i32 zeroPoint) {
-  F lo = F(intMin<Q>()), hi = F(intMax<Q>());
-  F q = roundEven(v) + F(zeroPoint);
-  if (!(q >= lo))
-    return intMin<Q>();
-  return q > hi ? intMax<Q>() : Q(q);
+  return ember::conversions::roundAndSaturate(v, zeroPoint, intMin<Q>(), intMax<Q>());
 }
 
 /// The type QuantizeLinear divides in: float64 for float64 and int32 inputs, else float32.

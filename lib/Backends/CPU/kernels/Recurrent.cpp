@@ -1,11 +1,11 @@
 // Recurrent networks (RNN, GRU, LSTM) for float32, float64 and float16: the Interpreter's
-// reference loops (lib/Backends/Interpreter/QuantizedRecurrent.cpp) with the same arithmetic in
+// reference loops (lib/Backends/Interpreter/Recurrent.cpp) with the same arithmetic in
 // the same order, so results match it closely: each gate row is bias + a dot product over a
 // contiguous row of W or R, activations call the same libm functions, float16 computes in
 // float32. Each batch row of each direction walks its own valid steps. Not speed-critical:
-// recurrent models are rare in what this backend targets. Layouts: Nodes/Quantized.def.
+// recurrent models are rare in what this backend targets. Layouts: Nodes/Recurrent.def.
 #include "RecurrentLayout.h"
-#include "Libm.h"
+#include "Formulas.h"
 #include "Types.h"
 
 using namespace rnnlayout;
@@ -17,29 +17,14 @@ using namespace rnnlayout;
 
 namespace {
 
-EMBER_INLINE float mAbs(float x) { return __builtin_fabsf(x); }
-EMBER_INLINE double mAbs(double x) { return __builtin_fabs(x); }
-
-/// Activation \p kind (RecurrentLayout.h) of x, as the Interpreter's Activation (std::min and
-/// std::max written out so NaN takes the same branch).
+/// Activation \p kind (RecurrentLayout.h: Nodes/RecurrentActivations.def's order) of x, with
+/// the row's formula, as the Interpreter.
 template <typename C> EMBER_INLINE C activation(i64 kind, C a, C b, C x) {
   switch (kind) {
-  case kRelu: return x > 0 ? x : C(0);
-  case kTanh: return m_tanh(x);
-  case kSigmoid: return 1 / (1 + m_exp(-x));
-  case kAffine: return a * x + b;
-  case kLeakyRelu: return x >= 0 ? x : a * x;
-  case kThresholdedRelu: return x > a ? x : C(0);
-  case kScaledTanh: return a * m_tanh(b * x);
-  case kHardSigmoid: {
-    C v = a * x + b;
-    C m = v < C(1) ? v : C(1);  // std::min(1, v)
-    return C(0) < m ? m : C(0); // std::max(0, m)
-  }
-  case kElu: return x >= 0 ? x : a * (m_exp(x) - 1);
-  case kSoftsign: return x / (1 + mAbs(x));
-  // log(1 + e^x) without overflowing e^x for large x.
-  case kSoftplus: return x > 0 ? x + m_log1p(m_exp(-x)) : m_log1p(m_exp(x));
+#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, FORMULA, DOC)                                        \
+  case k##E:                                                                                       \
+    return FORMULA;
+#include "ember/Graph/Nodes/RecurrentActivations.def"
   }
   return x;
 }

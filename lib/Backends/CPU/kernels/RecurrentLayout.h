@@ -1,6 +1,7 @@
 // What the recurrent kernels (kernels/Recurrent.cpp) and their codegen (CodeGenRecurrent.cpp)
 // agree on: the cell kinds, the activation numbering, the shape array and the scratch size.
-// Plain C++ with no includes: compiled into the freestanding kernel library and into the backend.
+// Plain C++ including only the freestanding activation table: compiled into the kernel library
+// and into the backend.
 #ifndef EMBER_CPU_KERNELS_RECURRENTLAYOUT_H
 #define EMBER_CPU_KERNELS_RECURRENTLAYOUT_H
 
@@ -10,20 +11,10 @@ typedef long long idx;
 
 enum Cell : idx { kRNN = 0, kGRU = 1, kLSTM = 2 };
 
-/// The activation functions in the order of include/ember/Graph/Nodes/RecurrentActivations.def
-/// (codegen numbers the .def's entries and checks the count against kNumActivations).
+/// The activation functions, numbered in the order of ember/Graph/Nodes/RecurrentActivations.def.
 enum Act : idx {
-  kRelu,
-  kTanh,
-  kSigmoid,
-  kAffine,
-  kLeakyRelu,
-  kThresholdedRelu,
-  kScaledTanh,
-  kHardSigmoid,
-  kElu,
-  kSoftsign,
-  kSoftplus,
+#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, FORMULA, DOC) k##E,
+#include "ember/Graph/Nodes/RecurrentActivations.def"
   kNumActivations
 };
 

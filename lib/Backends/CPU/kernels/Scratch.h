@@ -26,7 +26,7 @@ constexpr idx kTeamBytes = 2048;
 constexpr idx kMinFlopsPerPart = idx(1) << 20;
 
 /// A product with at most this many rows of A reads B in place, row by row, for all of them
-/// at once (Gemm.h: gemv): it is bound by reading B, and packing B would only add a copy.
+/// at once (NNGemm.h: gemv): it is bound by reading B, and packing B would only add a copy.
 constexpr idx kGemvRows = 4;
 
 /// Floats of the packed block of B for a GEMM with K rows and N columns in B.
@@ -55,7 +55,7 @@ constexpr bool convIsPointwise(idx H, idx W, idx OH, idx OW, idx KH, idx KW, idx
 }
 
 /// Depthwise convolutions with a horizontal stride of 1 or 2 and at most this many taps read
-/// whole vectors from a zero-padded copy of each input plane (Conv.cpp); others read in place.
+/// whole vectors from a zero-padded copy of each input plane (NNConv.cpp); others read in place.
 constexpr idx kDepthwiseMaxTaps = 49;
 constexpr bool depthwiseIsPadded(idx KH, idx KW, idx SW) {
   return SW <= 2 && KH * KW <= kDepthwiseMaxTaps;

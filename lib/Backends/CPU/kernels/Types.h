@@ -4,7 +4,8 @@
 //  - float16 and bfloat16 are stored as 16 bits and compute as float; float -> 16 bits rounds to
 //    nearest even (bit-exact with ember::floatToHalf and ember::bfloat16_t);
 //  - bool is a byte holding 0 or 1; to bool is x != 0 (NaN is true);
-//  - float -> integer truncates toward zero and saturates, NaN gives 0; integer -> narrower
+//  - float -> integer truncates toward zero and saturates, NaN gives 0 (the rule of
+//    ember/Semantics/Conversions.h, shared with the Interpreter); integer -> narrower
 //    integer wraps; integer arithmetic wraps (kernels compute it in unsigned types).
 //
 // A kernel templated on the storage type T covers every kind with one body; the EMBER_FOR_*
@@ -16,6 +17,7 @@
 #include "KernelCommon.h"
 
 #include "ember/Base/HalfBits.h"
+#include "ember/Semantics/Conversions.h"
 
 typedef __INT8_TYPE__ i8;
 typedef __INT16_TYPE__ i16;
@@ -128,16 +130,7 @@ template <typename To, typename From> EMBER_INLINE ComputeOf<To> convert(Compute
     else
       return C(x);
   } else if constexpr (kIsFloat<From>) {
-    double d = double(x);
-    if (isNaN(d))
-      return C(0);
-    d = __builtin_trunc(d);
-    // The bounds as doubles are exact or round up (2^63, 2^64), so the comparisons are safe.
-    if (d <= double(intMin<C>()))
-      return intMin<C>();
-    if (d >= double(intMax<C>()))
-      return intMax<C>();
-    return C(d);
+    return ember::conversions::truncateAndSaturate(double(x), intMin<C>(), intMax<C>());
   } else {
     return C(x);
   }

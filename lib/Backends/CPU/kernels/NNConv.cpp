@@ -1,11 +1,11 @@
 // 2-D convolution on float32, NCHW (1-D convolutions come here with H = 1). Two algorithms:
 //  - groups of one input channel (depthwise, with any channel multiplier): direct, one output
 //    row at a time, each kernel tap a vectorizable multiply-add over the row's valid range;
-//  - everything else: per image and group, the GEMM of Gemm.h with A = the group's filters
+//  - everything else: per image and group, the GEMM of NNGemm.h with A = the group's filters
 //    [Cout/g, Cin/g * KH * KW] and B = the im2col view of the input, packed block by block
 //    straight from the input (the im2col matrix itself never exists).
 // The bias is added and the fused activation applied as each output element is finished.
-#include "Gemm.h"
+#include "NNGemm.h"
 #include "Variants.h"
 
 using namespace gemm;

@@ -1,6 +1,6 @@
-// MaxPool, AvgPool and LpPool for what the fast float32 2-D kernels (Pool.cpp) do not take:
+// MaxPool, AvgPool and LpPool for what the fast float32 2-D kernels (NNPool.cpp) do not take:
 // any number of spatial dims, and every kind the Interpreter pools (float kinds; MaxPool also
-// int8 and uint8). The window rules are the Interpreter's (lib/Backends/Interpreter/Pool.cpp):
+// int8 and uint8). The window rules are the Interpreter's (lib/Backends/Interpreter/NNPool.cpp):
 //  - only the window cells inside the real input are visited, row-major through the window, so
 //    padding never wins a max and adds nothing to a sum;
 //  - MaxPool: the first of equal maxima wins (a NaN never replaces a value, but a first NaN
@@ -12,7 +12,7 @@
 //    count_include_pad by the window cells inside the padded input (cells past the end padding
 //    in ceil mode count in neither); an empty count gives 0;
 //  - LpPool: (sum of |x|^p)^(1/p), powf for float and the 16-bit floats, pow for float64.
-#include "ConvGeneric.h"
+#include "NNConvGeneric.h"
 
 #pragma clang fp contract(off)
 

@@ -1,4 +1,4 @@
-// Shape rules: normalizations, softmaxes and losses.
+// Shape rules: normalizations and softmaxes (Nodes/Normalization.def).
 #include "ReduceCommon.h"
 
 using namespace llvm;
@@ -95,31 +95,6 @@ Expected<TypeList> inferTypesLogSoftmax(ArrayRef<Type> in, const AttrList &attrs
 
 Expected<TypeList> inferTypesHardmax(ArrayRef<Type> in, const AttrList &attrs) {
   return alongOneAxis(in, attrs);
-}
-
-Expected<TypeList> inferTypesNLLLoss(ArrayRef<Type> in, const AttrList &attrs) {
-  const Type &x = in[ops::NLLLoss::Input], &target = in[ops::NLLLoss::Target];
-  EMBER_TRY(expectFloat(x, "input"));
-  if (x.rank() < 2)
-    return makeError("input must have rank >= 2 (N x C x ...), got " + x.str());
-  if (target.kind != ElemKind::Int32 && target.kind != ElemKind::Int64)
-    return makeError("target must be int32 or int64, got " + target.str());
-  DimsVec targetDims = x.dims;
-  targetDims.erase(targetDims.begin() + 1);
-  if (ArrayRef<dim_t>(target.dims) != ArrayRef<dim_t>(targetDims))
-    return makeError("target " + target.str() + " does not match input " + x.str() +
-                     " without its class axis");
-  const Type &weight = in[ops::NLLLoss::Weight];
-  if (weight.kind != x.kind || weight.rank() != 1 || weight.dims[0] != x.dims[1])
-    return makeError("weight must be " + x.withDims({x.dims[1]}).str() + ", got " + weight.str());
-  if (attrs.get<AttrKind::IgnoreIndex>().size() > 1)
-    return makeError("ignore_index must hold at most one value");
-  const std::string &how = attrs.get<AttrKind::Reduction>();
-  if (how == "none")
-    return TypeList{x.withDims(targetDims)};
-  if (how == "sum" || how == "mean")
-    return TypeList{x.withDims({})};
-  return makeError("unknown reduction '" + how + "' (none, sum or mean)");
 }
 
 } // namespace ember

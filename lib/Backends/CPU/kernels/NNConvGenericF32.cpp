@@ -1,6 +1,6 @@
-// Conv, FusedConv and ConvTranspose on float32 for the shapes the fast 2-D path (Conv.cpp) does
+// Conv, FusedConv and ConvTranspose on float32 for the shapes the fast 2-D path (NNConv.cpp) does
 // not take: 3 or more spatial dims, and every ConvTranspose. The semantics are those of
-// ConvGeneric.cpp (the Interpreter's): taps in padding (or, transposed, between strides) are
+// NNConvGeneric.cpp (the Interpreter's): taps in padding (or, transposed, between strides) are
 // skipped, and each output element sums its bias, then the group's input channels, then the
 // kernel taps in row-major order; float32 may contract to fused multiply-adds and uses the
 // vector activations of KernelCommon.h, as the fast path does.
@@ -12,7 +12,7 @@
 //  - ConvTranspose: the outputs split into `stride` phases ow = phase + m*stride; in a phase,
 //    tap kw reaches every output or none (it does when (phase + pad - kw*dilation) divides by
 //    the stride), and then reads input m + (phase + pad - kw*dilation) / stride: contiguous.
-#include "ConvGeneric.h"
+#include "NNConvGeneric.h"
 
 using namespace nn;
 

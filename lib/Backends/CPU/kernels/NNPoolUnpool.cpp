@@ -1,8 +1,8 @@
 // MaxUnpool (scatter pooled values back to the flat indices MaxPool reported) and MaxRoiPool
 // (max over the bins of regions of interest), float kinds, with the Interpreter's semantics
-// (lib/Backends/Interpreter/PoolUnpool.cpp). Both can meet bad data at run time: they return a
+// (lib/Backends/Interpreter/NNPoolUnpool.cpp). Both can meet bad data at run time: they return a
 // non-zero code then, which codegen turns into an error naming the instruction.
-#include "ConvGeneric.h"
+#include "NNConvGeneric.h"
 
 using namespace nn;
 

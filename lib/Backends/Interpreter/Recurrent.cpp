@@ -1,7 +1,9 @@
 // Interpreter kernels: recurrent networks (RNN, GRU, LSTM), the reference loops. Each batch row
 // of each direction walks its own steps; the per-op cell equations are the ONNX spec's, written
-// out one hidden unit at a time. Layouts are in Nodes/Quantized.def.
+// out one hidden unit at a time. Layouts are in Nodes/Recurrent.def.
 #include "KernelUtils.h"
+
+#include "ember/Semantics/Formulas.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -19,7 +21,7 @@ namespace interp {
 namespace {
 
 enum class ActivationKind {
-#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, DOC) E,
+#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, FORMULA, DOC) E,
 #include "ember/Graph/Nodes/RecurrentActivations.def"
 };
 
@@ -27,21 +29,17 @@ struct Activation {
   ActivationKind kind;
   double alpha, beta;
 
+  /// The function of x, with the formula of its Nodes/RecurrentActivations.def row.
   template <typename C> C operator()(C x) const {
+    using namespace formula;
     C a = C(alpha), b = C(beta);
+    (void)a;
+    (void)b;
     switch (kind) {
-    case ActivationKind::Relu: return x > 0 ? x : C(0);
-    case ActivationKind::Tanh: return std::tanh(x);
-    case ActivationKind::Sigmoid: return 1 / (1 + std::exp(-x));
-    case ActivationKind::Affine: return a * x + b;
-    case ActivationKind::LeakyRelu: return x >= 0 ? x : a * x;
-    case ActivationKind::ThresholdedRelu: return x > a ? x : C(0);
-    case ActivationKind::ScaledTanh: return a * std::tanh(b * x);
-    case ActivationKind::HardSigmoid: return std::max(C(0), std::min(C(1), a * x + b));
-    case ActivationKind::Elu: return x >= 0 ? x : a * (std::exp(x) - 1);
-    case ActivationKind::Softsign: return x / (1 + std::abs(x));
-    // log(1 + e^x) without overflowing e^x for large x.
-    case ActivationKind::Softplus: return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, FORMULA, DOC)                                        \
+  case ActivationKind::E:                                                                          \
+    return FORMULA;
+#include "ember/Graph/Nodes/RecurrentActivations.def"
     }
     return x;
   }
@@ -57,7 +55,7 @@ Expected<std::vector<Activation>> readActivations(const KernelContext &ctx) {
   std::vector<Activation> out;
   for (size_t i = 0; i < names.size(); ++i) {
     std::optional<ActivationKind> kind;
-#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, DOC)                                                 \
+#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, FORMULA, DOC)                                        \
   if (names[i] == NAME)                                                                            \
     kind = ActivationKind::E;
 #include "ember/Graph/Nodes/RecurrentActivations.def"

@@ -1,6 +1,6 @@
 // MaxUnpool (scatter pooled values back to the indices MaxPool reported) and MaxRoiPool (max
 // over bins of regions of interest), float kinds.
-#include "ConvPoolUtils.h"
+#include "NNCommon.h"
 
 #include <algorithm>
 #include <cmath>

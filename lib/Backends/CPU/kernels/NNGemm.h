@@ -1,4 +1,4 @@
-// The float32 GEMM core shared by MatMul/FullyConnected (Gemm.cpp) and Conv (Conv.cpp):
+// The float32 GEMM core shared by MatMul/FullyConnected (NNGemm.cpp) and Conv (NNConv.cpp):
 // C[M, N] = A[M, K] * B[K, N], then bias and activation, blocked as in BLIS/GotoBLAS.
 //
 // B (the activation side, or an im2col view of it) is packed block by block into panels of NR
@@ -15,6 +15,7 @@
 #ifndef EMBER_CPU_KERNELS_GEMM_H
 #define EMBER_CPU_KERNELS_GEMM_H
 
+#include "Activation.h"
 #include "KernelCommon.h"
 #include "Parallel.h"
 #include "Scratch.h"

@@ -1,10 +1,10 @@
-// MatMul, FusedMatMul and FullyConnected for the element kinds the float32 GEMM (Gemm.cpp) does
-// not take, with the Interpreter's semantics (lib/Backends/Interpreter/MatMul.cpp): float64 sums
+// MatMul, FusedMatMul and FullyConnected for the element kinds the float32 GEMM (NNGemm.cpp) does
+// not take, with the Interpreter's semantics (lib/Backends/Interpreter/NNMatMul.cpp): float64 sums
 // in double, float16/bfloat16 in float, integers modulo 2^64 and wrapped to the result's width
 // (two's complement, as numpy). Every element sums its products in ascending k, as the
 // reference does; the i-k-j loop order keeps the right-hand rows and the accumulators
 // contiguous, in blocks of nn::kBlock columns.
-#include "ConvGeneric.h"
+#include "NNConvGeneric.h"
 
 #pragma clang fp contract(off)
 

@@ -1,8 +1,8 @@
 // 2-D max and average pooling on float32, NCHW (1-D pools come with H = 1), with the window
-// rules of the Interpreter's Pool.cpp: padding never wins a max, a window of padding alone gives
+// rules of the Interpreter's NNPool.cpp: padding never wins a max, a window of padding alone gives
 // the lowest float (-FLT_MAX, the reference's numeric_limits<float>::lowest()) and index -1; the
 // average divides by the real cells, or with count_include_pad by the cells inside the padded
-// input (cells past it in ceil mode count in neither). Other ranks and kinds: PoolGeneric.cpp.
+// input (cells past it in ceil mode count in neither). Other ranks and kinds: NNPoolGeneric.cpp.
 #include "KernelCommon.h"
 
 namespace {

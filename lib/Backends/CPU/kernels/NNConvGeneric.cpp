@@ -1,7 +1,7 @@
 // Conv, FusedConv and ConvTranspose on float64, float16 and bfloat16, any number of spatial dims
-// (float32 beyond the fast 2-D path of Conv.cpp: ConvGenericF32.cpp).
+// (float32 beyond the fast 2-D path of NNConv.cpp: NNConvGenericF32.cpp).
 // A direct convolution, channels first, grouped and dilated, with the Interpreter's semantics
-// (lib/Backends/Interpreter/Conv.cpp):
+// (lib/Backends/Interpreter/NNConv.cpp):
 //  - Conv output o reads input i = o*stride - pad + k*dilation along each axis; ConvTranspose
 //    scatters input i to o = i*stride - pad + k*dilation (pads may be negative), which the
 //    Interpreter gathers backwards; both skip taps that land in padding (so an inf/NaN in the
@@ -13,7 +13,7 @@
 // nn::kBlock accumulators; every (channel, tap) then adds one input row segment times one
 // filter value: contiguous along the row for stride 1, and the summation order of each element
 // is still the reference's.
-#include "ConvGeneric.h"
+#include "NNConvGeneric.h"
 
 // The reference multiplies and adds separately: no fused multiply-add, so results match bit
 // for bit before the final rounding (which matters for 16-bit results).
@@ -103,7 +103,7 @@ EMBER_INLINE void convolveNd(T *out, const T *in, const T *filter, const T *bias
       T *out, const T *in, const T *filter, const T *bias, const i64 *params) {                    \
     convolveNd<T, true>(out, in, filter, bias, params, ActNone, 0.f, 0.f);                         \
   }
-// float32 has its own register-blocked kernels: ConvGenericF32.cpp.
+// float32 has its own register-blocked kernels: NNConvGenericF32.cpp.
 EMBER_CONV_ND(f64, double)
 EMBER_CONV_ND(f16, f16)
 EMBER_CONV_ND(bf16, bf16)

@@ -1,5 +1,5 @@
-// Helpers shared by the convolution, pooling and matrix-product kernels (Conv.cpp, Pool.cpp,
-// PoolUnpool.cpp, MatMul.cpp).
+// Helpers shared by the convolution, pooling and matrix-product kernels (NNConv.cpp, NNPool.cpp,
+// NNPoolUnpool.cpp, NNMatMul.cpp).
 #ifndef EMBER_LIB_BACKENDS_INTERPRETER_CONVPOOLUTILS_H
 #define EMBER_LIB_BACKENDS_INTERPRETER_CONVPOOLUTILS_H
 

@@ -6,7 +6,7 @@
 // FusedMatMul applies an activation to each stored result (FusedActivation.h); FullyConnected
 // (float kinds) multiplies each row of its input by the weights as MatMul does, rounds, adds the
 // bias as Add does, and applies its activation: the same values as the unfused nodes.
-#include "ConvPoolUtils.h"
+#include "NNCommon.h"
 #include "FusedActivation.h"
 
 #include <vector>
@@ -145,7 +145,8 @@ Error runFullyConnected(const KernelContext &ctx) {
                             [&](auto tag) { return fullyConnected<decltype(tag)>(ctx, act); });
 }
 
-/// Every numeric kind but the quantized ones (QuantOps lowers those) and bool.
+/// Every numeric kind but bool and the quantized kinds (the Quantized family works on plain
+/// integer tensors instead).
 bool supportsMatMul(const Node &n) {
   ElemKind k = resultKind(n);
   return k != ElemKind::Bool && !isQuantizedKind(k);

@@ -8,7 +8,7 @@
 // k*dilation) / stride when that divides) and in the filter's layout ([C_out, C_in/group, k..]
 // vs [C_in, C_out/group, k..]). FusedConv is Conv with an activation applied to each stored
 // result (FusedActivation.h).
-#include "ConvPoolUtils.h"
+#include "NNCommon.h"
 #include "FusedActivation.h"
 
 #include <vector>

@@ -1,7 +1,7 @@
-// MatMul, FusedMatMul and FullyConnected on float32 (see Gemm.h for the blocking). Each entry
+// MatMul, FusedMatMul and FullyConnected on float32 (see NNGemm.h for the blocking). Each entry
 // point exists once per row of Variants.def for this architecture, `ember_matmul_f32_<row>`,
 // with that row's register tile and target features; codegen calls the row the CPU can run.
-#include "Gemm.h"
+#include "NNGemm.h"
 #include "Variants.h"
 
 using namespace gemm;

@@ -1,13 +1,14 @@
 // Shared by the generic (any element kind, any spatial rank) convolution, pooling and
-// matrix-product kernels: ConvGeneric.cpp, ConvGenericF32.cpp, PoolGeneric.cpp, PoolUnpool.cpp,
-// MatMulGeneric.cpp.
-// These take what the fast float32 2-D kernels (Conv.cpp, Gemm.cpp, Pool.cpp) do not, and follow
-// the Interpreter's reference loops (lib/Backends/Interpreter/Conv.cpp, MatMul.cpp, Pool.cpp)
-// closely enough that every output element sums the same terms in the same order: with 16-bit
-// results that keeps the final rounding identical, not merely close.
+// matrix-product kernels: NNConvGeneric.cpp, NNConvGenericF32.cpp, NNPoolGeneric.cpp,
+// NNPoolUnpool.cpp, NNMatMulGeneric.cpp. These take what the fast float32 2-D kernels (NNConv.cpp,
+// NNGemm.cpp, NNPool.cpp) do not, and follow the Interpreter's reference loops
+// (lib/Backends/Interpreter/NNConv.cpp, NNMatMul.cpp, NNPool.cpp) closely enough that every output
+// element sums the same terms in the same order: with 16-bit results that keeps the final rounding
+// identical, not merely close.
 #ifndef EMBER_CPU_KERNELS_CONVGENERIC_H
 #define EMBER_CPU_KERNELS_CONVGENERIC_H
 
+#include "Activation.h"
 #include "Libm.h"
 #include "Types.h"
 
@@ -61,42 +62,6 @@ template <typename T> EMBER_INLINE ComputeOf<T> narrow(Acc<T> v) {
 
 EMBER_INLINE float mathAbs(float x) { return __builtin_fabsf(x); }
 EMBER_INLINE double mathAbs(double x) { return __builtin_fabs(x); }
-
-/// min(max(x, lo), hi) with NaN staying NaN.
-template <typename C> EMBER_INLINE C clampNaN(C x, C lo, C hi) {
-  return x < lo ? lo : hi < x ? hi : x;
-}
-
-/// The fused activation (ActKind, KernelCommon.h) of a value already rounded to the result
-/// kind, in its compute type, with the Interpreter's scalar formulas (FusedActivation.h); the
-/// caller rounds the result once more as it stores it.
-template <typename C> EMBER_INLINE C activate(C x, i64 kind, float a, float b) {
-  switch (kind) {
-  case ActRelu:
-    return x < C(0) ? C(0) : x;
-  case ActClip: {
-    C lo = C(a), hi = C(b);
-    x = x < lo ? lo : x;
-    return hi < x ? hi : x;
-  }
-  case ActLeakyRelu:
-    return x < C(0) ? C(a) * x : x;
-  case ActSigmoid: {
-    if (x >= C(0))
-      return C(1) / (C(1) + m_exp(-x));
-    C e = m_exp(x);
-    return e / (C(1) + e);
-  }
-  case ActTanh:
-    return m_tanh(x);
-  case ActHardSigmoid:
-    return clampNaN(C(a) * x + C(b), C(0), C(1));
-  case ActHardSwish:
-    return x * clampNaN(x / C(6) + C(0.5), C(0), C(1));
-  default:
-    return x;
-  }
-}
 
 /// floor(a / b) and ceil(a / b) for b > 0 and any sign of a.
 EMBER_INLINE i64 floorDiv(i64 a, i64 b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }

@@ -1,7 +1,7 @@
 // Window pooling, N-D and channels first: MaxPool (with the index of each max), AvgPool and
 // LpPool. All three walk the same windows; they differ only in how a window's cells combine.
-// MaxUnpool and MaxRoiPool are in PoolUnpool.cpp.
-#include "ConvPoolUtils.h"
+// MaxUnpool and MaxRoiPool are in NNPoolUnpool.cpp.
+#include "NNCommon.h"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-// Shape rules: recurrent networks (RNN, GRU, LSTM). Operand layouts are in Nodes/Quantized.def.
+// Shape rules: recurrent networks (RNN, GRU, LSTM). Operand layouts are in Nodes/Recurrent.def.
 #include "Common.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -12,7 +12,7 @@ using namespace shape;
 namespace {
 
 bool isRecurrentActivation(StringRef name) {
-#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, DOC)                                                 \
+#define RNN_ACTIVATION(E, NAME, UA, A, UB, B, FORMULA, DOC)                                        \
   if (name == NAME)                                                                                \
     return true;
 #include "ember/Graph/Nodes/RecurrentActivations.def"
@@ -61,7 +61,7 @@ Error expectDims(const Type &t, ArrayRef<dim_t> dims, ElemKind kind, StringRef w
 }
 
 Expected<TypeList> inferRecurrent(ArrayRef<Type> in, const AttrList &attrs, RecurrentKind rk) {
-  // The operands every kind shares come first, in the same order (Nodes/Quantized.def).
+  // The operands every kind shares come first, in the same order (Nodes/Recurrent.def).
   const Type &x = in[ops::RNN::Input], &w = in[ops::RNN::W], &r = in[ops::RNN::R];
   if (x.kind != ElemKind::Float32 && x.kind != ElemKind::Float64 &&
       x.kind != ElemKind::Float16)
@@ -93,7 +93,7 @@ Expected<TypeList> inferRecurrent(ArrayRef<Type> in, const AttrList &attrs, Recu
 
 static_assert(unsigned(ops::RNN::InitialH) == unsigned(ops::GRU::InitialH) &&
                   unsigned(ops::RNN::InitialH) == unsigned(ops::LSTM::InitialH),
-              "the recurrent kinds share their leading operands, which kernels read by RNN's indices");
+              "the recurrent kinds share their leading operands, read by RNN's indices");
 
 Expected<TypeList> inferTypesRNN(ArrayRef<Type> in, const AttrList &attrs) {
   return inferRecurrent(in, attrs, {1, 1, false});

@@ -1,0 +1,52 @@
+#include "ember/Graph/FusedActivations.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace llvm;
+
+namespace ember {
+
+namespace {
+
+enum RowIndex : int64_t {
+#define FUSED_ACTIVATION(E, NAME, ARITY, FROM, FROM_FN, FORMULA, VEC, DOC) Row##E,
+#include "ember/Graph/Nodes/FusedActivations.def"
+};
+
+#define VECTOR(expression) true
+#define SCALAR_ONLY false
+const FusedActivationInfo kRows[] = {
+#define FUSED_ACTIVATION(E, NAME, ARITY, FROM, FROM_FN, FORMULA, VEC, DOC)                         \
+  {Row##E + 1, NAME, ARITY, NodeKind::FROM, FROM_FN, VEC, DOC},
+#include "ember/Graph/Nodes/FusedActivations.def"
+};
+#undef VECTOR
+#undef SCALAR_ONLY
+
+} // namespace
+
+ArrayRef<FusedActivationInfo> fusedActivations() { return kRows; }
+
+const FusedActivationInfo *findFusedActivation(StringRef name) {
+  for (const FusedActivationInfo &r : kRows)
+    if (r.name == name)
+      return &r;
+  return nullptr;
+}
+
+const FusedActivationInfo *fusedActivationFrom(const Node &n) {
+  for (const FusedActivationInfo &r : kRows)
+    if (r.from == n.getKind() &&
+        (r.fromFunction.empty() || n.attr<AttrKind::Function>() == r.fromFunction))
+      return &r;
+  return nullptr;
+}
+
+std::string fusedActivationNames() {
+  SmallVector<StringRef, 8> names;
+  for (const FusedActivationInfo &r : kRows)
+    names.push_back(r.name);
+  return join(names, ", ");
+}
+
+} // namespace ember
