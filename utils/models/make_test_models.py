@@ -17,6 +17,7 @@ folder it owns (and only those). Run from anywhere:
     /usr/bin/python3 utils/models/make_test_models.py
 """
 
+import math
 import os
 import shutil
 
@@ -151,6 +152,13 @@ def ref_gemm(a, b, c=None, alpha=1.0, beta=1.0, trans_a=False, trans_b=False):
     if c is not None:
         y = y + beta * c.astype(np.float64)
     return y.astype(np.float32)
+
+
+def ref_gelu(x):
+    """x / 2 * (1 + erf(x / sqrt(2))) in float64, rounded once to float32."""
+    d = x.astype(np.float64)
+    erf = np.vectorize(math.erf)
+    return (0.5 * d * (1.0 + erf(d / math.sqrt(2.0)))).astype(np.float32)
 
 
 def ref_flatten(x, axis):
@@ -541,6 +549,25 @@ def make_cases():
     assert y.shape == (1, 10)
     c.output("y", y)
 
+    # --- conv_gelu: torch's erf GELU after a Conv; recognize-gelu and fuse-activations make it
+    # one FusedConv (the worked example of docs/adding-an-operator.md) ---
+    rng = np.random.default_rng(904)
+    c = new("conv_gelu")
+    x, w, bias = rand(rng, [1, 3, 6, 6], -2.0, 2.0), rand(rng, [4, 3, 3, 3]), rand(rng, [4])
+    c.input("x", x)
+    c.init("W", w)
+    c.init("B", bias)
+    c.init("sqrt2", np.array(math.sqrt(2.0), np.float32))
+    c.init("one", np.array(1.0, np.float32))
+    c.init("half", np.array(0.5, np.float32))
+    c.node("Conv", ["x", "W", "B"], ["c"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    c.node("Div", ["c", "sqrt2"], ["d"], "div0")
+    c.node("Erf", ["d"], ["e"], "erf0")
+    c.node("Add", ["e", "one"], ["a"], "add0")
+    c.node("Mul", ["c", "a"], ["p"], "mul0")
+    c.node("Mul", ["p", "half"], ["y"], "mul1")
+    c.output("y", ref_gelu(ref_conv(x, w, bias, pads=(1, 1, 1, 1))))
+
     # --- symbolic_batch: dim_param "N", test data uses N=3 ---
     rng = np.random.default_rng(903)
     c = new("symbolic_batch")
@@ -615,6 +642,7 @@ def cross_check_with_torch():
     close(ref_softmax_opset11(x, 1), F.softmax(T(x).reshape(2, 12), dim=1).reshape(2, 3, 4),
           "softmax11")
     close(ref_sigmoid(x), torch.sigmoid(T(x)), "sigmoid")
+    close(ref_gelu(x), F.gelu(T(x).double()).float(), "gelu")
     a, bm, cm = rand(rng, [4, 3]), rand(rng, [5, 4]), rand(rng, [1, 5])
     close(ref_gemm(a, bm, cm, 0.5, 2.0, True, True),
           0.5 * T(a).t() @ T(bm).t() + 2.0 * T(cm), "gemm")

@@ -475,6 +475,44 @@ TEST(FuseActivations, Float16RoundsBeforeTheActivation) {
   }
 }
 
+TEST(FuseActivations, RecognizedGeluIntoConv) {
+  // The worked example of docs/adding-an-operator.md: gelu became fusable by one row of
+  // Nodes/FusedActivations.def. torch's erf form is recognized as the Unary gelu, which then
+  // folds into the Conv; NNOpsTest runs the fused kernels of every row on both backends.
+  for (const char *form : {"erf", "tanh"}) {
+    SCOPED_TRACE(form);
+    Model m(13);
+    m.input("x", {1, 2, 5, 5}).output("y", {1, 3, 5, 5});
+    m.random("W", {3, 2, 3, 3}, 1, -2, 2).random("B", {3}, 2);
+    m.values("one", {}, {1.0}).values("half", {}, {0.5});
+    m.node("Conv", {"x", "W", "B"}, {"c"}, intsAttr("pads", {1, 1, 1, 1}));
+    if (std::string(form) == "erf") {
+      m.values("sqrt2", {}, {1.4142135623730951});
+      m.node("Div", {"c", "sqrt2"}, {"d"});
+      m.node("Erf", {"d"}, {"inner"});
+    } else { // 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))
+      m.values("k", {}, {0.7978845608028654}).values("coeff", {}, {0.044715});
+      m.node("Mul", {"c", "c"}, {"sq"});
+      m.node("Mul", {"c", "sq"}, {"cube"});
+      m.node("Mul", {"coeff", "cube"}, {"cc"});
+      m.node("Add", {"c", "cc"}, {"w"});
+      m.node("Mul", {"k", "w"}, {"kw"});
+      m.node("Tanh", {"kw"}, {"inner"});
+    }
+    m.node("Add", {"inner", "one"}, {"a"});
+    m.node("Mul", {"c", "a"}, {"p"});
+    m.node("Mul", {"p", "half"}, {"y"});
+    ASSERT_OK_AND_ASSIGN(
+        PipelineRun run,
+        expectSameResults(m.str(), {"recognize-gelu", "fuse-activations", "dce"}));
+    const Node *conv = only(run.graph(), NodeKind::FusedConv);
+    ASSERT_TRUE(conv);
+    EXPECT_EQ(conv->attr<AttrKind::FusedActivation>(),
+              std::string(form) == "erf" ? "gelu" : "gelu_tanh");
+    EXPECT_EQ(run.graph().size(), 2u) << "the FusedConv and the Save";
+  }
+}
+
 TEST(FuseActivations, LeavesNearMisses) {
   Model m;
   m.input("x", {1, 2, 4, 4}).input("lo", {}).input("a", {3, 8}, kInt32);
