@@ -14,6 +14,7 @@ enum RowIndex : int64_t {
 };
 
 #define VECTOR(expression) true
+#define VECTOR_OUT_OF_LINE(expression) true
 #define SCALAR_ONLY false
 const FusedActivationInfo kRows[] = {
 #define FUSED_ACTIVATION(E, NAME, ARITY, FROM, FROM_FN, FORMULA, VEC, DOC)                         \
@@ -21,6 +22,7 @@ const FusedActivationInfo kRows[] = {
 #include "ember/Graph/Nodes/FusedActivations.def"
 };
 #undef VECTOR
+#undef VECTOR_OUT_OF_LINE
 #undef SCALAR_ONLY
 
 } // namespace

@@ -26,12 +26,7 @@ inline double fm_fabs(double x) { return std::fabs(x); }
 // The host build targets baseline x86-64 or aarch64 with GCC's default, which contracts only
 // where the target has FMA and -ffp-contract allows; ember's host code is not built for FMA.
 #define EMBER_NO_FMA
-#define EMBER_C float
-#include "ember/Semantics/ScalarFormulas.inc"
-#undef EMBER_C
-#define EMBER_C double
-#include "ember/Semantics/ScalarFormulas.inc"
-#undef EMBER_C
+#include "ember/Semantics/ScalarFormulasFloatAndDouble.inc"
 #undef EMBER_NO_FMA
 #undef EMBER_FORMULA
 

@@ -21,12 +21,7 @@ EMBER_INLINE double fm_fabs(double x) { return __builtin_fabs(x); }
 
 #define EMBER_FORMULA EMBER_INLINE
 #define EMBER_NO_FMA _Pragma("clang fp contract(off)")
-#define EMBER_C float
-#include "ember/Semantics/ScalarFormulas.inc"
-#undef EMBER_C
-#define EMBER_C double
-#include "ember/Semantics/ScalarFormulas.inc"
-#undef EMBER_C
+#include "ember/Semantics/ScalarFormulasFloatAndDouble.inc"
 #undef EMBER_NO_FMA
 #undef EMBER_FORMULA
 

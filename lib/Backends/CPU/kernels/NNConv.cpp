@@ -211,13 +211,15 @@ EMBER_INLINE void depthwisePlane(float *o, const float *padded, i64 Wp, const fl
           acc = __builtin_elementwise_fma(splat(w[y * kw + x]), v, acc);
         }
       }
-      acc = applyActivation(acc, act);
+      acc = applyInlineActivation(acc, act);
       i64 n = minI(EMBER_VW, s.OW - ow);
       if (n == EMBER_VW)
         storev(o + oh * s.OW + ow, acc);
       else
         storePartial(o + oh * s.OW + ow, acc, n);
     }
+    if (isOutOfLine(act.kind))
+      applyOutOfLineActivation(o + oh * s.OW, s.OW, act);
   }
 }
 

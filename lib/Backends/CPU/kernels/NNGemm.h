@@ -76,7 +76,7 @@ EMBER_INLINE void microKernel(i64 kb, const float *A, i64 lda, const float *Bp, 
           x += !ep.biasPerColumn     ? splat(ep.bias[row0 + r])
                : n == EMBER_VW ? loadv(ep.bias + col0 + col)
                                : loadPartial(ep.bias + col0 + col, n);
-        x = applyActivation(x, ep.act);
+        x = applyInlineActivation(x, ep.act); // gemmBlocked applies the out-of-line forms
       }
       if (n == EMBER_VW)
         storev(c + col, x);
@@ -133,10 +133,15 @@ EMBER_INLINE void gemmBlocked(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A
         for (i64 p = 0; p < panels; ++p) {
           i64 cols = minI(NR, nb - p * NR);
           const float *panel = packBuffer + p * kb * NR;
-          for (i64 m = m0; m < mEnd; m += MR)
-            microKernelRows<MR, NV>(minI(MR, mEnd - m), kb, A + m * lda + k0, lda, panel,
-                                    C + m * ldc + n0 + p * NR, ldc, cols, first, last, ep, m,
-                                    n0 + p * NR);
+          for (i64 m = m0; m < mEnd; m += MR) {
+            i64 mr = minI(MR, mEnd - m);
+            float *tile = C + m * ldc + n0 + p * NR;
+            microKernelRows<MR, NV>(mr, kb, A + m * lda + k0, lda, panel, tile, ldc, cols, first,
+                                    last, ep, m, n0 + p * NR);
+            if (last && isOutOfLine(ep.act.kind)) // the tile is still in L1
+              for (i64 r = 0; r < mr; ++r)
+                applyOutOfLineActivation(tile + r * ldc, cols, ep.act);
+          }
         }
       }
       k0 += kb;
@@ -185,11 +190,17 @@ EMBER_INLINE void gemvRows(i64 N, i64 K, const float *A, i64 lda, const float *B
       x += !ep.biasPerColumn ? splat(ep.bias[row0 + r])
            : n == EMBER_VW   ? loadv(ep.bias + col)
                              : loadPartial(ep.bias + col, n);
-    x = applyActivation(x, ep.act);
+    x = applyInlineActivation(x, ep.act);
     if (n == EMBER_VW)
       storev(C + r * ldc + col, x);
     else
       storePartial(C + r * ldc + col, x, n);
+  };
+  // The out-of-line forms, over columns [col, col + n) of every row just finished.
+  auto finishOutOfLine = [&](i64 col, i64 n) {
+    if (isOutOfLine(ep.act.kind))
+      for (int r = 0; r < R; ++r)
+        applyOutOfLineActivation(C + r * ldc + col, n, ep.act);
   };
   i64 col = 0;
   for (; col + NB * EMBER_VW <= N; col += NB * EMBER_VW) {
@@ -217,6 +228,7 @@ EMBER_INLINE void gemvRows(i64 N, i64 K, const float *A, i64 lda, const float *B
 #pragma clang loop unroll(full)
       for (int j = 0; j < NB; ++j)
         finish(acc[r][j], r, col + j * EMBER_VW, EMBER_VW);
+    finishOutOfLine(col, NB * EMBER_VW);
   }
   for (; col < N; col += EMBER_VW) { // the last columns, a vector at a time
     i64 n = minI(EMBER_VW, N - col);
@@ -233,6 +245,7 @@ EMBER_INLINE void gemvRows(i64 N, i64 K, const float *A, i64 lda, const float *B
 #pragma clang loop unroll(full)
     for (int r = 0; r < R; ++r)
       finish(acc[r], r, col, n);
+    finishOutOfLine(col, n);
   }
 }
 

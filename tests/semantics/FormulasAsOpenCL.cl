@@ -1,0 +1,26 @@
+// ember/Semantics/ScalarFormulas.inc compiled as OpenCL C 1.2, as the OpenCL backend will
+// include it: the ctest Semantics.FormulasCompileAsOpenCLC checks that the formulas stay in the
+// subset host C++, the kernels' C++ and OpenCL C share, and this kernel that they evaluate.
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+
+// The math shims: OpenCL C's builtins are overloaded on float and double already.
+#define fm_exp exp
+#define fm_expm1 expm1
+#define fm_log1p log1p
+#define fm_tanh tanh
+#define fm_erf erf
+#define fm_fabs fabs
+
+#define EMBER_FORMULA static inline __attribute__((overloadable))
+#define EMBER_NO_FMA
+#include "ember/Semantics/ScalarFormulasFloatAndDouble.inc"
+
+__kernel void formulas(__global float *out, __global const float *in, __global double *out64) {
+  size_t i = get_global_id(0);
+  float x = in[i];
+  out[i] = ember_sigmoid(x) + ember_hard_sigmoid(x, 0.2f, 0.5f) + ember_hard_swish(x) +
+           ember_gelu(x) + ember_gelu_tanh(x) + ember_softplus(x) + ember_elu(x, 1.0f) +
+           ember_clip(x, -1.0f, 1.0f) + ember_leaky_relu(x, 0.1f) + ember_sign(x);
+  out64[i] = ember_sigmoid((double)x) + ember_selu((double)x, 1.67, 1.05);
+}
