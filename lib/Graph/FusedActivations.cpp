@@ -36,6 +36,11 @@ const FusedActivationInfo *findFusedActivation(StringRef name) {
   return nullptr;
 }
 
+bool resolveFusedActivation(StringRef name, size_t numArgs, const FusedActivationInfo *&row) {
+  row = name.empty() ? nullptr : findFusedActivation(name);
+  return row ? numArgs == row->arity : name.empty() && numArgs == 0;
+}
+
 const FusedActivationInfo *fusedActivationFrom(const Node &n) {
   for (const FusedActivationInfo &r : kRows)
     if (r.from == n.getKind() &&

@@ -31,6 +31,12 @@ llvm::ArrayRef<FusedActivationInfo> fusedActivations();
 /// The row named \p name, or null (also for "", no activation).
 const FusedActivationInfo *findFusedActivation(llvm::StringRef name);
 
+/// Whether a FusedActivation attribute \p name with \p numArgs FusedActivationArgs is one the
+/// shape rule accepts: "" with no arguments (then \p row is null) or a row of that arity (then
+/// \p row is it).
+bool resolveFusedActivation(llvm::StringRef name, size_t numArgs,
+                            const FusedActivationInfo *&row);
+
 /// The row whose `from` node \p n is (its kind, and its function for a Unary), or null.
 const FusedActivationInfo *fusedActivationFrom(const Node &n);
 

@@ -33,11 +33,11 @@ Expected<FusedAct> fusedActivation(const Instruction &I) {
   const std::string &name = I.attr<AttrKind::FusedActivation>();
   const std::vector<float> &args = I.attr<AttrKind::FusedActivationArgs>();
   FusedAct f;
-  if (name.empty() && args.empty())
-    return f;
-  const FusedActivationInfo *info = findFusedActivation(name);
-  if (!info || args.size() != info->arity)
+  const FusedActivationInfo *info;
+  if (!resolveFusedActivation(name, args.size(), info))
     return instrError(I, "invalid fused activation '" + name + "'");
+  if (!info)
+    return f;
   f.kind = info->code;
   if (info->arity > 0)
     f.a = args[0];

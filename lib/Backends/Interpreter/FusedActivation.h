@@ -39,11 +39,11 @@ public:
     const std::string &name = ctx.attr<AttrKind::FusedActivation>();
     const std::vector<float> &args = ctx.attr<AttrKind::FusedActivationArgs>();
     FusedActivation f;
-    if (name.empty() && args.empty())
-      return f;
-    const FusedActivationInfo *info = findFusedActivation(name);
-    if (!info || args.size() != info->arity)
+    const FusedActivationInfo *info;
+    if (!resolveFusedActivation(name, args.size(), info))
       return ctx.unsupported("invalid fused activation '" + name + "'");
+    if (!info)
+      return f;
     f.kind_ = Kind(info->code); // codes are 1-based in row order, as Kind after None
     if (info->arity > 0)
       f.a_ = args[0];

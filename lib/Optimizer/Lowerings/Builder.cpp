@@ -92,10 +92,11 @@ NodeValue Builder::reduce(StringRef reduction, NodeValue v, ArrayRef<int64_t> ax
 }
 
 NodeValue Builder::activation(StringRef name, ArrayRef<float> args, NodeValue v) {
-  if (name.empty() && args.empty())
-    return v;
-  const FusedActivationInfo *info = findFusedActivation(name);
-  if (!info || args.size() != info->arity || !v) {
+  const FusedActivationInfo *info;
+  bool known = resolveFusedActivation(name, args.size(), info);
+  if (known && !info)
+    return v; // no activation
+  if (!known || !v) {
     failed_ = true; // an activation the shape rules do not know
     return {};
   }

@@ -59,14 +59,16 @@ EMBER_INLINE bool isOutOfLine(i64 kind) {
   }
 }
 
-/// The VECTOR forms; x itself for the other rows.
-EMBER_INLINE Vec applyInlineActivation(Vec x, Activation act) {
+/// The vector forms of one kind: the VECTOR ones (OutOfLine false) or the VECTOR_OUT_OF_LINE
+/// ones (true); x itself for the other rows. The choice is a constant, so each instance keeps
+/// only its own kind's expressions.
+template <bool OutOfLine> EMBER_INLINE Vec vectorForms(Vec x, Activation act) {
   float a = act.a, b = act.b;
   (void)a;
   (void)b;
   switch (act.kind) {
-#define VECTOR(expression) expression
-#define VECTOR_OUT_OF_LINE(expression) x
+#define VECTOR(expression) (OutOfLine ? x : (expression))
+#define VECTOR_OUT_OF_LINE(expression) (OutOfLine ? (expression) : x)
 #define SCALAR_ONLY x
 #define FUSED_ACTIVATION(E, NAME, ARITY, FROM, FROM_FN, FORMULA, VEC, DOC)                         \
   case Act##E:                                                                                     \
@@ -80,25 +82,12 @@ EMBER_INLINE Vec applyInlineActivation(Vec x, Activation act) {
   }
 }
 
-/// The VECTOR_OUT_OF_LINE forms; x itself for the other rows.
+/// The VECTOR forms, inlined; x itself for the other rows.
+EMBER_INLINE Vec applyInlineActivation(Vec x, Activation act) { return vectorForms<false>(x, act); }
+
+/// The VECTOR_OUT_OF_LINE forms, never inlined; x itself for the other rows.
 [[maybe_unused]] static EMBER_NOINLINE Vec applyOutOfLineVector(Vec x, Activation act) {
-  float a = act.a, b = act.b;
-  (void)a;
-  (void)b;
-  switch (act.kind) {
-#define VECTOR(expression) x
-#define VECTOR_OUT_OF_LINE(expression) expression
-#define SCALAR_ONLY x
-#define FUSED_ACTIVATION(E, NAME, ARITY, FROM, FROM_FN, FORMULA, VEC, DOC)                         \
-  case Act##E:                                                                                     \
-    return VEC;
-#include "ember/Graph/Nodes/FusedActivations.def"
-#undef VECTOR
-#undef VECTOR_OUT_OF_LINE
-#undef SCALAR_ONLY
-  default:
-    return x;
-  }
+  return vectorForms<true>(x, act);
 }
 
 /// The VECTOR_OUT_OF_LINE form over p[0, n), in place; nothing for the other rows.
