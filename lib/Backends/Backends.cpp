@@ -1,6 +1,9 @@
 // The backend registry: name -> factory.
 #include "ember/Backends/Backend.h"
+#include "ember/Graph/Node.h"
 #include "ember/Support/Error.h"
+
+#include <cstring>
 
 using namespace llvm;
 
@@ -19,6 +22,15 @@ const BackendEntry kBackends[] = {
     {"CPU", createCPUBackend},
 };
 } // namespace
+
+Error Backend::writeConstants(const IRFunction &IR, uint8_t *region) const {
+  for (const auto &w : IR.getWeights())
+    if (w->isConstant()) {
+      const Tensor &payload = static_cast<const Constant *>(w->getOrigin())->getPayload();
+      std::memcpy(region + w->offset, payload.data(), payload.sizeInBytes());
+    }
+  return Error::success();
+}
 
 Expected<ObjectInfo> Backend::emitObject(const IRFunction &, const ObjectOptions &,
                                          PhaseTimes *) const {

@@ -280,7 +280,7 @@ Expected<BundleResult> writeBundle(std::unique_ptr<Module> M, const CompileOptio
   {
     PhaseTimer t(result.summary.phaseMillis, "bundle files");
     std::vector<uint8_t> constants(IR->constantSize);
-    fillConstantRegion(*IR, constants.data());
+    EMBER_TRY(backend->writeConstants(*IR, constants.data()));
     EMBER_TRY(writeFile(path(".h"), [&](raw_ostream &os) {
       writeHeader(os, *IR, b, entry, places, obj);
     }));

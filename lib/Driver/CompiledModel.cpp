@@ -62,8 +62,7 @@ Error CompiledModel::build(const CompileOptions &opts) {
   mutableMem_.reset(m);
   EMBER_ASSIGN_OR_RETURN(uint8_t * a, allocateRegion(ir_->activationsSize, "activations"));
   activationsMem_.reset(a);
-  fillConstantRegion(*ir_, constantMem_.get());
-  return Error::success();
+  return backend_->writeConstants(*ir_, constantMem_.get());
 }
 
 Expected<const WeightVar *> CompiledModel::findPlaceholderVar(StringRef name) const {

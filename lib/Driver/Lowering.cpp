@@ -9,8 +9,6 @@
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstring>
-
 using namespace llvm;
 
 namespace ember {
@@ -86,14 +84,6 @@ Expected<std::unique_ptr<IRFunction>> lowerToPlannedIR(Function &F, const Backen
 void appendBackendPhases(CompileSummary &summary, const PhaseTimes &phases) {
   for (const auto &[phase, ms] : phases)
     summary.phaseMillis.push_back({"  " + phase, ms});
-}
-
-void fillConstantRegion(const IRFunction &IR, uint8_t *region) {
-  for (const auto &w : IR.getWeights())
-    if (w->isConstant()) {
-      const Tensor &payload = static_cast<const Constant *>(w->getOrigin())->getPayload();
-      std::memcpy(region + w->offset, payload.data(), payload.sizeInBytes());
-    }
 }
 
 } // namespace ember

@@ -44,9 +44,6 @@ llvm::Expected<std::unique_ptr<IRFunction>> lowerToPlannedIR(Function &F, const 
 /// Appends a backend's own phases to \p summary, indented under "backend compile".
 void appendBackendPhases(CompileSummary &summary, const PhaseTimes &phases);
 
-/// Copies every constant's payload to its planned offset in \p region (constantSize bytes).
-void fillConstantRegion(const IRFunction &IR, uint8_t *region);
-
 } // namespace ember
 
 #endif

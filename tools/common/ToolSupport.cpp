@@ -31,7 +31,11 @@ DEFINE_int32(threads, 1,
              "Threads each convolution and matrix product splits its work over (CPU; the "
              "bundle then needs -pthread)");
 DEFINE_bool(profile, false,
-            "Time every instruction of the compiled function and print them, slowest first");
+            "Time every instruction of the compiled function and print them, slowest first, "
+            "with GFLOP/s for convolutions and matrix products");
+DEFINE_double(peak_gflops, 0,
+              "With -profile: this machine's peak GFLOP/s (utils/bench/peak.c), to print each "
+              "product's share of it");
 DEFINE_string(input, "",
               "Input tensors: NAME=FILE[,NAME=FILE...], or FILE for a model with one input. "
               "FILE is .npy or an ONNX TensorProto .pb");
@@ -339,9 +343,16 @@ void printProfile(const CompiledModel &cm, unsigned runs) {
                    runs ? total / runs : 0.0, runs);
   for (const InstructionTime &r : rows) {
     const Instruction &I = *r.instr;
-    outs() << format("  %9.3f ms %5.1f%%  ", runs ? r.millis / runs : 0.0,
-                     total > 0 ? 100 * r.millis / total : 0.0)
-           << I.getKindName() << " %" << I.getName();
+    double millis = runs ? r.millis / runs : 0.0;
+    outs() << format("  %9.3f ms %5.1f%%  ", millis, total > 0 ? 100 * r.millis / total : 0.0);
+    // Products: their rate, and with -peak-gflops its share of the machine's peak.
+    int64_t flops = productFlops(I);
+    double gflops = flops && millis > 0 ? double(flops) / (millis * 1e6) : 0;
+    if (gflops > 0)
+      outs() << format("%7.1f GFLOP/s ", gflops);
+    if (gflops > 0 && FLAGS_peak_gflops > 0)
+      outs() << format("%4.0f%% of peak ", 100 * gflops / FLAGS_peak_gflops);
+    outs() << I.getKindName() << " %" << I.getName();
     if (I.getNumOperands())
       outs() << " -> " << I.getOperand(0)->getType().str();
     outs() << "\n";

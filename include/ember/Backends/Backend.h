@@ -99,6 +99,12 @@ public:
   /// each of its phases to \p phases when given.
   virtual llvm::Expected<std::unique_ptr<CompiledFunction>>
   compile(const IRFunction &IR, PhaseTimes *phases = nullptr) const = 0;
+  /// Writes every constant of \p IR (planned) at its offset in \p region (IR.constantSize
+  /// bytes), in the layout the backend's code reads: by default each payload as it is. A
+  /// backend may store a constant rearranged for its kernels, in the same bytes (the CPU backend
+  /// packs convolution filters for its GEMM); code it compiled for \p IR reads only a region
+  /// written by this. Bundles ship the region as written here.
+  virtual llvm::Error writeConstants(const IRFunction &IR, uint8_t *region) const;
   /// Writes \p IR (planned) as a relocatable object for a bundle; backends that cannot say so.
   virtual llvm::Expected<ObjectInfo> emitObject(const IRFunction &IR, const ObjectOptions &opts,
                                                 PhaseTimes *phases = nullptr) const;

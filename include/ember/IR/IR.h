@@ -152,6 +152,11 @@ inline bool isTensorView(const IRValue *v) {
 /// Instructions that only manage memory (allocation, deallocation, views) and compute nothing.
 bool isMemoryMarker(InstrKind k);
 
+/// Floating-point operations of \p I's multiply-adds, two each, for the kinds that are products
+/// (Conv, FusedConv, ConvTranspose, MatMul, FusedMatMul, FullyConnected); 0 for the others.
+/// What -profile divides by time for GFLOP/s, and what a backend weighs splitting work by.
+int64_t productFlops(const Instruction &I);
+
 /// Whether output 0 of \p I may share its buffer with input \p input (be written in place over
 /// it): I is element-wise (element i of the result reads only element i of each input) and the
 /// input has the result's type. The verifier and the buffer-sharing pass ask this one question.

@@ -1,8 +1,10 @@
 // The CPU backend: the planned IR becomes an LLVM module over the embedded kernel library
 // (CodeGen.h), optimized at O3 for the target CPU (CPUTarget.h) and JIT-compiled (JIT.h);
 // execute() calls the generated entry function on the three regions.
+#include "CPUConstants.h"
 #include "CPUTarget.h"
 #include "CodeGen.h"
+#include "KernelVariants.h"
 #include "JIT.h"
 #include "ObjectWriter.h"
 
@@ -131,6 +133,14 @@ public:
     clock.lap("machine code");
     return std::make_unique<CPUFunction>(std::move(code), std::move(G.runtimeErrors),
                                          std::move(profile));
+  }
+
+  /// Packs the filters codegen reads packed for the register tile of the variant it calls.
+  Error writeConstants(const IRFunction &IR, uint8_t *region) const override {
+    EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, createTargetMachine(target_));
+    EMBER_ASSIGN_OR_RETURN(const KernelVariant *variant, selectKernelVariant(*TM));
+    writeCPUConstants(IR, variant->MR, region);
+    return Error::success();
   }
 
   Expected<ObjectInfo> emitObject(const IRFunction &IR, const ObjectOptions &opts,

@@ -1,6 +1,7 @@
 // The CPU backend's module builder: see CodeGen.h.
 #include "CodeGen.h"
 
+#include "CPUConstants.h"
 #include "CPUTarget.h"
 #include "KernelLibrary.h"
 #include "KernelVariants.h"
@@ -28,7 +29,7 @@ Emitter::Emitter(llvm::Module &M, const llvm::Module &library, IRBuilder<> &B,
                  ArrayRef<Value *> regions, StringRef variant, int64_t threads,
                  std::vector<std::string> &runtimeErrors, const IRFunction &IR)
     : M_(M), library_(library), B_(B), variant_(variant), threads_(threads),
-      runtimeErrors_(runtimeErrors) {
+      runtimeErrors_(runtimeErrors), packedFilters_(packedFilters(IR)) {
   for (unsigned i = 0; i < 3; ++i)
     regions_[i] = regions[i];
   for (const auto &I : IR.getInstrs())

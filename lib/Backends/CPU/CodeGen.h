@@ -47,6 +47,8 @@ class Emitter {
   int64_t chunkElements_ = 0;
   /// Storages some instruction reads (its root WeightVar or allocation).
   llvm::DenseSet<const IRValue *> readStorages_;
+  /// The constants stored packed for the GEMM (CPUConstants.h), with their group counts.
+  llvm::DenseMap<const IRValue *, int64_t> packedFilters_;
 
 public:
   Emitter(llvm::Module &M, const llvm::Module &library, llvm::IRBuilder<> &B,
@@ -62,6 +64,9 @@ public:
   llvm::Value *team();
   /// Stops the team (if any) before the entry function returns.
   llvm::Error stopTeam();
+
+  /// Whether \p v is a filter the constant region holds packed (CPUConstants.h).
+  bool isPackedFilter(const IRValue *v) const { return packedFilters_.count(v); }
 
   /// Whether anything reads \p v's storage: a model output, or an input of some instruction.
   /// A kernel may skip computing a result nobody reads (MaxPool's indices).

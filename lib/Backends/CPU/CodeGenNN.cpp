@@ -67,8 +67,9 @@ bool fastConv(const Instruction &I) {
          fastRank(I.getInput(0)->getType().rank()) && vectorActivation(I);
 }
 
-/// The kernel's ConvShape: N, C, H, W, K, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, G.
-std::array<int64_t, 16> convParams(const Instruction &I) {
+/// The kernel's ConvShape: N, C, H, W, K, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, G, and
+/// whether the filter is packed (0 here; emitConv sets it).
+std::array<int64_t, 17> convParams(const Instruction &I) {
   const DimsVec &in = I.getInput(ops::Conv::Input)->getType().dims;
   const DimsVec &out = I.getOutput()->getType().dims;
   const DimsVec &filter = I.getInput(ops::Conv::Filter)->getType().dims;
@@ -79,7 +80,7 @@ std::array<int64_t, 16> convParams(const Instruction &I) {
                       I.attr<AttrKind::Dilations>());
   return {int64_t(in[0]), int64_t(in[1]), w.H,  w.W,  int64_t(out[1]), w.OH,
           w.OW,           w.KH,           w.KW, w.SH, w.SW,            w.PH,
-          w.PW,           w.DH,           w.DW, I.attr<AttrKind::Group>()};
+          w.PW,           w.DH,           w.DW, I.attr<AttrKind::Group>(), 0};
 }
 
 uint64_t convScratch(const Instruction &I, int64_t threads) {
@@ -130,6 +131,7 @@ Error emitConv(Emitter &E, const Instruction &I) {
                    E.in(I, ops::Conv::Bias), E.constArray(convNdParams(I), "conv"), E.i64(act.kind),
                    E.f32(act.a), E.f32(act.b)});
   auto params = convParams(I);
+  params[16] = E.isPackedFilter(I.getInput(ops::Conv::Filter));
   return E.call(E.variant("ember_conv2d_f32"),
                 {E.out(I), E.in(I, ops::Conv::Input), E.in(I, ops::Conv::Filter),
                  E.in(I, ops::Conv::Bias), E.constArray(params, "conv"), E.i64(act.kind),
@@ -214,23 +216,21 @@ Error emitFullyConnected(Emitter &E, const Instruction &I) {
 
 } // namespace
 
+bool convFilterFeedsGemm(const Instruction &I) {
+  if ((I.getKind() != InstrKind::Conv && I.getKind() != InstrKind::FusedConv) || !fastConv(I))
+    return false;
+  return I.attr<AttrKind::Group>() != int64_t(I.getInput(ops::Conv::Input)->getType().dims[1]);
+}
+
 int64_t splittableFlops(const Instruction &I) {
-  if (I.getNumOutputs() == 0 || I.getOutput()->getType().kind != ElemKind::Float32)
-    return 0;
-  int64_t out = numElements(I.getOutput());
   switch (I.getKind()) {
   case InstrKind::Conv:
-  case InstrKind::FusedConv: {
-    if (!fastConv(I))
-      return 0;
-    const DimsVec &f = I.getInput(ops::Conv::Filter)->getType().dims;
-    return 2 * out * dimsProduct(f, 1, f.size());
-  }
+  case InstrKind::FusedConv:
+    return fastConv(I) ? productFlops(I) : 0;
   case InstrKind::MatMul:
   case InstrKind::FusedMatMul:
-    return 2 * out * int64_t(I.getInput(ops::MatMul::LHS)->getType().dims.back());
   case InstrKind::FullyConnected:
-    return 2 * out * int64_t(I.getInput(ops::FullyConnected::Weights)->getType().dims[0]);
+    return I.getOutput()->getType().kind == ElemKind::Float32 ? productFlops(I) : 0;
   default:
     return 0;
   }

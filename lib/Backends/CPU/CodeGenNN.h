@@ -58,6 +58,11 @@ inline Window2D window(const Instruction &I, llvm::ArrayRef<int64_t> kernels,
   return w;
 }
 
+/// Whether \p I is a convolution whose kernel multiplies by its filter on the GEMM path
+/// (kernels/NNConv.cpp: float32, 1-D or 2-D, not depthwise), which can read the filter packed
+/// (CPUConstants.h).
+bool convFilterFeedsGemm(const Instruction &I);
+
 /// Registers MaxPool, AvgPool, LpPool, MaxUnpool and MaxRoiPool (CodeGenNNPool.cpp).
 void addNNPoolKernels(KernelTable &t);
 

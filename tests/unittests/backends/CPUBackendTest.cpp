@@ -7,6 +7,10 @@
 #include "../../../tools/common/ModelTestCase.h"
 
 #include "ember/Backends/Backend.h"
+#include "ember/IR/IRGen.h"
+#include "ember/IROptimizer/MemoryPlan.h"
+
+#include "../../../lib/Backends/CPU/kernels/PackedPanels.h"
 
 #include <cmath>
 #include <limits>
@@ -125,6 +129,87 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{1, 300, 6, 6, 40, 1, 1, 1, 0, 1, 1, "tanh"},      // 1x1, several k blocks
         ConvCase{1, 40, 20, 30, 70, 1, 1, 1, 0, 1, 1, "hard_sigmoid"}, // 1x1, N > one block
         ConvCase{1, 3, 17, 17, 16, 7, 7, 2, 3, 1, 1, nullptr}));  // stem-like
+
+TEST(CPUBackend, PackedFiltersOnlyWhereEveryReaderIsAConvolution) {
+  // The CPU backend stores a constant filter packed for its GEMM (CPUConstants.h) only when
+  // every instruction reads it as a convolution's filter with one group count. Here: a filter
+  // two convolutions share (packed), one another node also reads (kept as it is), one read with
+  // two group counts (kept), and a filter given as an input (never packed). Each output must be
+  // the Interpreter's.
+  expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *x = input(M, {1, 8, 10, 11});
+    Placeholder *x4 = input(M, {1, 4, 9, 9}, ElemKind::Float32, "x4");
+    Placeholder *wIn = input(M, {13, 8, 3, 3}, ElemKind::Float32, "w");
+    Constant *shared = constant(M, {13, 8, 3, 3}, 2), *alsoAdded = constant(M, {14, 8, 1, 1}, 3);
+    Constant *twoGroupCounts = constant(M, {16, 4, 3, 3}, 4);
+    Constant *b13 = constant(M, {13}, 5), *b14 = constant(M, {14}, 6), *b16 = constant(M, {16}, 7);
+    AttrList c3 = convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
+    AttrList c3s2 = convAttrs({3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1);
+    AttrList c1 = convAttrs({1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1);
+    AttrList c3g2 = convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 2);
+    return {node(F, NodeKind::Conv, {x, shared, b13}, c3),
+            node(F, NodeKind::Conv, {x, shared, b13}, c3s2),
+            node(F, NodeKind::Conv, {x, alsoAdded, b14}, c1),
+            node(F, NodeKind::Add, {alsoAdded, alsoAdded}),
+            node(F, NodeKind::Conv, {x, twoGroupCounts, b16}, c3g2),
+            node(F, NodeKind::Conv, {x4, twoGroupCounts, b16}, c3),
+            node(F, NodeKind::Conv, {x, wIn, b13}, c3)};
+  }, dceOnly());
+}
+
+TEST(CPUBackend, WritesConvolutionFiltersInPanelsOfItsTile) {
+  // What the test above checks by results, here by bytes: the CPU backend's constant region
+  // holds a GEMM convolution's filter in panels of its variant's MR rows (12 on AVX-512, 6 on
+  // the other rows: kernels/Variants.def), group by group, and any other constant as it is; the
+  // Interpreter's holds every payload as it is.
+  Module M;
+  Function *F = M.createFunction("main");
+  Placeholder *x = input(M, {1, 8, 6, 6});
+  Constant *filter = constant(M, {14, 4, 3, 3}, 2), *bias = constant(M, {14}, 3);
+  Node *conv = node(F, NodeKind::Conv, {x, filter, bias},
+                    convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 2));
+  ASSERT_TRUE(conv);
+  Placeholder *out = M.createPlaceholder(conv->getType(), "out");
+  ASSERT_TRUE(bool(F->createNode(NodeKind::Save, "save", {conv, out})));
+  auto IR = generateIR(*F);
+  ASSERT_TRUE(bool(IR)) << errorToString(IR.takeError());
+  ASSERT_FALSE(bool(planMemory(**IR)));
+  const WeightVar *fw = nullptr, *bw = nullptr;
+  for (const auto &w : (*IR)->getWeights()) {
+    if (w->getOrigin() == filter)
+      fw = w.get();
+    if (w->getOrigin() == bias)
+      bw = w.get();
+  }
+  ASSERT_TRUE(fw && bw);
+  const float *payload = reinterpret_cast<const float *>(filter->getPayload().data());
+  const float *biasPayload = reinterpret_cast<const float *>(bias->getPayload().data());
+  for (const char *name : {"Interpreter", "CPU"}) {
+    SCOPED_TRACE(name);
+    auto backend = createBackend(name);
+    ASSERT_TRUE(bool(backend)) << errorToString(backend.takeError());
+    std::vector<uint8_t> region((*IR)->constantSize);
+    ASSERT_FALSE(bool((*backend)->writeConstants(**IR, region.data())));
+    const float *got = reinterpret_cast<const float *>(region.data() + fw->offset);
+    bool cpu = std::string(name) == "CPU";
+#if defined(__x86_64__)
+    int64_t MR = __builtin_cpu_supports("avx512f") ? 12 : 6;
+#else
+    int64_t MR = 6;
+#endif
+    int64_t rows = 7, cols = 4 * 3 * 3; // per group
+    for (int64_t g = 0; g < 2; ++g)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < cols; ++k) {
+          int64_t at = g * rows * cols + (cpu ? panels::packedIndex(r, k, rows, cols, MR)
+                                              : r * cols + k);
+          ASSERT_EQ(got[at], payload[(g * rows + r) * cols + k]) << g << " " << r << " " << k;
+        }
+    const float *gotBias = reinterpret_cast<const float *>(region.data() + bw->offset);
+    for (int i = 0; i < 14; ++i)
+      EXPECT_EQ(gotBias[i], biasPayload[i]);
+  }
+}
 
 TEST(CPUBackend, Conv1D) {
   expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {

@@ -12,14 +12,16 @@ using namespace gemm;
 
 namespace {
 
-/// Geometry of a convolution, as codegen lays it out in the constant parameter array.
+/// Geometry of a convolution, as codegen lays it out in the constant parameter array, and
+/// whether the backend packed its filter into the GEMM's panels at compile time
+/// (PackedPanels.h: each group's [K/G, C/G*KH*KW] matrix in panels of the variant's MR rows).
 struct ConvShape {
-  i64 N, C, H, W, K /*out channels*/, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, G;
+  i64 N, C, H, W, K /*out channels*/, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, G, packedFilter;
 };
 
 EMBER_INLINE ConvShape readShape(const i64 *p) {
-  return ConvShape{p[0], p[1], p[2],  p[3],  p[4],  p[5],  p[6],  p[7],
-                   p[8], p[9], p[10], p[11], p[12], p[13], p[14], p[15]};
+  return ConvShape{p[0], p[1],  p[2],  p[3],  p[4],  p[5],  p[6],  p[7], p[8],
+                   p[9], p[10], p[11], p[12], p[13], p[14], p[15], p[16]};
 }
 
 /// First output coordinate o in [0, outLen) whose input coordinate o*s + off is >= 0, and one
@@ -174,14 +176,14 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
       float *C = out + (b * s.K + g * Kg) * outPlane;
       // A 1x1 convolution with stride 1 and no padding multiplies by the input itself.
       if (scratch::convIsPointwise(s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.PH, s.PW))
-        runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
+        runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, s.packedFilter, C, outPlane,
                         packFn(DensePacker{image, outPlane}), ep, packBuffer, team);
       else if (s.SH == 1 && s.SW == 1) {
         padImage(padded, image, Cg, s, Hp, Wp);
-        runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
+        runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, s.packedFilter, C, outPlane,
                         packFn(PaddedPacker{padded, s, Hp, Wp}), ep, packBuffer, team);
       } else
-        runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
+        runGemm<MR, NV>(Kg, outPlane, kDepth, A, kDepth, s.packedFilter, C, outPlane,
                         packFn(Im2colPacker{image, s}), ep, packBuffer, team);
     }
 }

@@ -4,10 +4,12 @@
 // B (the activation side, or an im2col view of it) is packed block by block into panels of NR
 // columns ([panel][k][NR], zero-padded at the right edge) by a caller-supplied packer, so the
 // micro-kernel always runs full-width vectors and conv never materializes im2col. A (weights for
-// conv; the left operand for MatMul) is read in place, one broadcast per row and k, which x86
-// folds into the FMA's memory operand. Each MR x NR tile of C lives in registers across a block
-// of KC values of k; blocks after the first add to what C holds, and the last applies bias and
-// activation on the way out, so the epilogue never re-reads memory it has not just written.
+// conv; the left operand for MatMul) is read one broadcast per row and k, which x86 folds into
+// the FMA's memory operand: in place (rows lda apart), or, for the filters the backend packed at
+// compile time, from panels of MR rows (PackedPanels.h), one sequential stream per tile. Each
+// MR x NR tile of C lives in registers across a block of KC values of k; blocks after the first
+// add to what C holds, and the last applies bias and activation on the way out, so the epilogue
+// never re-reads memory it has not just written.
 //
 // The register tile MR x NR is a template parameter: each row of Variants.def names the tile of
 // its ISA (12 x 32 for AVX-512's 32 registers of 16 floats, 6 x 16 for AVX2's 16 of 8 or NEON's
@@ -34,8 +36,9 @@ struct Epilogue {
   Activation act;
 };
 
-/// One MR x (NV * 16) tile: C[0..MR, 0..cols) (+)= A[0..MR, 0..kb) * Bp (a packed panel).
-template <int MR, int NV>
+/// One MR x (NV * 16) tile: C[0..MR, 0..cols) (+)= A[0..MR, 0..kb) * Bp (a packed panel). A's
+/// element (r, k) is A[r * lda + k], or with PackedA A[k * MR + r] (a panel of MR rows).
+template <int MR, int NV, bool PackedA>
 EMBER_INLINE void microKernel(i64 kb, const float *A, i64 lda, const float *Bp, float *C, i64 ldc,
                               i64 cols, bool first, bool last, const Epilogue &ep, i64 row0,
                               i64 col0) {
@@ -53,7 +56,7 @@ EMBER_INLINE void microKernel(i64 kb, const float *A, i64 lda, const float *Bp, 
       b[v] = loadv(Bp + k * NR + v * EMBER_VW);
 #pragma clang loop unroll(full)
     for (int r = 0; r < MR; ++r) {
-      Vec a = splat(A[r * lda + k]);
+      Vec a = splat(PackedA ? A[k * MR + r] : A[r * lda + k]);
 #pragma clang loop unroll(full)
       for (int v = 0; v < NV; ++v)
         acc[r][v] = __builtin_elementwise_fma(a, b[v], acc[r][v]);
@@ -86,17 +89,17 @@ EMBER_INLINE void microKernel(i64 kb, const float *A, i64 lda, const float *Bp, 
   }
 }
 
-/// microKernel<mr, NV> for a run-time mr in [1, MR].
-template <int MR, int NV>
+/// microKernel<mr, NV, PackedA> for a run-time mr in [1, MR].
+template <int MR, int NV, bool PackedA>
 EMBER_INLINE void microKernelRows(i64 mr, i64 kb, const float *A, i64 lda, const float *Bp,
                                   float *C, i64 ldc, i64 cols, bool first, bool last,
                                   const Epilogue &ep, i64 row0, i64 col0) {
   if constexpr (MR > 1) {
     if (mr < MR)
-      return microKernelRows<MR - 1, NV>(mr, kb, A, lda, Bp, C, ldc, cols, first, last, ep, row0,
-                                         col0);
+      return microKernelRows<MR - 1, NV, PackedA>(mr, kb, A, lda, Bp, C, ldc, cols, first, last,
+                                                  ep, row0, col0);
   }
-  microKernel<MR, NV>(kb, A, lda, Bp, C, ldc, cols, first, last, ep, row0, col0);
+  microKernel<MR, NV, PackedA>(kb, A, lda, Bp, C, ldc, cols, first, last, ep, row0, col0);
 }
 
 /// Fills the packed block of B: pack(self, k0, kb, n0, nb, NR, buffer). Called once per block,
@@ -115,12 +118,14 @@ template <typename P> PackFn packFn(const P &packer) {
 
 /// Columns [nBegin, nEnd) of C = epilogue(A * B), with B supplied block by block by \p pack
 /// into \p packBuffer (scratch::gemmPackFloats(K, N) floats; packers may write a vector past
-/// the last panel).
-template <int MR, int NV>
+/// the last panel). With PackedA, A is in MR-row panels (PackedPanels.h) and lda is unused.
+template <int MR, int NV, bool PackedA>
 EMBER_INLINE void gemmBlocked(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda,
                               float *C, i64 ldc, PackFn pack, const Epilogue &ep,
                               float *packBuffer) {
   constexpr i64 NR = NV * EMBER_VW;
+  // Tiles start at multiples of MR, so every packed panel before a tile's is a full one.
+  static_assert(MC % MR == 0, "blocks of A are whole panels");
   for (i64 n0 = nBegin; n0 < nEnd; n0 += NC) {
     i64 nb = minI(NC, nEnd - n0), panels = (nb + NR - 1) / NR;
     i64 k0 = 0;
@@ -136,8 +141,9 @@ EMBER_INLINE void gemmBlocked(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A
           for (i64 m = m0; m < mEnd; m += MR) {
             i64 mr = minI(MR, mEnd - m);
             float *tile = C + m * ldc + n0 + p * NR;
-            microKernelRows<MR, NV>(mr, kb, A + m * lda + k0, lda, panel, tile, ldc, cols, first,
-                                    last, ep, m, n0 + p * NR);
+            const float *a = PackedA ? A + m * K + k0 * mr : A + m * lda + k0;
+            microKernelRows<MR, NV, PackedA>(mr, kb, a, lda, panel, tile, ldc, cols, first, last,
+                                             ep, m, n0 + p * NR);
             if (last && isOutOfLine(ep.act.kind)) // the tile is still in L1
               for (i64 r = 0; r < mr; ++r)
                 applyOutOfLineActivation(tile + r * ldc, cols, ep.act);
@@ -152,30 +158,55 @@ EMBER_INLINE void gemmBlocked(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A
 /// gemmBlocked for one register tile, never inlined: every caller of a tile (MatMul,
 /// FullyConnected, three conv packers) shares one copy, which keeps the module of a model, and
 /// so its compile time, small.
-template <int MR, int NV>
+template <int MR, int NV, bool PackedA>
 EMBER_NOINLINE void gemmTile(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda,
                              float *C, i64 ldc, PackFn pack, const Epilogue &ep,
                              float *packBuffer) {
-  gemmBlocked<MR, NV>(M, nBegin, nEnd, K, A, lda, C, ldc, pack, ep, packBuffer);
+  gemmBlocked<MR, NV, PackedA>(M, nBegin, nEnd, K, A, lda, C, ldc, pack, ep, packBuffer);
 }
 
-/// C = epilogue(A * B) on the shared driver for the tile <MR, NV> (Variants.def), its columns
-/// split over \p team (null: one thread), each part with its own packed block of B in
-/// \p scratch (scratch::gemmScratchFloats(K, N, threads) floats).
+/// C = epilogue(A * B) on the shared driver for the tile <MR, NV> (Variants.def), split over
+/// \p team (null: one thread), each part with its own packed block of B in \p scratch
+/// (scratch::gemmScratchFloats(K, N, threads) floats). \p packedA: A is in panels of MR rows
+/// (PackedPanels.h), else row-major with rows \p lda apart.
+///
+/// A part takes whole panels of columns, or, when that balances the parts better, whole tiles of
+/// rows: the small maps of a network's last stages have few panels (7 x 7 = 49 columns: two,
+/// of 32 and 17) but hundreds of rows. Rows cost each part a packing of all of B, which is small
+/// next to its share of the products whenever rows balance better.
 template <int MR, int NV>
-EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc,
-                          PackFn pack, const Epilogue &ep, float *scratch,
+EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, bool packedA, float *C,
+                          i64 ldc, PackFn pack, const Epilogue &ep, float *scratch,
                           parallel::Team *team) {
   static_assert(NV * EMBER_VW <= scratch::kMaxNR, "panels wider than Scratch.h sizes");
   constexpr i64 NR = NV * EMBER_VW;
-  i64 parts = maxI(1, minI(parallel::partsFor(team, 2 * M * N * K), (N + NR - 1) / NR));
+  i64 columnUnits = (N + NR - 1) / NR, rowUnits = (M + MR - 1) / MR;
+  i64 parts =
+      maxI(1, minI(parallel::partsFor(team, 2 * M * N * K), maxI(columnUnits, rowUnits)));
+  // The busiest part's share of the units, compared across the two splits.
+  auto busiest = [&](i64 units) { return (units + parts - 1) / parts; };
+  bool byRows = busiest(rowUnits) * columnUnits < busiest(columnUnits) * rowUnits;
   parallel::forEachPart(team, parts, [&](i64 p) {
-    i64 begin, end;
-    parallel::partRange(N, parts, NR, p, begin, end);
-    if (begin >= end)
+    i64 mBegin = 0, mEnd = M, nBegin = 0, nEnd = N;
+    if (byRows)
+      parallel::partRange(M, parts, MR, p, mBegin, mEnd);
+    else
+      parallel::partRange(N, parts, NR, p, nBegin, nEnd);
+    if (mBegin >= mEnd || nBegin >= nEnd)
       return;
     float *packBuffer = scratch + p * scratch::gemmPackFloats(K, N);
-    gemmTile<MR, NV>(M, begin, end, K, A, lda, C, ldc, pack, ep, packBuffer);
+    Epilogue part = ep;
+    if (ep.bias && !ep.biasPerColumn)
+      part.bias += mBegin;
+    // mBegin is a multiple of MR, so the packed panels from it on are the same panels.
+    const float *a = packedA ? A + mBegin * K : A + mBegin * lda;
+    float *c = C + mBegin * ldc;
+    if (packedA)
+      gemmTile<MR, NV, true>(mEnd - mBegin, nBegin, nEnd, K, a, lda, c, ldc, pack, part,
+                             packBuffer);
+    else
+      gemmTile<MR, NV, false>(mEnd - mBegin, nBegin, nEnd, K, a, lda, c, ldc, pack, part,
+                              packBuffer);
   });
 }
 

@@ -1,0 +1,67 @@
+// The CPU backend's constant layouts: see CPUConstants.h.
+#include "CPUConstants.h"
+
+#include "CodeGenNN.h"
+#include "kernels/PackedPanels.h"
+
+#include "ember/Graph/Node.h"
+
+#include <cstring>
+
+using namespace llvm;
+
+namespace ember {
+namespace cpu {
+
+DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR) {
+  DenseMap<const IRValue *, int64_t> groups;
+  DenseSet<const IRValue *> refused;
+  for (const auto &I : IR.getInstrs())
+    for (unsigned i = 0; i < I->getNumOperands(); ++i) {
+      const IRValue *v = I->getOperand(i);
+      const IRValue *root = rootOf(const_cast<IRValue *>(v)).root;
+      auto *w = dyn_cast<WeightVar>(root);
+      if (!w || !w->isConstant() || refused.count(w))
+        continue;
+      bool asFilter =
+          v == w && convFilterFeedsGemm(*I) && i == I->getNumOutputs() + ops::Conv::Filter;
+      if (!asFilter) {
+        refused.insert(w);
+        groups.erase(w);
+        continue;
+      }
+      int64_t g = I->attr<AttrKind::Group>();
+      auto [it, inserted] = groups.try_emplace(w, g);
+      if (!inserted && it->second != g) {
+        refused.insert(w);
+        groups.erase(it);
+      }
+    }
+  return groups;
+}
+
+void writeCPUConstants(const IRFunction &IR, int64_t MR, uint8_t *region) {
+  DenseMap<const IRValue *, int64_t> packed = packedFilters(IR);
+  for (const auto &w : IR.getWeights()) {
+    if (!w->isConstant())
+      continue;
+    const Tensor &payload = static_cast<const Constant *>(w->getOrigin())->getPayload();
+    uint8_t *dst = region + w->offset;
+    auto it = packed.find(w.get());
+    if (it == packed.end()) {
+      std::memcpy(dst, payload.data(), payload.sizeInBytes());
+      continue;
+    }
+    // Each group's filters: Cout/G rows of Cin/G * KH * KW weights.
+    const DimsVec &dims = w->getType().dims;
+    int64_t G = it->second, rows = int64_t(dims[0]) / G,
+            cols = int64_t(w->getType().numElements()) / int64_t(dims[0]);
+    const float *src = reinterpret_cast<const float *>(payload.data());
+    float *out = reinterpret_cast<float *>(dst);
+    for (int64_t g = 0; g < G; ++g)
+      panels::packRows(out + g * rows * cols, src + g * rows * cols, rows, cols, MR);
+  }
+}
+
+} // namespace cpu
+} // namespace ember

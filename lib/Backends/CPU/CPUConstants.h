@@ -1,0 +1,32 @@
+// The constants the CPU backend stores in a layout of its own. A float32 convolution filter that
+// only the GEMM path of convolutions reads is packed, once, at compile time, into the panels of
+// the target's register tile (kernels/PackedPanels.h): the micro-kernel then reads the weights
+// as one sequential stream rather than MR rows a filter apart, which on resnet50's convolutions
+// more than doubles their speed. A packed constant keeps its type, size and offset, so the
+// memory plan and the bundle ABI do not change; only the bytes of weights.bin do. Private to
+// lib/Backends/CPU.
+#ifndef EMBER_LIB_BACKENDS_CPU_CPUCONSTANTS_H
+#define EMBER_LIB_BACKENDS_CPU_CPUCONSTANTS_H
+
+#include "ember/IR/IR.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <cstdint>
+
+namespace ember {
+namespace cpu {
+
+/// The filters the kernels read packed, each with its convolutions' group count: constants that
+/// every reader reads directly (not through a view) as the filter of a convolution on the GEMM
+/// path, all with one group count.
+llvm::DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR);
+
+/// Writes every constant of \p IR at its planned offset in \p region, the packedFilters in
+/// panels of \p MR rows (the register tile of the kernel variant codegen calls).
+void writeCPUConstants(const IRFunction &IR, int64_t MR, uint8_t *region);
+
+} // namespace cpu
+} // namespace ember
+
+#endif
