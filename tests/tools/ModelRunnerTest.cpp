@@ -431,13 +431,18 @@ graph {
 
 TEST_F(ModelRunner, ProfileListsInstructionsSlowestFirst) {
   for (const char *backend : {"-backend=CPU", "-backend=Interpreter"}) {
-    RunResult r = runTool(
-        {"-model=" + lsModel(), "-input=" + lsInput(), "-profile", "-iterations=3", backend});
+    RunResult r = runTool({"-model=" + lsModel(), "-input=" + lsInput(), "-profile",
+                           "-iterations=3", "-peak-gflops=100", backend});
     SCOPED_TRACE(backend);
     EXPECT_SUCCESS(r);
     EXPECT_NE(r.out.find("profile: "), std::string::npos) << r.describe();
     EXPECT_NE(r.out.find("over 4 run(s)"), std::string::npos) << r.describe();
-    EXPECT_NE(r.out.find("fullyconnected %"), std::string::npos) << r.describe();
+    // A product's row gives its rate and, with -peak-gflops, its share of the peak.
+    size_t fc = r.out.find("fullyconnected %");
+    ASSERT_NE(fc, std::string::npos) << r.describe();
+    std::string row = r.out.substr(r.out.rfind('\n', fc) + 1, fc - r.out.rfind('\n', fc) - 1);
+    EXPECT_NE(row.find(" GFLOP/s "), std::string::npos) << row;
+    EXPECT_NE(row.find("% of peak "), std::string::npos) << row;
   }
 }
 

@@ -6,6 +6,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
+
 using namespace ember;
 using namespace ember::test;
 
@@ -98,6 +100,50 @@ TEST(IR, VerifierTypeChecksThroughShapeRules) {
       InstrKind::Transpose, "t",
       llvm::ArrayRef<InstrOperand>{{wo, OperandMode::Out}, {wx, OperandMode::In}}, identity, 1));
   EXPECT_NE(errorOf(IR.verify()).find("the operands imply float32<2 x 3>"), std::string::npos);
+}
+
+TEST(IR, ProductFlopsCountTwoPerMultiplyAdd) {
+  // Counted by hand from the operators' definitions: each output element of a convolution sums
+  // Cin/G x KH x KW products, of a matrix product K; a transposed convolution multiplies each
+  // input element by Cout/G x KH x KW taps. Other kinds count nothing.
+  Module M;
+  Function *F = M.createFunction("main");
+  auto ph = [&](std::vector<dim_t> d, const char *name) {
+    return M.createPlaceholder(Type(ElemKind::Float32, d), name);
+  };
+  AttrList conv;
+  conv.set<AttrKind::Kernels>({3, 3})
+      .set<AttrKind::Strides>({2, 2})
+      .set<AttrKind::Pads>({1, 1, 1, 1})
+      .set<AttrKind::Dilations>({1, 1})
+      .set<AttrKind::Group>(2);
+  auto c = F->createNode(NodeKind::Conv, "conv",
+                         {ph({1, 8, 9, 9}, "x"), ph({6, 4, 3, 3}, "w"), ph({6}, "b")}, conv);
+  auto mm = F->createNode(NodeKind::MatMul, "mm", {ph({2, 5, 7}, "a"), ph({2, 7, 3}, "bm")});
+  AttrList noActivation;
+  noActivation.set<AttrKind::FusedActivation>("").set<AttrKind::FusedActivationArgs>({});
+  auto fc = F->createNode(NodeKind::FullyConnected, "fc",
+                          {ph({4, 10}, "xf"), ph({10, 6}, "wf"), ph({6}, "bf")}, noActivation);
+  AttrList ct = conv;
+  ct.set<AttrKind::Group>(1).set<AttrKind::Strides>({1, 1});
+  ct.set<AttrKind::OutputPadding>({0, 0});
+  auto t = F->createNode(NodeKind::ConvTranspose, "ct",
+                         {ph({1, 2, 4, 4}, "xt"), ph({2, 3, 3, 3}, "wt"), ph({3}, "bt")}, ct);
+  auto relu = F->createNode(NodeKind::Relu, "relu", {ph({5}, "r")});
+  for (auto *n : {&c, &mm, &fc, &t, &relu}) {
+    ASSERT_TRUE(bool(*n)) << errorToString(n->takeError());
+    Placeholder *out = M.createPlaceholder((**n)->getType(), "out_" + (**n)->getName().str());
+    ASSERT_TRUE(bool(F->createNode(NodeKind::Save, "save", {(**n)->getResult(), out})));
+  }
+  ASSERT_OK_AND_ASSIGN(auto IR, generateIR(*F));
+  std::map<std::string, int64_t> flops;
+  for (const auto &I : IR->getInstrs())
+    flops[I->getName().str()] += productFlops(*I);
+  EXPECT_EQ(flops["conv"], 2 * (6 * 5 * 5) * (4 * 3 * 3));
+  EXPECT_EQ(flops["mm"], 2 * (2 * 5 * 3) * 7);
+  EXPECT_EQ(flops["fc"], 2 * (4 * 6) * 10);
+  EXPECT_EQ(flops["ct"], 2 * (2 * 4 * 4) * (3 * 3 * 3));
+  EXPECT_EQ(flops["relu"], 0);
 }
 
 } // namespace

@@ -24,6 +24,7 @@ Finally the three slowest instructions of resnet50 and mobilenet_v2 (model-runne
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import re
@@ -159,12 +160,16 @@ def onnxruntime(case, threads, iterations, tmp):
             "max_err": err, "ok": ok}
 
 
-def slowest_instructions(build, case, count=3):
+def slowest_instructions(build, case, peak, count=3):
+    """The profile's slowest instructions: (ms, share, rate or "", kind, name, type) each."""
     text = run([os.path.join(build, "tools", "model-runner"), "-model=" + case + "/model.onnx",
-                "-input=" + case + "/test_data_set_0/input_0.pb", "-iterations=10", "-profile"])
+                "-input=" + case + "/test_data_set_0/input_0.pb", "-iterations=10", "-profile",
+                "-peak-gflops=%.1f" % peak])
     total = re.search(r"profile: ([\d.]+) ms per run", text).group(1)
-    rows = re.findall(r"^\s+([\d.]+) ms\s+([\d.]+)%\s+(\S+) %(\S+) -> (.+)$", text, re.M)
-    return total, rows[:count]
+    rows = re.findall(r"^\s+([\d.]+) ms\s+([\d.]+)%\s+((?:[\d.]+ GFLOP/s\s+\d+% of peak\s+)?)"
+                      r"(\S+) %(\S+) -> (.+)$", text, re.M)
+    return total, [(ms, share, " ".join(rate.split()), kind, name, ty)
+                   for ms, share, rate, kind, name, ty in rows[:count]]
 
 
 def main():
@@ -204,7 +209,7 @@ def main():
             rows.append(row)
         for name in PROFILED:
             if name in models:
-                profiles[name] = slowest_instructions(args.build, os.path.join(zoo, name))
+                profiles[name] = slowest_instructions(args.build, os.path.join(zoo, name), peak)
 
     def cell(r):
         return ("%.2f" % r["median"]) + ("" if r["ok"] else " (WRONG)")
@@ -234,19 +239,30 @@ def main():
         "",
         "| model | GFLOP | ember | onnxruntime | ember / onnxruntime | ember GFLOP/s | of peak "
         "| ember, 2 threads | onnxruntime, 2 threads | ember / onnxruntime, 2 threads "
-        "| ember Interpreter |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| ember 1 -> 2 threads | ember Interpreter |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
         e = r["ember"]
         gflops = r["gflop"] / (e["median"] / 1e3)
-        lines.append("| %s | %.3g | %s | %s | **%.2fx** | %.1f | %.0f%% | %s | %s | %.2fx | %s |" % (
-            r["name"], r["gflop"], cell(e), cell(r["ort1"]), e["median"] / r["ort1"]["median"],
-            gflops, 100 * gflops / peak, cell(r["ember2"]), cell(r["ort2"]),
-            r["ember2"]["median"] / r["ort2"]["median"],
-            cell(r["interp"]) if "interp" in r else "-"))
+        lines.append(
+            "| %s | %.3g | %s | %s | **%.2fx** | %.1f | %.0f%% | %s | %s | **%.2fx** | %.2fx | %s |" % (
+                r["name"], r["gflop"], cell(e), cell(r["ort1"]), e["median"] / r["ort1"]["median"],
+                gflops, 100 * gflops / peak, cell(r["ember2"]), cell(r["ort2"]),
+                r["ember2"]["median"] / r["ort2"]["median"], e["median"] / r["ember2"]["median"],
+                cell(r["interp"]) if "interp" in r else "-"))
+
+    def geomean(xs):
+        return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+    ratio1 = [r["ember"]["median"] / r["ort1"]["median"] for r in rows]
+    ratio2 = [r["ember2"]["median"] / r["ort2"]["median"] for r in rows]
     lines += [
         "",
+        "Geometric mean of ember / onnxruntime over these %d models: **%.2fx** with 1 thread, "
+        "**%.2fx** with 2 threads. ember 1 -> 2 threads: ember's 1-thread latency over its "
+        "2-thread one (above 1, the second thread helps)." % (len(rows), geomean(ratio1),
+                                                              geomean(ratio2)),
         "ember / onnxruntime: below 1, ember is faster. With 2 threads, ember's bundle is "
         "compiled with `-threads=2` (docs/cpu-backend.md: convolutions and matrix products split "
         "over a team of threads each call starts; a model with no kernel worth splitting stays "
@@ -267,12 +283,14 @@ def main():
               "resident set includes the Node.js process (about 40 MiB alone).", ""]
     if profiles:
         lines += ["## Slowest kernels", "",
-                  "`model-runner -profile -iterations=10` (the JIT, same code as the bundle): "
-                  "the three instructions that take longest.", ""]
+                  "`model-runner -profile -iterations=10 -peak-gflops=<peak>` (the JIT, same code "
+                  "as the bundle): the three instructions that take longest, with the rate of "
+                  "the products and its share of the peak.", ""]
         for name, (total, top) in profiles.items():
             lines.append("- %s (%s ms per run in all):" % (name, total))
-            for ms, share, kind, instr, ty in top:
-                lines.append("  %s ms (%s%%) `%s %s` -> `%s`" % (ms, share, kind, instr, ty))
+            for ms, share, rate, kind, instr, ty in top:
+                lines.append("  %s ms (%s%%%s) `%s %s` -> `%s`" % (
+                    ms, share, ", " + rate if rate else "", kind, instr, ty))
         lines.append("")
     with open(args.output, "w") as f:
         f.write("\n".join(lines))
