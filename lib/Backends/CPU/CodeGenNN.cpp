@@ -67,9 +67,8 @@ bool fastConv(const Instruction &I) {
          fastRank(I.getInput(0)->getType().rank()) && vectorActivation(I);
 }
 
-/// The kernel's ConvShape: N, C, H, W, K, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, G, and
-/// whether the filter is packed (0 here; emitConv sets it).
-std::array<int64_t, 17> convParams(const Instruction &I) {
+/// The kernel's ConvShape: N, C, H, W, K, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, G.
+std::array<int64_t, 16> convParams(const Instruction &I) {
   const DimsVec &in = I.getInput(ops::Conv::Input)->getType().dims;
   const DimsVec &out = I.getOutput()->getType().dims;
   const DimsVec &filter = I.getInput(ops::Conv::Filter)->getType().dims;
@@ -80,7 +79,7 @@ std::array<int64_t, 17> convParams(const Instruction &I) {
                       I.attr<AttrKind::Dilations>());
   return {int64_t(in[0]), int64_t(in[1]), w.H,  w.W,  int64_t(out[1]), w.OH,
           w.OW,           w.KH,           w.KW, w.SH, w.SW,            w.PH,
-          w.PW,           w.DH,           w.DW, I.attr<AttrKind::Group>(), 0};
+          w.PW,           w.DH,           w.DW, I.attr<AttrKind::Group>()};
 }
 
 uint64_t convScratch(const Instruction &I, int64_t threads) {
@@ -130,11 +129,14 @@ Error emitConv(Emitter &E, const Instruction &I) {
                   {E.out(I), E.in(I, ops::Conv::Input), E.in(I, ops::Conv::Filter),
                    E.in(I, ops::Conv::Bias), E.constArray(convNdParams(I), "conv"), E.i64(act.kind),
                    E.f32(act.a), E.f32(act.b)});
-  auto params = convParams(I);
-  params[16] = E.isPackedFilter(I.getInput(ops::Conv::Filter));
-  return E.call(E.variant("ember_conv2d_f32"),
+  // Depthwise, the GEMM over a filter packed at compile time (CPUConstants.h), or over one read
+  // in place: three entries, so a model links only the paths it takes.
+  const char *entry = !convFilterFeedsGemm(I) ? "ember_depthwise_f32"
+                      : E.isPackedFilter(I.getInput(ops::Conv::Filter)) ? "ember_conv2d_packed_f32"
+                                                                        : "ember_conv2d_f32";
+  return E.call(E.variant(entry),
                 {E.out(I), E.in(I, ops::Conv::Input), E.in(I, ops::Conv::Filter),
-                 E.in(I, ops::Conv::Bias), E.constArray(params, "conv"), E.i64(act.kind),
+                 E.in(I, ops::Conv::Bias), E.constArray(convParams(I), "conv"), E.i64(act.kind),
                  E.f32(act.a), E.f32(act.b), E.scratch(I), E.team()});
 }
 

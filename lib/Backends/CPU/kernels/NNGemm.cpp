@@ -47,7 +47,7 @@ EMBER_INLINE void matmul(float *C, const float *A, const float *B, i64 M, i64 N,
     if (M <= scratch::kGemvRows)
       gemv(M, N, K, A + aOffsets[b], K, B + bOffsets[b], N, C + b * M * N, N, ep, team);
     else
-      runGemm<MR, NV>(M, N, K, A + aOffsets[b], K, false, C + b * M * N, N,
+      runGemm<MR, NV, false>(M, N, K, A + aOffsets[b], K, C + b * M * N, N,
                       packFn(DensePacker{B + bOffsets[b], N}), ep, scratch, team);
   }
 }
@@ -60,7 +60,7 @@ EMBER_INLINE void fullyConnected(float *C, const float *X, const float *W, const
   Epilogue ep{bias, 1, act};
   if (M <= scratch::kGemvRows)
     return gemv(M, N, K, X, K, W, N, C, N, ep, team);
-  runGemm<MR, NV>(M, N, K, X, K, false, C, N, packFn(DensePacker{W, N}), ep, scratch, team);
+  runGemm<MR, NV, false>(M, N, K, X, K, C, N, packFn(DensePacker{W, N}), ep, scratch, team);
 }
 
 } // namespace

@@ -167,16 +167,16 @@ EMBER_NOINLINE void gemmTile(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A,
 
 /// C = epilogue(A * B) on the shared driver for the tile <MR, NV> (Variants.def), split over
 /// \p team (null: one thread), each part with its own packed block of B in \p scratch
-/// (scratch::gemmScratchFloats(K, N, threads) floats). \p packedA: A is in panels of MR rows
+/// (scratch::gemmScratchFloats(K, N, threads) floats). PackedA: A is in panels of MR rows
 /// (PackedPanels.h), else row-major with rows \p lda apart.
 ///
 /// A part takes whole panels of columns, or, when that balances the parts better, whole tiles of
 /// rows: the small maps of a network's last stages have few panels (7 x 7 = 49 columns: two,
 /// of 32 and 17) but hundreds of rows. Rows cost each part a packing of all of B, which is small
 /// next to its share of the products whenever rows balance better.
-template <int MR, int NV>
-EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, bool packedA, float *C,
-                          i64 ldc, PackFn pack, const Epilogue &ep, float *scratch,
+template <int MR, int NV, bool PackedA>
+EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc,
+                          PackFn pack, const Epilogue &ep, float *scratch,
                           parallel::Team *team) {
   static_assert(NV * EMBER_VW <= scratch::kMaxNR, "panels wider than Scratch.h sizes");
   constexpr i64 NR = NV * EMBER_VW;
@@ -199,14 +199,9 @@ EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, bool pac
     if (ep.bias && !ep.biasPerColumn)
       part.bias += mBegin;
     // mBegin is a multiple of MR, so the packed panels from it on are the same panels.
-    const float *a = packedA ? A + mBegin * K : A + mBegin * lda;
-    float *c = C + mBegin * ldc;
-    if (packedA)
-      gemmTile<MR, NV, true>(mEnd - mBegin, nBegin, nEnd, K, a, lda, c, ldc, pack, part,
-                             packBuffer);
-    else
-      gemmTile<MR, NV, false>(mEnd - mBegin, nBegin, nEnd, K, a, lda, c, ldc, pack, part,
-                              packBuffer);
+    const float *a = PackedA ? A + mBegin * K : A + mBegin * lda;
+    gemmTile<MR, NV, PackedA>(mEnd - mBegin, nBegin, nEnd, K, a, lda, C + mBegin * ldc, ldc, pack,
+                              part, packBuffer);
   });
 }
 
