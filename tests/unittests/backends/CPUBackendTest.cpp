@@ -128,7 +128,27 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{1, 4, 20, 20, 4, 3, 3, 3, 1, 1, 4, nullptr},     // depthwise, stride 3
         ConvCase{1, 300, 6, 6, 40, 1, 1, 1, 0, 1, 1, "tanh"},      // 1x1, several k blocks
         ConvCase{1, 40, 20, 30, 70, 1, 1, 1, 0, 1, 1, "hard_sigmoid"}, // 1x1, N > one block
-        ConvCase{1, 3, 17, 17, 16, 7, 7, 2, 3, 1, 1, nullptr}));  // stem-like
+        ConvCase{1, 3, 17, 17, 16, 7, 7, 2, 3, 1, 1, nullptr},    // stem-like
+        ConvCase{1, 5, 11, 13, 7, 3, 3, 2, 2, 2, 1, "relu"},      // stride 2, dilated
+        ConvCase{1, 16, 14, 14, 24, 1, 1, 2, 0, 1, 1, nullptr},   // 1x1 stride 2 (downsample)
+        ConvCase{1, 6, 10, 9, 10, 3, 3, 3, 1, 1, 1, nullptr},     // stride 3: gathered in place
+        ConvCase{1, 4, 1, 1, 8, 3, 3, 1, 4, 1, 1, nullptr},       // 1x1 map, pads > kernel
+        ConvCase{1, 7, 9, 9, 13, 5, 5, 2, 6, 1, 1, "relu"},       // stride 2, pads > kernel
+        ConvCase{1, 6, 12, 12, 9, 3, 3, 2, 1, 1, 3, "relu"}));    // groups, stride 2
+
+TEST(CPUBackend, ConvWithUnequalStrides) {
+  // The padded im2col packer takes a horizontal stride of 1 or 2 and any vertical one.
+  expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *x = input(M, {1, 5, 13, 14});
+    Constant *w = constant(M, {11, 5, 3, 3}, 2), *b = constant(M, {11}, 3);
+    std::vector<NodeValue> outs;
+    for (std::vector<int64_t> strides : {std::vector<int64_t>{1, 2}, std::vector<int64_t>{2, 1},
+                                         std::vector<int64_t>{3, 2}})
+      outs.push_back(
+          node(F, NodeKind::Conv, {x, w, b}, convAttrs({3, 3}, strides, {1, 2, 0, 1}, {1, 1}, 1)));
+    return outs;
+  });
+}
 
 TEST(CPUBackend, PackedFiltersOnlyWhereEveryReaderIsAConvolution) {
   // The CPU backend stores a constant filter packed for its GEMM (CPUConstants.h) only when

@@ -97,12 +97,27 @@ struct Im2colPacker {
   }
 };
 
-/// Stride-1 im2col from a zero-padded copy of the input: each panel row is a few contiguous
-/// runs of the padded input (one per output row the panel's columns touch), copied a vector at
-/// a time with no bounds checks. A run's last vector may spill past its end; the next run, the
-/// next row (rows are written in order) or the buffer's slack absorbs it, and spilled lanes
-/// beyond the block's columns only feed C columns that are never stored.
-struct PaddedPacker {
+/// The 16 floats from \p p on, a horizontal stride of SW apart: one load (stride 1), or the even
+/// lanes of two (stride 2; it reads 32 floats).
+template <int SW> EMBER_INLINE Vec stridedVector(const float *p) {
+  static_assert(SW == 1 || (SW == 2 && EMBER_VW == 16), "the shuffle keeps the even lanes");
+  if constexpr (SW == 1) {
+    return loadv(p);
+  } else {
+    Vec lo = loadv(p), hi = loadv(p + EMBER_VW);
+    return __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
+                                   30);
+  }
+}
+
+/// Im2col for a horizontal stride SW of 1 or 2 (any vertical one) from a zero-padded copy of the
+/// input: each panel row is a few runs of the padded input (one per output row the panel's
+/// columns touch), SW apart, copied a vector at a time with no bounds checks. A run's last vector
+/// may spill past its end; the next run, the next row (rows are written in order) or the
+/// buffer's slack absorbs it, and spilled lanes beyond the block's columns only feed C columns
+/// that are never stored. Before it, stride 2 took an element at a time, which on a network's
+/// stem (3 input channels, a 7x7 or 3x3 window) cost as much as the products.
+template <int SW> struct PaddedPacker {
   const float *padded; // [Cg][Hp][Wp]
   ConvShape s;
   i64 Hp, Wp;
@@ -114,7 +129,7 @@ struct PaddedPacker {
       i64 nseg = 0, j = p * NR, end = minI(nb, j + NR);
       while (j < end) {
         i64 n = n0 + j, oh = n / s.OW, ow = n % s.OW, len = minI(s.OW - ow, end - j);
-        segLane[nseg] = j - p * NR, segLen[nseg] = len, segSrc[nseg] = oh * Wp + ow;
+        segLane[nseg] = j - p * NR, segLen[nseg] = len, segSrc[nseg] = oh * s.SH * Wp + ow * SW;
         ++nseg;
         j += len;
       }
@@ -127,35 +142,36 @@ struct PaddedPacker {
           const float *src = tap + segSrc[g];
           float *d = row + segLane[g];
           for (i64 q = 0; q < segLen[g]; q += EMBER_VW)
-            storev(d + q, loadv(src + q));
+            storev(d + q, stridedVector<SW>(src + q * SW));
         }
       }
     }
   }
 };
 
-/// Copies channels [0, Cg) of \p image into \p padded with the convolution's padding.
+/// Copies channels [0, Cg) of \p image into \p padded ([Cg][Hp][Wp]) with the convolution's
+/// padding, row by row: zeros, the input row's columns that land inside, zeros.
 EMBER_INLINE void padImage(float *padded, const float *image, i64 Cg, const ConvShape &s, i64 Hp,
                            i64 Wp) {
+  i64 first = minI(s.PW, Wp), count = maxI(0, minI(s.W, Wp - s.PW));
   for (i64 c = 0; c < Cg; ++c)
     for (i64 y = 0; y < Hp; ++y) {
       float *d = padded + (c * Hp + y) * Wp;
       i64 ih = y - s.PH;
-      if (ih < 0 || ih >= s.H) {
-        for (i64 x = 0; x < Wp; ++x)
-          d[x] = 0.f;
+      if (ih < 0 || ih >= s.H || count == 0) {
+        __builtin_memset(d, 0, (unsigned long)(Wp) * sizeof(float));
         continue;
       }
-      const float *src = image + (c * s.H + ih) * s.W;
-      for (i64 x = 0; x < Wp; ++x) {
-        i64 iw = x - s.PW;
-        d[x] = iw >= 0 && iw < s.W ? src[iw] : 0.f;
-      }
+      __builtin_memset(d, 0, (unsigned long)(first) * sizeof(float));
+      __builtin_memcpy(d + first, image + (c * s.H + ih) * s.W,
+                       (unsigned long)(count) * sizeof(float));
+      __builtin_memset(d + first + count, 0,
+                       (unsigned long)(Wp - first - count) * sizeof(float));
     }
 }
 
-/// Scratch: the GEMM's packed panels (one block per thread), then (stride 1, not 1x1) the padded
-/// input of one group, which every thread reads. PackedA: the backend packed the filter at
+/// Scratch: the GEMM's packed panels (one block per thread), then (horizontal stride 1 or 2, not
+/// a plain 1x1) the padded input of one group, which every thread reads. PackedA: the backend packed the filter at
 /// compile time (PackedPanels.h: each group's [K/G, C/G*KH*KW] matrix in panels of MR rows).
 template <int MR, int NV, bool PackedA>
 EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, const float *bias,
@@ -165,8 +181,9 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
   float *packBuffer = scratchMem;
   float *padded =
       scratchMem + scratch::gemmScratchFloats(kDepth, outPlane, team ? team->size : 1);
-  // The padded input a stride-1 convolution reads: every output row plus the kernel's reach.
-  i64 Hp = s.OH + (s.KH - 1) * s.DH, Wp = s.OW + (s.KW - 1) * s.DW;
+  // The padded input the packer reads: every row and column some window reaches.
+  i64 Hp = scratch::convPaddedExtent(s.OH, s.KH, s.SH, s.DH);
+  i64 Wp = scratch::convPaddedExtent(s.OW, s.KW, s.SW, s.DW);
   for (i64 b = 0; b < s.N; ++b)
     for (i64 g = 0; g < s.G; ++g) {
       Epilogue ep{bias + g * Kg, 0, act};
@@ -177,26 +194,20 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
       if (scratch::convIsPointwise(s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.PH, s.PW))
         runGemm<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
                                  packFn(DensePacker{image, outPlane}), ep, packBuffer, team);
-      else if (s.SH == 1 && s.SW == 1) {
+      else if (scratch::convIsPadded(s.SW)) {
         padImage(padded, image, Cg, s, Hp, Wp);
-        runGemm<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
-                                 packFn(PaddedPacker{padded, s, Hp, Wp}), ep, packBuffer, team);
+        if (s.SW == 1)
+          runGemm<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
+                                   packFn(PaddedPacker<1>{padded, s, Hp, Wp}), ep, packBuffer,
+                                   team);
+        else
+          runGemm<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
+                                   packFn(PaddedPacker<2>{padded, s, Hp, Wp}), ep, packBuffer,
+                                   team);
       } else
         runGemm<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
                                  packFn(Im2colPacker{image, s}), ep, packBuffer, team);
     }
-}
-
-/// The vector of a padded row at \p p a depthwise tap reads: 16 neighbours (stride 1), or the
-/// even lanes of two vectors (stride 2).
-template <int SW> EMBER_INLINE Vec depthwiseTap(const float *p) {
-  if constexpr (SW == 1) {
-    return loadv(p);
-  } else {
-    Vec lo = loadv(p), hi = loadv(p + EMBER_VW);
-    return __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
-                                   30);
-  }
 }
 
 /// Output rows [oh, oh + R) of a depthwise plane with a KH x KW window, strides SH x SW and no
@@ -218,7 +229,7 @@ EMBER_INLINE void depthwiseRows(float *o, const float *padded, i64 Wp, const flo
     for (int t = 0; t < inputRows; ++t)
 #pragma clang loop unroll(full)
       for (int x = 0; x < KW; ++x) {
-        Vec v = depthwiseTap<SW>(top + t * Wp + ow * SW + x);
+        Vec v = stridedVector<SW>(top + t * Wp + ow * SW + x);
 #pragma clang loop unroll(full)
         for (int r = 0; r < R; ++r) {
           const int y = t - r * SH;
@@ -269,7 +280,7 @@ EMBER_INLINE void depthwisePlane(float *o, const float *padded, i64 Wp, const fl
       for (i64 y = 0; y < kh; ++y) {
         const float *row = top + y * s.DH * Wp + ow * SW;
         for (i64 x = 0; x < kw; ++x) {
-          Vec v = depthwiseTap<SW>(row + x * s.DW);
+          Vec v = stridedVector<SW>(row + x * s.DW);
           acc = __builtin_elementwise_fma(splat(w[y * kw + x]), v, acc);
         }
       }

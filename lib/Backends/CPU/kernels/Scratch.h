@@ -35,11 +35,22 @@ constexpr idx gemmPackFloats(idx K, idx N) {
   return (kb < 1 ? 1 : kb) * ((nb + kMaxNR - 1) / kMaxNR * kMaxNR) + kSlack;
 }
 
-/// Floats of a stride-1 convolution's zero-padded copy of one group of input channels: every
-/// output row and column plus the kernel's reach, rounded up for the packer's vector spill.
-constexpr idx convPaddedFloats(idx channelsPerGroup, idx OH, idx OW, idx KH, idx KW, idx DH,
-                               idx DW) {
-  return channelsPerGroup * (OH + (KH - 1) * DH) * (OW + (KW - 1) * DW) + kSlack;
+/// Rows (or columns) of a zero-padded input that windows of \p k taps, \p stride and
+/// \p dilation apart, reach for \p out outputs.
+constexpr idx convPaddedExtent(idx out, idx k, idx stride, idx dilation) {
+  return (out - 1) * stride + (k - 1) * dilation + 1;
+}
+
+/// Whether a GEMM convolution (not a plain 1x1) packs from a zero-padded copy of its input:
+/// horizontal strides of 1 and 2 (NNConv.cpp, PaddedPacker); others gather in place.
+constexpr bool convIsPadded(idx SW) { return SW == 1 || SW == 2; }
+
+/// Floats of a convolution's zero-padded copy of one group of input channels, with slack for the
+/// packer's vector spill (a stride-2 vector reads 32 floats).
+constexpr idx convPaddedFloats(idx channelsPerGroup, idx OH, idx OW, idx KH, idx KW, idx SH,
+                               idx SW, idx DH, idx DW) {
+  return channelsPerGroup * convPaddedExtent(OH, KH, SH, DH) * convPaddedExtent(OW, KW, SW, DW) +
+         2 * kSlack;
 }
 
 /// Floats of scratch a GEMM split over \p threads parts needs: a packed block of B each.
@@ -63,15 +74,15 @@ constexpr bool depthwiseIsPadded(idx KH, idx KW, idx SW) {
 /// The padded plane: every row a window reaches, and every column plus two vectors of slack
 /// (a stride-2 load reads two vectors past its first column).
 constexpr idx depthwisePaddedHeight(idx OH, idx KH, idx SH, idx DH) {
-  return (OH - 1) * SH + (KH - 1) * DH + 1;
+  return convPaddedExtent(OH, KH, SH, DH);
 }
 constexpr idx depthwisePaddedWidth(idx OW, idx KW, idx SW, idx DW) {
-  return (OW - 1) * SW + (KW - 1) * DW + 1 + 2 * kSlack;
+  return convPaddedExtent(OW, KW, SW, DW) + 2 * kSlack;
 }
 
 /// Floats of scratch a 2-D convolution split over \p threads parts needs: for depthwise ones a
 /// padded plane per part (when they take that path), else the GEMM's packed panels per part,
-/// and for stride 1 (not pointwise) the padded copy of one group, shared.
+/// and (not a plain 1x1) with a horizontal stride of 1 or 2 the padded copy of one group, shared.
 constexpr idx convScratchFloats(idx C, idx H, idx W, idx K, idx OH, idx OW, idx KH, idx KW,
                                 idx SH, idx SW, idx PH, idx PW, idx DH, idx DW, idx G,
                                 idx threads) {
@@ -81,9 +92,9 @@ constexpr idx convScratchFloats(idx C, idx H, idx W, idx K, idx OH, idx OW, idx 
                      (threads < 1 ? 1 : threads)
                : 0;
   idx Cg = C / G, pack = gemmScratchFloats(Cg * KH * KW, OH * OW, threads);
-  if (convIsPointwise(H, W, OH, OW, KH, KW, SH, SW, PH, PW) || SH != 1 || SW != 1)
+  if (convIsPointwise(H, W, OH, OW, KH, KW, SH, SW, PH, PW) || !convIsPadded(SW))
     return pack;
-  return pack + convPaddedFloats(Cg, OH, OW, KH, KW, DH, DW);
+  return pack + convPaddedFloats(Cg, OH, OW, KH, KW, SH, SW, DH, DW);
 }
 
 } // namespace scratch
