@@ -102,6 +102,79 @@ EMBER_INLINE void microKernelRows(i64 mr, i64 kb, const float *A, i64 lda, const
   microKernel<MR, NV, PackedA>(kb, A, lda, Bp, C, ldc, cols, first, last, ep, row0, col0);
 }
 
+/// Up to 8 of a panel's columns [c0, c0 + CB) for one full tile of MR rows of a packed A
+/// (A[k * MR + r]), one vector over the rows per column: C[0..MR, c0..c0+CB) (+)= A * Bp.
+///
+/// For the last, narrow panel of a row: the full-width tile would spend a 32-column panel's
+/// products on its few columns (a 7x7 map's 49 columns fill 64, a 14x14 map's 196 fill 224),
+/// while this fills MR of each vector's 16 lanes whatever the columns. Each element still sums
+/// its products in k order, as the tile does.
+template <int MR, int CB>
+EMBER_INLINE void columnKernel(i64 kb, const float *A, const float *Bp, i64 NR, i64 c0, float *C,
+                               i64 ldc, bool first, bool last, const Epilogue &ep, i64 row0,
+                               i64 col0) {
+  static_assert(MR <= EMBER_VW, "a column's rows fit one vector");
+  Vec acc[CB];
+#pragma clang loop unroll(full)
+  for (int c = 0; c < CB; ++c)
+    acc[c] = splat(0.f);
+  auto step = [&](i64 k, Vec a) {
+#pragma clang loop unroll(full)
+    for (int c = 0; c < CB; ++c)
+      acc[c] = __builtin_elementwise_fma(a, splat(Bp[k * NR + c0 + c]), acc[c]);
+  };
+  // A whole vector from row 0 of k reads the next k's first rows; the last k reads only its own,
+  // so that nothing past the panel is touched.
+  i64 k = 0;
+  for (; k + 1 < kb; ++k)
+    step(k, loadv(A + k * MR));
+  if (k < kb)
+    step(k, loadPartial(A + k * MR, MR));
+  float rows[EMBER_VW];
+#pragma clang loop unroll(full)
+  for (int c = 0; c < CB; ++c) {
+    float *col = C + c0 + c;
+    Vec x = acc[c];
+    if (!first) {
+      for (int r = 0; r < MR; ++r)
+        rows[r] = col[r * ldc];
+      x += loadPartial(rows, MR);
+    }
+    if (last) {
+      if (ep.bias)
+        x += ep.biasPerColumn ? splat(ep.bias[col0 + c0 + c]) : loadPartial(ep.bias + row0, MR);
+      x = applyInlineActivation(x, ep.act); // gemmBlocked applies the out-of-line forms
+    }
+    storev(rows, x);
+    for (int r = 0; r < MR; ++r)
+      col[r * ldc] = rows[r];
+  }
+}
+
+/// Columns [0, cols) of a panel for a full tile of packed A by columnKernel, 8 at a time.
+template <int MR>
+EMBER_INLINE void columnTail(i64 kb, const float *A, const float *Bp, i64 NR, i64 cols, float *C,
+                             i64 ldc, bool first, bool last, const Epilogue &ep, i64 row0,
+                             i64 col0) {
+  i64 c0 = 0;
+  for (; c0 + 8 <= cols; c0 += 8)
+    columnKernel<MR, 8>(kb, A, Bp, NR, c0, C, ldc, first, last, ep, row0, col0);
+  switch (cols - c0) {
+#define EMBER_COLUMNS(n)                                                                           \
+  case n:                                                                                          \
+    return columnKernel<MR, n>(kb, A, Bp, NR, c0, C, ldc, first, last, ep, row0, col0);
+    EMBER_COLUMNS(1)
+    EMBER_COLUMNS(2)
+    EMBER_COLUMNS(3)
+    EMBER_COLUMNS(4)
+    EMBER_COLUMNS(5)
+    EMBER_COLUMNS(6)
+    EMBER_COLUMNS(7)
+#undef EMBER_COLUMNS
+  default: return;
+  }
+}
+
 /// Fills the packed block of B: pack(self, k0, kb, n0, nb, NR, buffer). Called once per block,
 /// so the indirection costs nothing, and the GEMM driver is compiled once per register tile
 /// rather than once per packer (compile time of every model's module).
@@ -138,12 +211,18 @@ EMBER_INLINE void gemmBlocked(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A
         for (i64 p = 0; p < panels; ++p) {
           i64 cols = minI(NR, nb - p * NR);
           const float *panel = packBuffer + p * kb * NR;
+          // A narrow last panel over packed A: by columns when they fill fewer of the tile's
+          // lanes (cols of NR) than a column's rows fill of a vector (MR of 16).
+          bool byColumns = PackedA && MR <= EMBER_VW && cols * EMBER_VW < MR * NR;
           for (i64 m = m0; m < mEnd; m += MR) {
             i64 mr = minI(MR, mEnd - m);
             float *tile = C + m * ldc + n0 + p * NR;
             const float *a = PackedA ? A + m * K + k0 * mr : A + m * lda + k0;
-            microKernelRows<MR, NV, PackedA>(mr, kb, a, lda, panel, tile, ldc, cols, first, last,
-                                             ep, m, n0 + p * NR);
+            if (byColumns && mr == MR)
+              columnTail<MR>(kb, a, panel, NR, cols, tile, ldc, first, last, ep, m, n0 + p * NR);
+            else
+              microKernelRows<MR, NV, PackedA>(mr, kb, a, lda, panel, tile, ldc, cols, first,
+                                               last, ep, m, n0 + p * NR);
             if (last && isOutOfLine(ep.act.kind)) // the tile is still in L1
               for (i64 r = 0; r < mr; ++r)
                 applyOutOfLineActivation(tile + r * ldc, cols, ep.act);
