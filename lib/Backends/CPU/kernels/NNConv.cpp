@@ -304,20 +304,7 @@ EMBER_INLINE void depthwiseChannels(float *out, const float *in, const float *fi
   for (i64 bc = begin; bc < end; ++bc) {
     i64 b = bc / s.C, c = bc % s.C;
     const float *plane = in + (b * s.C + c) * s.H * s.W;
-    // Row by row: zeros, the input row's columns that land inside, zeros.
-    i64 first = minI(s.PW, Wp), count = maxI(0, minI(s.W, Wp - s.PW));
-    for (i64 y = 0; y < Hp; ++y) {
-      float *d = padded + y * Wp;
-      i64 ih = y - s.PH;
-      if (ih < 0 || ih >= s.H || count == 0) {
-        __builtin_memset(d, 0, (unsigned long)(Wp) * sizeof(float));
-        continue;
-      }
-      __builtin_memset(d, 0, (unsigned long)(first) * sizeof(float));
-      __builtin_memcpy(d + first, plane + ih * s.W, (unsigned long)(count) * sizeof(float));
-      __builtin_memset(d + first + count, 0,
-                       (unsigned long)(Wp - first - count) * sizeof(float));
-    }
+    padImage(padded, plane, 1, s, Hp, Wp);
     for (i64 m = 0; m < perGroup; ++m) {
       i64 oc = c * perGroup + m;
       const float *w = filter + oc * taps;
