@@ -139,7 +139,8 @@ public:
   Error writeConstants(const IRFunction &IR, uint8_t *region) const override {
     EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, createTargetMachine(target_));
     EMBER_ASSIGN_OR_RETURN(const KernelVariant *variant, selectKernelVariant(*TM));
-    writeCPUConstants(IR, variant->MR, region);
+    EMBER_TRY(Backend::writeConstants(IR, region));
+    packFilters(IR, variant->MR, region);
     return Error::success();
   }
 

@@ -6,8 +6,6 @@
 
 #include "ember/Graph/Node.h"
 
-#include <cstring>
-
 using namespace llvm;
 
 namespace ember {
@@ -40,24 +38,16 @@ DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR) {
   return groups;
 }
 
-void writeCPUConstants(const IRFunction &IR, int64_t MR, uint8_t *region) {
-  DenseMap<const IRValue *, int64_t> packed = packedFilters(IR);
-  for (const auto &w : IR.getWeights()) {
-    if (!w->isConstant())
-      continue;
-    const Tensor &payload = static_cast<const Constant *>(w->getOrigin())->getPayload();
-    uint8_t *dst = region + w->offset;
-    auto it = packed.find(w.get());
-    if (it == packed.end()) {
-      std::memcpy(dst, payload.data(), payload.sizeInBytes());
-      continue;
-    }
+void packFilters(const IRFunction &IR, int64_t MR, uint8_t *region) {
+  for (const auto &[v, G] : packedFilters(IR)) {
+    const auto *w = cast<WeightVar>(v);
     // Each group's filters: Cout/G rows of Cin/G * KH * KW weights.
     const DimsVec &dims = w->getType().dims;
-    int64_t G = it->second, rows = int64_t(dims[0]) / G,
+    int64_t rows = int64_t(dims[0]) / G,
             cols = int64_t(w->getType().numElements()) / int64_t(dims[0]);
-    const float *src = reinterpret_cast<const float *>(payload.data());
-    float *out = reinterpret_cast<float *>(dst);
+    const float *src = reinterpret_cast<const float *>(
+        static_cast<const Constant *>(w->getOrigin())->getPayload().data());
+    float *out = reinterpret_cast<float *>(region + w->offset);
     for (int64_t g = 0; g < G; ++g)
       panels::packRows(out + g * rows * cols, src + g * rows * cols, rows, cols, MR);
   }

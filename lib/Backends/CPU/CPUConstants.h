@@ -22,9 +22,10 @@ namespace cpu {
 /// path, all with one group count.
 llvm::DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR);
 
-/// Writes every constant of \p IR at its planned offset in \p region, the packedFilters in
-/// panels of \p MR rows (the register tile of the kernel variant codegen calls).
-void writeCPUConstants(const IRFunction &IR, int64_t MR, uint8_t *region);
+/// Writes the packedFilters of \p IR over their planned places in \p region, from their
+/// payloads, in panels of \p MR rows (the register tile of the kernel variant codegen calls).
+/// The other constants are written as they are by Backend::writeConstants.
+void packFilters(const IRFunction &IR, int64_t MR, uint8_t *region);
 
 } // namespace cpu
 } // namespace ember
