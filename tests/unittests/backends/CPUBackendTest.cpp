@@ -150,6 +150,49 @@ TEST(CPUBackend, ConvWithUnequalStrides) {
   });
 }
 
+TEST(CPUBackend, DepthwiseShapesOfThePhasedPath) {
+  // NNDepthwise.cpp splits each input plane into its SH x SW phase planes and computes the
+  // outputs flat over them: the unrolled 3x3 and 5x5 windows with equal strides, any other
+  // window from the taps' offsets. Edge shapes of that split: planes of one vector or less,
+  // odd sizes with stride 2, unequal strides, asymmetric pads, pads larger than the window,
+  // dilation, one-row planes, the largest window it takes (7x7) and a multiplier with stride 2.
+  struct Case {
+    dim_t c, h, w, mult, kh, kw;
+    std::vector<int64_t> strides, pads, dilations;
+  };
+  std::vector<Case> cases = {
+      {5, 7, 7, 1, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}},   // 7x7 plane, 9-float phase rows
+      {3, 14, 14, 1, 3, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}}, // stride 2 to 7x7
+      {3, 15, 13, 1, 3, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}}, // odd sizes, stride 2
+      {2, 15, 15, 1, 5, 5, {2, 2}, {2, 2, 2, 2}, {1, 1}}, // 5x5 stride 2
+      {2, 9, 11, 1, 5, 5, {1, 1}, {2, 2, 2, 2}, {1, 1}},  // 5x5 stride 1
+      {3, 13, 14, 1, 3, 3, {1, 2}, {1, 2, 0, 1}, {1, 1}}, // unequal strides, asymmetric pads
+      {3, 12, 11, 1, 3, 3, {2, 1}, {0, 1, 2, 0}, {1, 1}}, // the other way round
+      {2, 3, 2, 1, 3, 3, {1, 1}, {4, 3, 4, 3}, {1, 1}},   // pads larger than the window
+      {2, 17, 16, 1, 3, 3, {1, 1}, {2, 2, 2, 2}, {2, 2}}, // dilated
+      {4, 1, 40, 1, 1, 5, {1, 2}, {0, 2, 0, 2}, {1, 1}},  // one-row planes (1-D)
+      {2, 11, 12, 1, 7, 7, {1, 1}, {3, 3, 3, 3}, {1, 1}}, // 49 taps
+      {3, 10, 10, 2, 3, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}}, // multiplier 2, stride 2
+      {2, 60, 70, 1, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}}, // several strips a plane
+  };
+  expectBackendsAgree([&](Module &M, Function *F) -> std::vector<NodeValue> {
+    std::vector<NodeValue> outs;
+    int seed = 11;
+    for (const Case &k : cases) {
+      Placeholder *x = input(M, {2, k.c, k.h, k.w}, ElemKind::Float32,
+                             "x" + std::to_string(outs.size()));
+      Constant *w = constant(M, {k.c * k.mult, 1, k.kh, k.kw}, seed++);
+      Constant *b = constant(M, {k.c * k.mult}, seed++);
+      AttrList a = convAttrs({int64_t(k.kh), int64_t(k.kw)}, k.strides, k.pads, k.dilations,
+                             int64_t(k.c));
+      a.set<AttrKind::FusedActivation>(std::string("relu"))
+          .set<AttrKind::FusedActivationArgs>(std::vector<float>{});
+      outs.push_back(node(F, NodeKind::FusedConv, {x, w, b}, a));
+    }
+    return outs;
+  });
+}
+
 TEST(CPUBackend, PackedFiltersOnlyWhereEveryReaderIsAConvolution) {
   // The CPU backend stores a constant filter packed for its GEMM (CPUConstants.h) only when
   // every instruction reads it as a convolution's filter with one group count. Here: a filter

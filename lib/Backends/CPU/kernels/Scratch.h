@@ -65,31 +65,54 @@ constexpr bool convIsPointwise(idx H, idx W, idx OH, idx OW, idx KH, idx KW, idx
   return KH == 1 && KW == 1 && SH == 1 && SW == 1 && PH == 0 && PW == 0 && OH == H && OW == W;
 }
 
-/// Depthwise convolutions with a horizontal stride of 1 or 2 and at most this many taps read
-/// whole vectors from a zero-padded copy of each input plane (NNConv.cpp); others read in place.
+/// Depthwise convolutions with strides of 1 or 2 and at most this many taps split each input
+/// plane into its SH x SW phase planes, zero-padded (NNDepthwise.cpp); others read in place.
 constexpr idx kDepthwiseMaxTaps = 49;
-constexpr bool depthwiseIsPadded(idx KH, idx KW, idx SW) {
-  return SW <= 2 && KH * KW <= kDepthwiseMaxTaps;
+constexpr bool depthwiseIsPhased(idx KH, idx KW, idx SH, idx SW) {
+  return SH <= 2 && SW <= 2 && KH * KW <= kDepthwiseMaxTaps;
 }
-/// The padded plane: every row a window reaches, and every column plus two vectors of slack
-/// (a stride-2 load reads two vectors past its first column).
-constexpr idx depthwisePaddedHeight(idx OH, idx KH, idx SH, idx DH) {
-  return convPaddedExtent(OH, KH, SH, DH);
+/// A phase plane's rows and columns: every one a window reaches.
+constexpr idx depthwisePhaseRows(idx OH, idx KH, idx SH, idx DH) {
+  return OH + (KH - 1) * DH / SH;
 }
-constexpr idx depthwisePaddedWidth(idx OW, idx KW, idx SW, idx DW) {
-  return convPaddedExtent(OW, KW, SW, DW) + 2 * kSlack;
+constexpr idx depthwisePhaseCols(idx OW, idx KW, idx SW, idx DW) {
+  return OW + (KW - 1) * DW / SW;
+}
+/// Floats from one phase plane to the next: its rows and columns, a row more and some vectors of
+/// slack (the flat loop reads whole vectors past the last row, four at a time).
+constexpr idx depthwisePhaseStride(idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, idx DH,
+                                   idx DW) {
+  return (depthwisePhaseRows(OH, KH, SH, DH) + 1) * depthwisePhaseCols(OW, KW, SW, DW) +
+         8 * kSlack;
+}
+/// Output rows one strip of the flat loop computes before copying them out: about 1024 floats.
+constexpr idx depthwiseStripRows(idx OH, idx OW, idx KW, idx SW, idx DW) {
+  return minOf(OH, 1024 / depthwisePhaseCols(OW, KW, SW, DW) + 1);
+}
+/// Floats of one plane's phase planes, and of one strip.
+constexpr idx depthwisePhaseSetFloats(idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, idx DH,
+                                      idx DW) {
+  return SH * SW * depthwisePhaseStride(OH, OW, KH, KW, SH, SW, DH, DW);
+}
+constexpr idx depthwiseStripFloats(idx OH, idx OW, idx KW, idx SW, idx DW) {
+  return depthwiseStripRows(OH, OW, KW, SW, DW) * depthwisePhaseCols(OW, KW, SW, DW) +
+         8 * kSlack;
+}
+/// Floats of one part's working memory: a phase set, then a strip.
+constexpr idx depthwiseFloats(idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, idx DH, idx DW) {
+  return depthwisePhaseSetFloats(OH, OW, KH, KW, SH, SW, DH, DW) +
+         depthwiseStripFloats(OH, OW, KW, SW, DW);
 }
 
-/// Floats of scratch a 2-D convolution split over \p threads parts needs: for depthwise ones a
-/// padded plane per part (when they take that path), else the GEMM's packed panels per part,
+/// Floats of scratch a 2-D convolution split over \p threads parts needs: for depthwise ones
+/// phase planes per part (when they take that path), else the GEMM's packed panels per part,
 /// and (not a plain 1x1) with a horizontal stride of 1 or 2 the padded copy of one group, shared.
 constexpr idx convScratchFloats(idx C, idx H, idx W, idx K, idx OH, idx OW, idx KH, idx KW,
                                 idx SH, idx SW, idx PH, idx PW, idx DH, idx DW, idx G,
                                 idx threads) {
   if (C == G)
-    return depthwiseIsPadded(KH, KW, SW)
-               ? depthwisePaddedHeight(OH, KH, SH, DH) * depthwisePaddedWidth(OW, KW, SW, DW) *
-                     (threads < 1 ? 1 : threads)
+    return depthwiseIsPhased(KH, KW, SH, SW)
+               ? depthwiseFloats(OH, OW, KH, KW, SH, SW, DH, DW) * (threads < 1 ? 1 : threads)
                : 0;
   idx Cg = C / G, pack = gemmScratchFloats(Cg * KH * KW, OH * OW, threads);
   if (convIsPointwise(H, W, OH, OW, KH, KW, SH, SW, PH, PW) || !convIsPadded(SW))

@@ -1,0 +1,57 @@
+// The geometry of a 2-D float32 convolution as codegen lays it out in the constant parameter
+// array (CodeGenNN.cpp, convParams), and the index arithmetic both convolution files use
+// (NNConv.cpp: GEMM convolutions; NNDepthwise.cpp: depthwise ones).
+#ifndef EMBER_CPU_KERNELS_CONVSHAPE_H
+#define EMBER_CPU_KERNELS_CONVSHAPE_H
+
+#include "Activation.h"
+#include "KernelCommon.h"
+#include "Parallel.h"
+#include "Variants.h"
+
+struct ConvShape {
+  i64 N, C, H, W, K /*out channels*/, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, G;
+};
+
+EMBER_INLINE ConvShape readShape(const i64 *p) {
+  return ConvShape{p[0], p[1], p[2],  p[3],  p[4],  p[5],  p[6],  p[7],
+                   p[8], p[9], p[10], p[11], p[12], p[13], p[14], p[15]};
+}
+
+/// First output coordinate o in [0, outLen) whose input coordinate o*s + off is >= 0, and one
+/// past the last whose input coordinate is < inLen.
+EMBER_INLINE void validRange(i64 off, i64 s, i64 inLen, i64 outLen, i64 &lo, i64 &hi) {
+  // o*s + off >= 0  <=>  o >= ceil(-off / s)
+  lo = off >= 0 ? 0 : (-off + s - 1) / s;
+  // o*s + off <= inLen - 1  <=>  o <= floor((inLen - 1 - off) / s)
+  i64 last = inLen - 1 - off;
+  hi = last < 0 ? 0 : last / s + 1;
+  lo = minI(lo, outLen);
+  hi = minI(maxI(hi, lo), outLen);
+}
+
+/// The 16 floats from \p p on, a horizontal stride of SW apart: one load (stride 1), or the even
+/// lanes of two (stride 2; it reads 32 floats).
+template <int SW> EMBER_INLINE Vec stridedVector(const float *p) {
+  static_assert(SW == 1 || (SW == 2 && EMBER_VW == 16), "the shuffle keeps the even lanes");
+  if constexpr (SW == 1) {
+    return loadv(p);
+  } else {
+    Vec lo = loadv(p), hi = loadv(p + EMBER_VW);
+    return __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
+                                   30);
+  }
+}
+
+/// Defines one entry point of the 2-D float32 convolutions, compiled for a variant row's
+/// FEATURES (Variants.h); BODY sees the shape s, the activation a and the arguments.
+#define EMBER_CONV_ENTRY(NAME, FEATURES, BODY)                                                     \
+  EMBER_KERNEL EMBER_NOINLINE EMBER_VARIANT_TARGET(FEATURES) void NAME(                            \
+      float *out, const float *in, const float *filter, const float *bias, const i64 *params,     \
+      i64 act, float actA, float actB, float *scratchMem, parallel::Team *team) {                  \
+    ConvShape s = readShape(params);                                                               \
+    Activation a{act, actA, actB};                                                                 \
+    BODY;                                                                                          \
+  }
+
+#endif
