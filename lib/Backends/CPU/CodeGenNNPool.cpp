@@ -4,6 +4,8 @@
 // their own kernels (kernels/NNPoolUnpool.cpp), which report bad indices and regions at run time.
 #include "CodeGenNN.h"
 
+#include "kernels/Scratch.h"
+
 using namespace llvm;
 
 namespace ember {
@@ -24,6 +26,12 @@ SmallVector<int64_t, 17> poolParams(const Instruction &I, const Window2D &w, int
   return {int64_t(in[0] * in[1]), w.H,  w.W,     w.OH,     w.OW,     w.KH,   w.KW,
           w.SH,                   w.SW, w.PH,    w.PW,     w.DH,     w.DW,   w.PHEnd,
           w.PWEnd,                countPad, colMajor};
+}
+
+/// A window over the whole plane with no padding: one mean per plane.
+bool isGlobalAvgPool(const Window2D &w) {
+  return w.KH == w.H && w.KW == w.W && w.OH == 1 && w.OW == 1 && w.PH == 0 && w.PW == 0 &&
+         w.PHEnd == 0 && w.PWEnd == 0;
 }
 
 /// The generic kernels' parameters (kernels/NNPoolGeneric.cpp, PoolNd): n, planes, then per spatial
@@ -78,7 +86,7 @@ Error emitMaxPool(Emitter &E, const Instruction &I) {
   return E.call("ember_maxpool_f32",
                 {E.out(I, ops::MaxPool::Result),
                  E.isRead(indices) ? E.addr(indices) : E.nullPtr(),
-                 E.in(I, ops::MaxPool::Input), E.constArray(params, "maxpool")});
+                 E.in(I, ops::MaxPool::Input), E.constArray(params, "maxpool"), E.scratch(I)});
 }
 
 /// AvgPool and LpPool: the float kinds.
@@ -93,13 +101,28 @@ Error emitAvgPool(Emitter &E, const Instruction &I) {
   Window2D w = window(I, I.attr<AttrKind::Kernels>(), I.attr<AttrKind::Strides>(),
                       I.attr<AttrKind::Pads>(), {});
   const DimsVec &in = I.getInput(0)->getType().dims;
-  if (w.KH == w.H && w.KW == w.W && w.OH == 1 && w.OW == 1 && w.PH == 0 && w.PW == 0 &&
-      w.PHEnd == 0 && w.PWEnd == 0)
+  if (isGlobalAvgPool(w))
     return E.call("ember_global_avgpool_f32",
                   {E.out(I), E.in(I, 0), E.i64(int64_t(in[0] * in[1])), E.i64(w.H * w.W)});
   auto params = poolParams(I, w, countPad, 0);
-  return E.call("ember_avgpool_f32",
-                {E.out(I), E.in(I, ops::AvgPool::Input), E.constArray(params, "avgpool")});
+  return E.call("ember_avgpool_f32", {E.out(I), E.in(I, ops::AvgPool::Input),
+                                       E.constArray(params, "avgpool"), E.scratch(I)});
+}
+
+/// The phase planes of the fast kernels' max (without indices) and average pools.
+uint64_t poolScratch(const Instruction &I, int64_t /*threads*/) {
+  if (!fastPool(I))
+    return 0;
+  // A max pool whose indices are read does not use it; whether they are is the emitter's to
+  // know, so the memory plan keeps it for every max pool.
+  bool isMax = I.getKind() == InstrKind::MaxPool;
+  Window2D w = window(I, I.attr<AttrKind::Kernels>(), I.attr<AttrKind::Strides>(),
+                      I.attr<AttrKind::Pads>(),
+                      isMax ? I.attr<AttrKind::Dilations>() : std::vector<int64_t>{});
+  if (!isMax && isGlobalAvgPool(w))
+    return 0;
+  return uint64_t(scratch::poolScratchFloats(w.OH, w.OW, w.KH, w.KW, w.SH, w.SW, w.DH, w.DW)) *
+         sizeof(float);
 }
 
 Error emitLpPool(Emitter &E, const Instruction &I) {
@@ -168,8 +191,8 @@ Error emitMaxRoiPool(Emitter &E, const Instruction &I) {
 } // namespace
 
 void addNNPoolKernels(KernelTable &t) {
-  t.add(NodeKind::MaxPool, supportsMaxPool, emitMaxPool);
-  t.add(NodeKind::AvgPool, supportsSumPool, emitAvgPool);
+  t.add(NodeKind::MaxPool, supportsMaxPool, emitMaxPool, poolScratch);
+  t.add(NodeKind::AvgPool, supportsSumPool, emitAvgPool, poolScratch);
   t.add(NodeKind::LpPool, supportsSumPool, emitLpPool);
   t.add(NodeKind::MaxUnpool, supportsMaxUnpool, emitMaxUnpool);
   t.add(NodeKind::MaxRoiPool, supportsMaxRoiPool, emitMaxRoiPool);

@@ -193,6 +193,108 @@ TEST(CPUBackend, DepthwiseShapesOfThePhasedPath) {
   });
 }
 
+namespace {
+
+/// A float32 MaxPool whose indices nobody reads (the phase-plane kernel) and the AvgPools
+/// without and with count_include_pad, of one window.
+std::vector<NodeValue> maxAndAvgPools(Function *F, NodeValue x, std::vector<int64_t> kernels,
+                                      std::vector<int64_t> strides, std::vector<int64_t> pads,
+                                      std::vector<int64_t> dilations, int64_t ceil) {
+  AttrList mp;
+  mp.set<AttrKind::Kernels>(kernels)
+      .set<AttrKind::Strides>(strides)
+      .set<AttrKind::Pads>(pads)
+      .set<AttrKind::Dilations>(dilations)
+      .set<AttrKind::CeilMode>(ceil)
+      .set<AttrKind::StorageOrder>(int64_t(0));
+  std::vector<NodeValue> outs = {NodeValue(node(F, NodeKind::MaxPool, {x}, mp), 0)};
+  for (int64_t countPad : {0, 1}) {
+    AttrList ap;
+    ap.set<AttrKind::Kernels>(kernels)
+        .set<AttrKind::Strides>(strides)
+        .set<AttrKind::Pads>(pads)
+        .set<AttrKind::CeilMode>(ceil)
+        .set<AttrKind::CountIncludePad>(countPad);
+    outs.push_back(node(F, NodeKind::AvgPool, {x}, ap));
+  }
+  return outs;
+}
+
+} // namespace
+
+TEST(CPUBackend, PoolsOfThePhasedPath) {
+  // MaxPool without indices and AvgPool with strides of 1 or 2 read phase planes (PhasePlanes.h)
+  // padded with -inf or 0; each window's cell count comes from a plane computed once. Shapes:
+  // stride 2 to planes narrower than a vector, odd sizes, ceil mode (windows past the input),
+  // pads, unequal strides, a 1-D pool, several strips a plane, pads as wide as the window
+  // (windows of padding alone) and, for the max, dilation.
+  struct Case {
+    std::vector<dim_t> dims;
+    std::vector<int64_t> kernels, strides, pads, dilations;
+    int64_t ceil;
+  };
+  std::vector<Case> cases = {
+      {{1, 3, 14, 14}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0},
+      {{2, 2, 15, 13}, {3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1},
+      {{1, 4, 9, 9}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0},
+      {{1, 2, 12, 11}, {2, 3}, {1, 2}, {0, 1, 1, 0}, {1, 1}, 1},
+      {{1, 3, 40}, {3}, {2}, {1, 1}, {1}, 0},
+      {{1, 2, 70, 64}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0},
+      {{1, 2, 4, 5}, {2, 2}, {1, 1}, {2, 2, 2, 2}, {1, 1}, 0},
+      {{1, 2, 7, 7}, {7, 7}, {1, 1}, {3, 3, 3, 3}, {1, 1}, 0},
+  };
+  expectBackendsAgree([&](Module &M, Function *F) -> std::vector<NodeValue> {
+    std::vector<NodeValue> outs;
+    for (const Case &c : cases) {
+      Placeholder *x =
+          input(M, c.dims, ElemKind::Float32, "x" + std::to_string(outs.size()));
+      for (NodeValue v : maxAndAvgPools(F, x, c.kernels, c.strides, c.pads, c.dilations, c.ceil))
+        outs.push_back(v);
+    }
+    // Dilation (MaxPool only).
+    AttrList mp;
+    mp.set<AttrKind::Kernels>(std::vector<int64_t>{3, 3})
+        .set<AttrKind::Strides>(std::vector<int64_t>{2, 1})
+        .set<AttrKind::Pads>(std::vector<int64_t>{2, 2, 2, 2})
+        .set<AttrKind::Dilations>(std::vector<int64_t>{2, 2})
+        .set<AttrKind::CeilMode>(int64_t(0))
+        .set<AttrKind::StorageOrder>(int64_t(0));
+    Placeholder *x = input(M, {1, 3, 13, 17}, ElemKind::Float32, "dilated");
+    outs.push_back(NodeValue(node(F, NodeKind::MaxPool, {x}, mp), 0));
+    return outs;
+  });
+}
+
+TEST(CPUBackend, PhasedMaxPoolKeepsTheFirstRealCell) {
+  // The Interpreter's max: the first real cell of a window, then only a strictly greater one.
+  // A window starting in the padding reads -inf first, so a plane holding NaN takes the cell-by-
+  // cell path; -inf and equal values keep their order on the phase planes too.
+  float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+  std::vector<dim_t> dims = {1, 3, 6, 7};
+  std::vector<double> values(3 * 6 * 7);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = double(int(i * 5 % 9) - 4) * 0.5;
+  values[0] = nan;        // plane 0: the first real cell of the corner window
+  values[42 + 9] = -inf;  // plane 1: -inf and no NaN
+  values[42 + 10] = -inf;
+  values[84 + 20] = nan;  // plane 2: a NaN inside
+  values[84 + 1] = -0.0;
+  RunOptions opts;
+  opts.pipeline = {"dce"};
+  opts.inputs["x"] = tensorOf(ElemKind::Float32, dims, values);
+  expectBackendsAgree(
+      [&](Module &M, Function *F) -> std::vector<NodeValue> {
+        Placeholder *x = input(M, dims, ElemKind::Float32, "x");
+        std::vector<NodeValue> outs;
+        for (int64_t stride : {1, 2})
+          for (NodeValue v : maxAndAvgPools(F, x, {3, 3}, {stride, stride}, {1, 1, 1, 1},
+                                            {1, 1}, 0))
+            outs.push_back(v);
+        return outs;
+      },
+      opts);
+}
+
 TEST(CPUBackend, PackedFiltersOnlyWhereEveryReaderIsAConvolution) {
   // The CPU backend stores a constant filter packed for its GEMM (CPUConstants.h) only when
   // every instruction reads it as a convolution's filter with one group count. Here: a filter

@@ -1,83 +1,22 @@
 // Depthwise 2-D convolutions on float32, NCHW: groups of one input channel, with any channel
 // multiplier (output channel oc reads input channel oc / (K / C)).
 //
-// Horizontal strides of 1 and 2 (any vertical stride, padding and dilation, up to 49 taps) take
-// the flat path. Each input plane is first split into its SH x SW phase planes: phase (py, px)
-// holds the zero-padded input's rows py, py + SH, ... and columns px, px + SW, ... Output
-// (oy, ox)'s tap (ky, kx) then reads phase ((ky DH) % SH, (kx DW) % SW) at row oy + ky DH / SH and
-// column ox + kx DW / SW: the same place for every output, shifted by a constant. So the phase
-// planes, rows Wq floats apart, are read as flat arrays: output vector f (16 consecutive
-// positions of the [OH][Wq] grid) is the sum over the taps of weight * (the 16 floats at f plus
-// the tap's offset), one unaligned load and one multiply-add each, with no bounds to check. The
-// Wq - OW columns past each output row are computed and dropped when the strip is copied out.
-// Before it, each plane was padded row by row (a memcpy and two memsets a row) and computed a
-// row at a time, which on 7 x 7 and 14 x 14 planes filled half a vector per row: mobilenet_v2's
-// depthwise convolutions ran at 4-15 GFLOP/s on those planes.
+// Strides of 1 and 2 (any padding and dilation, up to 49 taps) read phase planes
+// (PhasePlanes.h): output vector f is the sum over the taps of weight * (the 16 floats at f plus
+// the tap's offset), one unaligned load and one multiply-add each. Before it, each plane was
+// padded row by row (a memcpy and two memsets a row) and computed a row at a time, which on
+// 7 x 7 and 14 x 14 planes filled half a vector per row: mobilenet_v2's depthwise convolutions
+// ran at 4-15 GFLOP/s on those planes.
 //
-// Other depthwise convolutions (horizontal stride 3 and up, bigger windows) read in place.
-#include "ConvShape.h"
+// Other depthwise convolutions (strides of 3 and up, bigger windows) read in place.
+#include "PhasePlanes.h"
 
 namespace {
 
-/// Geometry of the phase planes: each has Hq rows of Wq floats, \p stride floats from one to the
-/// next; the SH x SW planes of one input plane make a set, \p set floats long.
-struct Phases {
-  i64 Hq, Wq, stride, set;
-};
+using namespace phased;
 
-EMBER_INLINE Phases phasesFor(const ConvShape &s) {
-  return Phases{scratch::depthwisePhaseRows(s.OH, s.KH, s.SH, s.DH),
-                scratch::depthwisePhaseCols(s.OW, s.KW, s.SW, s.DW),
-                scratch::depthwisePhaseStride(s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.DH, s.DW),
-                scratch::depthwisePhaseSetFloats(s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.DH, s.DW)};
-}
-
-/// What of an input plane one phase plane holds: \p rows runs of \p n input elements, SW apart,
-/// the first at \p src (rows SH * W apart), written to the phase plane at \p dst (rows Wq apart).
-struct PhaseRuns {
-  i64 src, dst, rows, n;
-};
-
-/// The runs of each of the SH x SW phase planes (at most 4), worked out once per call.
-EMBER_INLINE void phaseRuns(PhaseRuns *runs, const ConvShape &s, const Phases &p) {
-  for (i64 py = 0; py < s.SH; ++py)
-    for (i64 px = 0; px < s.SW; ++px) {
-      PhaseRuns &r = runs[py * s.SW + px];
-      // Phase rows i hold padded rows i SH + py, input rows i SH + py - PH; likewise columns.
-      i64 i0 = s.PH > py ? (s.PH - py + s.SH - 1) / s.SH : 0;
-      i64 j0 = s.PW > px ? (s.PW - px + s.SW - 1) / s.SW : 0;
-      i64 ih0 = i0 * s.SH + py - s.PH, iw0 = j0 * s.SW + px - s.PW;
-      i64 rows = ih0 < s.H ? (s.H - ih0 + s.SH - 1) / s.SH : 0;
-      i64 n = iw0 < s.W ? (s.W - iw0 + s.SW - 1) / s.SW : 0;
-      r.rows = maxI(0, minI(rows, p.Hq - i0));
-      r.n = maxI(0, minI(n, p.Wq - j0));
-      r.src = ih0 * s.W + iw0;
-      r.dst = (py * s.SW + px) * p.stride + i0 * p.Wq + j0;
-    }
-}
-
-/// Copies one input plane into its phase set, whose padding was zeroed before the first plane.
-/// Each run is written a vector at a time: the lanes past the run are stored as zeros, on the
-/// run's padding, on rows written later (a plane's rows are written in order) or on the plane's
-/// slack. A vector may read past its run into the next input rows; where it would read past the
-/// plane, the run is copied an element at a time.
-template <int SW>
-EMBER_INLINE void fillPhases(float *set, const float *plane, const PhaseRuns *runs, i64 phases,
-                             i64 srcRowStep, i64 Wq, i64 planeFloats) {
-  static_assert(EMBER_VW == 16, "lane holds one index per float of a vector");
-  const IVec lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-  for (i64 k = 0; k < phases; ++k) {
-    const PhaseRuns &r = runs[k];
-    for (i64 row = 0; row < r.rows; ++row) {
-      i64 from = r.src + row * srcRowStep;
-      float *d = set + r.dst + row * Wq;
-      i64 q = 0;
-      for (; q < r.n && from + (q + EMBER_VW) * SW <= planeFloats; q += EMBER_VW)
-        storev(d + q, lane < i32(r.n - q) ? stridedVector<SW>(plane + from + q * SW) : 0.f);
-      for (; q < r.n; ++q)
-        d[q] = plane[from + q * SW];
-    }
-  }
+EMBER_INLINE Window windowOf(const ConvShape &s) {
+  return Window{s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.PH, s.PW, s.DH, s.DW};
 }
 
 /// U consecutive output vectors from flat position f of a phase set, for a K x K window with
@@ -151,56 +90,34 @@ EMBER_INLINE void computeStrip(float *strip, const float *set, const Phases &p, 
   }
 }
 
-/// The first OW columns of the strip's rows to output rows [r0, r0 + rows), a vector at a time:
-/// a vector past a row's end lands on the next row, written after it; the plane's last vector
-/// is stored in part.
-EMBER_INLINE void copyStrip(float *o, const float *strip, const ConvShape &s, i64 Wq, i64 r0,
-                            i64 rows) {
-  for (i64 r = 0; r < rows; ++r) {
-    const float *src = strip + r * Wq;
-    float *dst = o + (r0 + r) * s.OW;
-    bool lastRow = r0 + r == s.OH - 1;
-    for (i64 ox = 0; ox < s.OW; ox += EMBER_VW) {
-      if (lastRow && ox + EMBER_VW > s.OW)
-        storePartial(dst + ox, loadv(src + ox), s.OW - ox);
-      else
-        storev(dst + ox, loadv(src + ox));
-    }
-  }
-}
-
 /// Output planes [begin, end) of the N x K: each one's input split into the phase set, then
 /// its rows computed and copied out a strip at a time.
 template <int K, int S, int SW>
 EMBER_INLINE void phasedPlanes(float *out, const float *in, const float *filter,
                                const float *bias, const ConvShape &s, Activation act, float *mem,
                                i64 begin, i64 end) {
-  const Phases p = phasesFor(s);
-  const i64 R = scratch::depthwiseStripRows(s.OH, s.OW, s.KW, s.SW, s.DW);
+  const Window win = windowOf(s);
+  const Phases p = phasesFor(win);
+  const i64 R = scratch::phasedStripRows(s.OH, s.OW, s.KW, s.SW, s.DW);
   float *set = mem, *strip = mem + p.set;
-  __builtin_memset(set, 0, (unsigned long)(p.set) * sizeof(float));
+  padPhases(set, p, 0.f);
   PhaseRuns runs[4];
-  phaseRuns(runs, s, p);
-  i64 tapOff[scratch::kDepthwiseMaxTaps];
-  for (i64 ky = 0; ky < s.KH; ++ky)
-    for (i64 kx = 0; kx < s.KW; ++kx) {
-      i64 dy = ky * s.DH, dx = kx * s.DW;
-      tapOff[ky * s.KW + kx] =
-          ((dy % s.SH) * SW + dx % SW) * p.stride + dy / s.SH * p.Wq + dx / SW;
-    }
+  phaseRuns(runs, win, p);
+  i64 tapOff[scratch::kPhasedMaxTaps];
+  tapOffsets(tapOff, win, p);
   const i64 perGroup = s.K / s.G, taps = s.KH * s.KW, outPlane = s.OH * s.OW;
   // Plane bk is output channel bk % K of image bk / K, counted without dividing.
   for (i64 bk = begin, b = begin / s.K, oc = begin % s.K; bk < end;
        ++bk, oc = oc + 1 == s.K ? (++b, 0) : oc + 1) {
     // The phases of the previous plane serve again when both read the same input channel.
     if (bk == begin || oc % perGroup == 0)
-      fillPhases<SW>(set, in + (b * s.C + oc / perGroup) * s.H * s.W, runs, s.SH * SW,
-                     s.SH * s.W, p.Wq, s.H * s.W);
+      fillPhases<SW, false>(set, in + (b * s.C + oc / perGroup) * s.H * s.W, runs, s.SH * SW,
+                            s.SH * s.W, p.Wq, s.H * s.W, 0.f);
     float *o = out + bk * outPlane; // = out + (b * K + oc) * OH * OW
     for (i64 r0 = 0; r0 < s.OH; r0 += R) {
       i64 rows = minI(R, s.OH - r0);
       computeStrip<K, S>(strip, set, p, tapOff, filter + oc * taps, bias[oc], s, act, r0, rows);
-      copyStrip(o, strip, s, p.Wq, r0, rows);
+      copyStrip(o, strip, s.OH, s.OW, p.Wq, r0, rows);
     }
     applyOutOfLineActivation(o, outPlane, act);
   }
@@ -211,7 +128,7 @@ EMBER_INLINE void phasedPlanes(float *out, const float *in, const float *filter,
 EMBER_INLINE void convDepthwisePhased(float *out, const float *in, const float *filter,
                                       const float *bias, const ConvShape &s, Activation act,
                                       float *scratchMem, parallel::Team *team) {
-  i64 perPart = scratch::depthwiseFloats(s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.DH, s.DW);
+  i64 perPart = scratch::phasedFloats(s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.DH, s.DW);
   i64 parts = minI(parallel::partsFor(team, 2 * s.N * s.K * s.OH * s.OW * s.KH * s.KW),
                    s.N * s.K);
   bool plain = s.SH == s.SW && s.DH == 1 && s.DW == 1;
@@ -280,7 +197,7 @@ EMBER_INLINE void convDepthwiseInPlace(float *out, const float *in, const float 
 
 #define DEPTHWISE_ENTRY(SUFFIX, FEATURES)                                                          \
   EMBER_CONV_ENTRY(ember_depthwise_f32_##SUFFIX, FEATURES,                                        \
-                   (scratch::depthwiseIsPhased(s.KH, s.KW, s.SH, s.SW)                                   \
+                   (scratch::windowIsPhased(s.KH, s.KW, s.SH, s.SW)                                   \
                         ? convDepthwisePhased(out, in, filter, bias, s, a, scratchMem, team)       \
                         : convDepthwiseInPlace(out, in, filter, bias, s, a)))
 

@@ -65,43 +65,43 @@ constexpr bool convIsPointwise(idx H, idx W, idx OH, idx OW, idx KH, idx KW, idx
   return KH == 1 && KW == 1 && SH == 1 && SW == 1 && PH == 0 && PW == 0 && OH == H && OW == W;
 }
 
-/// Depthwise convolutions with strides of 1 or 2 and at most this many taps split each input
-/// plane into its SH x SW phase planes, zero-padded (NNDepthwise.cpp); others read in place.
-constexpr idx kDepthwiseMaxTaps = 49;
-constexpr bool depthwiseIsPhased(idx KH, idx KW, idx SH, idx SW) {
-  return SH <= 2 && SW <= 2 && KH * KW <= kDepthwiseMaxTaps;
+// Window kernels over phase planes (PhasePlanes.h: depthwise convolutions, max and average
+// pooling): each input plane split into its SH x SW phase planes, zero- or -inf-padded.
+
+/// Windows of strides 1 or 2 and at most this many taps take the phase planes.
+constexpr idx kPhasedMaxTaps = 49;
+constexpr bool windowIsPhased(idx KH, idx KW, idx SH, idx SW) {
+  return SH >= 1 && SH <= 2 && SW >= 1 && SW <= 2 && KH * KW <= kPhasedMaxTaps;
 }
 /// A phase plane's rows and columns: every one a window reaches.
-constexpr idx depthwisePhaseRows(idx OH, idx KH, idx SH, idx DH) {
-  return OH + (KH - 1) * DH / SH;
-}
-constexpr idx depthwisePhaseCols(idx OW, idx KW, idx SW, idx DW) {
-  return OW + (KW - 1) * DW / SW;
-}
+constexpr idx phasedRows(idx OH, idx KH, idx SH, idx DH) { return OH + (KH - 1) * DH / SH; }
+constexpr idx phasedCols(idx OW, idx KW, idx SW, idx DW) { return OW + (KW - 1) * DW / SW; }
 /// Floats from one phase plane to the next: its rows and columns, a row more and some vectors of
 /// slack (the flat loop reads whole vectors past the last row, four at a time).
-constexpr idx depthwisePhaseStride(idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, idx DH,
-                                   idx DW) {
-  return (depthwisePhaseRows(OH, KH, SH, DH) + 1) * depthwisePhaseCols(OW, KW, SW, DW) +
-         8 * kSlack;
+constexpr idx phasedStride(idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, idx DH, idx DW) {
+  return (phasedRows(OH, KH, SH, DH) + 1) * phasedCols(OW, KW, SW, DW) + 8 * kSlack;
 }
 /// Output rows one strip of the flat loop computes before copying them out: about 1024 floats.
-constexpr idx depthwiseStripRows(idx OH, idx OW, idx KW, idx SW, idx DW) {
-  return minOf(OH, 1024 / depthwisePhaseCols(OW, KW, SW, DW) + 1);
+constexpr idx phasedStripRows(idx OH, idx OW, idx KW, idx SW, idx DW) {
+  return minOf(OH, 1024 / phasedCols(OW, KW, SW, DW) + 1);
 }
 /// Floats of one plane's phase planes, and of one strip.
-constexpr idx depthwisePhaseSetFloats(idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, idx DH,
-                                      idx DW) {
-  return SH * SW * depthwisePhaseStride(OH, OW, KH, KW, SH, SW, DH, DW);
+constexpr idx phasedSetFloats(idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, idx DH, idx DW) {
+  return SH * SW * phasedStride(OH, OW, KH, KW, SH, SW, DH, DW);
 }
-constexpr idx depthwiseStripFloats(idx OH, idx OW, idx KW, idx SW, idx DW) {
-  return depthwiseStripRows(OH, OW, KW, SW, DW) * depthwisePhaseCols(OW, KW, SW, DW) +
-         8 * kSlack;
+constexpr idx phasedStripFloats(idx OH, idx OW, idx KW, idx SW, idx DW) {
+  return phasedStripRows(OH, OW, KW, SW, DW) * phasedCols(OW, KW, SW, DW) + 8 * kSlack;
 }
 /// Floats of one part's working memory: a phase set, then a strip.
-constexpr idx depthwiseFloats(idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, idx DH, idx DW) {
-  return depthwisePhaseSetFloats(OH, OW, KH, KW, SH, SW, DH, DW) +
-         depthwiseStripFloats(OH, OW, KW, SW, DW);
+constexpr idx phasedFloats(idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, idx DH, idx DW) {
+  return phasedSetFloats(OH, OW, KH, KW, SH, SW, DH, DW) + phasedStripFloats(OH, OW, KW, SW, DW);
+}
+/// Floats of a phased max or average pool's scratch: a phase set, a strip, and the count of
+/// each output's cells on the [OH][Wq] grid of the strips.
+constexpr idx poolScratchFloats(idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, idx DH, idx DW) {
+  return windowIsPhased(KH, KW, SH, SW) ? phasedFloats(OH, OW, KH, KW, SH, SW, DH, DW) +
+                                              OH * phasedCols(OW, KW, SW, DW) + 8 * kSlack
+                                        : 0;
 }
 
 /// Floats of scratch a 2-D convolution split over \p threads parts needs: for depthwise ones
@@ -111,8 +111,8 @@ constexpr idx convScratchFloats(idx C, idx H, idx W, idx K, idx OH, idx OW, idx 
                                 idx SH, idx SW, idx PH, idx PW, idx DH, idx DW, idx G,
                                 idx threads) {
   if (C == G)
-    return depthwiseIsPhased(KH, KW, SH, SW)
-               ? depthwiseFloats(OH, OW, KH, KW, SH, SW, DH, DW) * (threads < 1 ? 1 : threads)
+    return windowIsPhased(KH, KW, SH, SW)
+               ? phasedFloats(OH, OW, KH, KW, SH, SW, DH, DW) * (threads < 1 ? 1 : threads)
                : 0;
   idx Cg = C / G, pack = gemmScratchFloats(Cg * KH * KW, OH * OW, threads);
   if (convIsPointwise(H, W, OH, OW, KH, KW, SH, SW, PH, PW) || !convIsPadded(SW))
