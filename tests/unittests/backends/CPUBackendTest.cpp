@@ -134,7 +134,12 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{1, 6, 10, 9, 10, 3, 3, 3, 1, 1, 1, nullptr},     // stride 3: gathered in place
         ConvCase{1, 4, 1, 1, 8, 3, 3, 1, 4, 1, 1, nullptr},       // 1x1 map, pads > kernel
         ConvCase{1, 7, 9, 9, 13, 5, 5, 2, 6, 1, 1, "relu"},       // stride 2, pads > kernel
-        ConvCase{1, 6, 12, 12, 9, 3, 3, 2, 1, 1, 3, "relu"}));    // groups, stride 2
+        ConvCase{1, 6, 12, 12, 9, 3, 3, 2, 1, 1, 3, "relu"},     // groups, stride 2
+        // Stride 1, up to 128 channels a group: B read in place on the padded grid (convFlat).
+        ConvCase{2, 40, 9, 10, 20, 3, 3, 1, 1, 1, 2, "gelu"},     // batch, groups, out of line
+        ConvCase{1, 32, 8, 9, 13, 3, 3, 1, 1, 1, 1, "relu"},      // two blocks of k
+        ConvCase{1, 5, 16, 16, 7, 5, 5, 1, 2, 1, 1, "relu"},      // 5x5
+        ConvCase{1, 8, 6, 6, 130, 3, 3, 1, 1, 1, 1, nullptr}));   // 130 channels: packed B
 
 TEST(CPUBackend, ConvWithUnequalStrides) {
   // The padded im2col packer takes a horizontal stride of 1 or 2 and any vertical one.

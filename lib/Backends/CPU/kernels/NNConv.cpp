@@ -3,8 +3,8 @@
 // [Cout/g, Cin/g * KH * KW] and B = the im2col view of the input, packed block by block straight
 // from the input (the im2col matrix itself never exists).
 // The bias is added and the fused activation applied as each output element is finished.
-#include "ConvShape.h"
 #include "NNGemm.h"
+#include "PhasePlanes.h"
 #include "Variants.h"
 
 using namespace gemm;
@@ -134,13 +134,64 @@ EMBER_INLINE void padImage(float *padded, const float *image, i64 Cg, const Conv
     }
 }
 
-/// Scratch: the GEMM's packed panels (one block per thread), then (horizontal stride 1 or 2, not
-/// a plain 1x1) the padded input of one group, which every thread reads. PackedA: the backend packed the filter at
-/// compile time (PackedPanels.h: each group's [K/G, C/G*KH*KW] matrix in panels of MR rows).
+/// A stride-1 convolution (not a plain 1x1) as the GEMM of the filters with the padded image read
+/// in place. On the grid of the padded image's rows (output (oh, ow) at oh * Wp + ow; the
+/// columns ow >= OW computed and dropped), row (c, kh, kw) of the im2col matrix is channel c's
+/// padded plane from offset kh DH Wp + kw DW on: the same plane shifted, so B needs no packing
+/// (gemmFlatB reads it through a table of row offsets). The product lands on the [Kg][OH][Wp]
+/// grid in scratch and is copied out row by row. The padded planes are the phase planes of
+/// strides 1 (PhasePlanes.h), filled a vector at a time. Before it, B was packed from the padded
+/// image block by block: with few output channels (densenet121's 3x3 convolutions have 32) that
+/// copy cost as much as a third of the products.
+template <int MR, int NV, bool PackedA>
+EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, const float *bias,
+                           const ConvShape &s, Activation act, float *scratchMem,
+                           parallel::Team *team) {
+  using namespace phased;
+  const i64 Cg = s.C / s.G, Kg = s.K / s.G, taps = s.KH * s.KW, kDepth = Cg * taps;
+  const Window win{s.H, s.W, s.OH, s.OW, s.KH, s.KW, 1, 1, s.PH, s.PW, s.DH, s.DW};
+  const Phases p = phasesFor(win);
+  const i64 grid = s.OH * p.Wq;
+  float *planes = scratchMem;
+  i64 *bOff = reinterpret_cast<i64 *>(
+      scratchMem + scratch::convFlatPlanesFloats(Cg, s.OH, s.OW, s.KH, s.KW, s.DH, s.DW));
+  float *product = reinterpret_cast<float *>(bOff) + scratch::roundUp16(2 * kDepth);
+  // Zero padding, once: every plane's interior is rewritten at the same places.
+  __builtin_memset(planes, 0, (unsigned long)(Cg * p.set) * sizeof(float));
+  PhaseRuns runs[1];
+  phaseRuns(runs, win, p);
+  i64 tapOff[scratch::kPhasedMaxTaps];
+  tapOffsets(tapOff, win, p);
+  for (i64 c = 0; c < Cg; ++c)
+    for (i64 t = 0; t < taps; ++t)
+      bOff[c * taps + t] = c * p.set + tapOff[t];
+  for (i64 b = 0; b < s.N; ++b)
+    for (i64 g = 0; g < s.G; ++g) {
+      const float *image = in + (b * s.C + g * Cg) * s.H * s.W;
+      for (i64 c = 0; c < Cg; ++c)
+        fillPhases<1, false>(planes + c * p.set, image + c * s.H * s.W, runs, 1, s.W, p.Wq,
+                             s.H * s.W, 0.f);
+      Epilogue ep{bias + g * Kg, 0, act};
+      runGemmFlatB<MR, NV, PackedA>(Kg, grid, kDepth, filter + g * Kg * kDepth, kDepth, planes,
+                                    bOff, product, grid, ep, team);
+      float *C = out + (b * s.K + g * Kg) * s.OH * s.OW;
+      for (i64 k = 0; k < Kg; ++k)
+        copyStrip(C + k * s.OH * s.OW, product + k * grid, s.OH, s.OW, p.Wq, 0, s.OH);
+    }
+}
+
+/// Stride-1 convolutions that pay for it go flat (convFlat). The others' scratch: the GEMM's
+/// packed panels (one block per thread), then (horizontal stride 1 or 2, not a plain 1x1) the
+/// padded input of one group, which every thread reads. PackedA: the backend packed the filter
+/// at compile time (PackedPanels.h: each group's [K/G, C/G*KH*KW] matrix in panels of MR rows).
 template <int MR, int NV, bool PackedA>
 EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, const float *bias,
                            const ConvShape &s, Activation act, float *scratchMem,
                            parallel::Team *team) {
+  bool pointwise =
+      scratch::convIsPointwise(s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.PH, s.PW);
+  if (!pointwise && scratch::convIsFlat(s.SH, s.SW, s.K / s.G, s.OW, s.KW, s.DW))
+    return convFlat<MR, NV, PackedA>(out, in, filter, bias, s, act, scratchMem, team);
   i64 Cg = s.C / s.G, Kg = s.K / s.G, kDepth = Cg * s.KH * s.KW, outPlane = s.OH * s.OW;
   float *packBuffer = scratchMem;
   float *padded =
@@ -155,7 +206,7 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
       const float *A = filter + g * Kg * kDepth;
       float *C = out + (b * s.K + g * Kg) * outPlane;
       // A 1x1 convolution with stride 1 and no padding multiplies by the input itself.
-      if (scratch::convIsPointwise(s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.PH, s.PW))
+      if (pointwise)
         runGemm<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
                                  packFn(DensePacker{image, outPlane}), ep, packBuffer, team);
       else if (scratch::convIsPadded(s.SW)) {

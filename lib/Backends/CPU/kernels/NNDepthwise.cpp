@@ -137,7 +137,8 @@ EMBER_INLINE void convDepthwisePhased(float *out, const float *in, const float *
     parallel::partRange(s.N * s.K, parts, 1, part, begin, end);
     float *mem = scratchMem + part * perPart;
     // The common windows unrolled, any other from the taps' offsets.
-#define EMBER_PHASED(K, S, SW) phasedPlanes<K, S, SW>(out, in, filter, bias, s, act, mem, begin, end)
+#define EMBER_PHASED(K, S, SW)                                                                     \
+  phasedPlanes<K, S, SW>(out, in, filter, bias, s, act, mem, begin, end)
     if (plain && s.KH == 3 && s.KW == 3 && s.SW == 1)
       EMBER_PHASED(3, 1, 1);
     else if (plain && s.KH == 3 && s.KW == 3 && s.SW == 2)
@@ -197,7 +198,7 @@ EMBER_INLINE void convDepthwiseInPlace(float *out, const float *in, const float 
 
 #define DEPTHWISE_ENTRY(SUFFIX, FEATURES)                                                          \
   EMBER_CONV_ENTRY(ember_depthwise_f32_##SUFFIX, FEATURES,                                        \
-                   (scratch::windowIsPhased(s.KH, s.KW, s.SH, s.SW)                                   \
+                   (scratch::windowIsPhased(s.KH, s.KW, s.SH, s.SW)                               \
                         ? convDepthwisePhased(out, in, filter, bias, s, a, scratchMem, team)       \
                         : convDepthwiseInPlace(out, in, filter, bias, s, a)))
 

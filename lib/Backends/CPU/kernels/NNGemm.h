@@ -44,10 +44,12 @@ struct Epilogue {
 /// MB each in resnet50) come from memory on every run, in chunks of MR x KC floats 221 KB apart
 /// that the hardware prefetchers, which stop at page boundaries, fetch late: resnet50's
 /// convolutions with the caches flushed before each, 93.0 -> 87.0 ms (7x7 maps 77 -> 86 GFLOP/s).
-template <int MR, int NV, bool PackedA>
+///
+/// With FlatB, B is not packed: row k of the tile's columns is at Bp + bOff[k] (gemmFlatB).
+template <int MR, int NV, bool PackedA, bool FlatB = false>
 EMBER_INLINE void microKernel(i64 kb, const float *A, i64 lda, const float *Bp, float *C, i64 ldc,
                               i64 cols, bool first, bool last, const Epilogue &ep, i64 row0,
-                              i64 col0, const float *nextA) {
+                              i64 col0, const float *nextA, const i64 *bOff = nullptr) {
   constexpr i64 NR = NV * EMBER_VW;
   Vec acc[MR][NV];
 #pragma clang loop unroll(full)
@@ -58,10 +60,11 @@ EMBER_INLINE void microKernel(i64 kb, const float *A, i64 lda, const float *Bp, 
   for (i64 k = 0; k < kb; ++k) {
     if constexpr (PackedA)
       __builtin_prefetch(nextA + k * MR, 0, 2);
+    const float *bRow = FlatB ? Bp + bOff[k] : Bp + k * NR;
     Vec b[NV];
 #pragma clang loop unroll(full)
     for (int v = 0; v < NV; ++v)
-      b[v] = loadv(Bp + k * NR + v * EMBER_VW);
+      b[v] = loadv(bRow + v * EMBER_VW);
 #pragma clang loop unroll(full)
     for (int r = 0; r < MR; ++r) {
       Vec a = splat(PackedA ? A[k * MR + r] : A[r * lda + k]);
@@ -97,17 +100,19 @@ EMBER_INLINE void microKernel(i64 kb, const float *A, i64 lda, const float *Bp, 
   }
 }
 
-/// microKernel<mr, NV, PackedA> for a run-time mr in [1, MR].
-template <int MR, int NV, bool PackedA>
+/// microKernel<mr, NV, PackedA, FlatB> for a run-time mr in [1, MR].
+template <int MR, int NV, bool PackedA, bool FlatB = false>
 EMBER_INLINE void microKernelRows(i64 mr, i64 kb, const float *A, i64 lda, const float *Bp,
                                   float *C, i64 ldc, i64 cols, bool first, bool last,
-                                  const Epilogue &ep, i64 row0, i64 col0, const float *nextA) {
+                                  const Epilogue &ep, i64 row0, i64 col0, const float *nextA,
+                                  const i64 *bOff = nullptr) {
   if constexpr (MR > 1) {
     if (mr < MR)
-      return microKernelRows<MR - 1, NV, PackedA>(mr, kb, A, lda, Bp, C, ldc, cols, first, last,
-                                                  ep, row0, col0, nextA);
+      return microKernelRows<MR - 1, NV, PackedA, FlatB>(mr, kb, A, lda, Bp, C, ldc, cols, first,
+                                                         last, ep, row0, col0, nextA, bOff);
   }
-  microKernel<MR, NV, PackedA>(kb, A, lda, Bp, C, ldc, cols, first, last, ep, row0, col0, nextA);
+  microKernel<MR, NV, PackedA, FlatB>(kb, A, lda, Bp, C, ldc, cols, first, last, ep, row0, col0,
+                                      nextA, bOff);
 }
 
 /// Up to 8 of a panel's columns [c0, c0 + CB) for one full tile of MR rows of a packed A
@@ -291,6 +296,66 @@ EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C
     const float *a = PackedA ? A + mBegin * K : A + mBegin * lda;
     gemmTile<MR, NV, PackedA>(mEnd - mBegin, nBegin, nEnd, K, a, lda, C + mBegin * ldc, ldc, pack,
                               part, packBuffer);
+  });
+}
+
+/// Columns [nBegin, nEnd) of C = epilogue(A * B) with B unpacked: row k of B is at B + bOff[k]
+/// (a convolution's padded image shifted by the tap, NNConv.cpp). A row is read in whole
+/// vectors, up to a panel past nEnd. Blocks of KC values of k outermost, so that the block's
+/// rows of B (KC x NR floats for a panel) stay in L1 across the tiles of rows that share them.
+template <int MR, int NV, bool PackedA>
+EMBER_NOINLINE void gemmFlatB(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda,
+                              const float *B, const i64 *bOff, float *C, i64 ldc,
+                              const Epilogue &ep) {
+  constexpr i64 NR = NV * EMBER_VW;
+  i64 k0 = 0;
+  do { // at least once, so that K == 0 still writes bias and activation
+    i64 kb = minI(KC, K - k0);
+    bool first = k0 == 0, last = k0 + kb >= K;
+    for (i64 n = nBegin; n < nEnd; n += NR) {
+      i64 cols = minI(NR, nEnd - n);
+      for (i64 m = 0; m < M; m += MR) {
+        i64 mr = minI(MR, M - m);
+        float *tile = C + m * ldc + n;
+        const float *a = PackedA ? A + m * K + k0 * mr : A + m * lda + k0;
+        const float *nextA = PackedA && m + 2 * MR <= M ? a + MR * K : a;
+        microKernelRows<MR, NV, PackedA, true>(mr, kb, a, lda, B + n, tile, ldc, cols, first,
+                                               last, ep, m, n, nextA, bOff + k0);
+        if (last && isOutOfLine(ep.act.kind))
+          for (i64 r = 0; r < mr; ++r)
+            applyOutOfLineActivation(tile + r * ldc, cols, ep.act);
+      }
+    }
+    k0 += kb;
+  } while (k0 < K);
+}
+
+/// gemmFlatB split over \p team (null: one thread) by whole panels of columns or, when that
+/// balances the parts better, whole tiles of rows, as runGemm.
+template <int MR, int NV, bool PackedA>
+EMBER_INLINE void runGemmFlatB(i64 M, i64 N, i64 K, const float *A, i64 lda, const float *B,
+                               const i64 *bOff, float *C, i64 ldc, const Epilogue &ep,
+                               parallel::Team *team) {
+  constexpr i64 NR = NV * EMBER_VW;
+  i64 columnUnits = (N + NR - 1) / NR, rowUnits = (M + MR - 1) / MR;
+  i64 parts =
+      maxI(1, minI(parallel::partsFor(team, 2 * M * N * K), maxI(columnUnits, rowUnits)));
+  auto busiest = [&](i64 units) { return (units + parts - 1) / parts; };
+  bool byRows = busiest(rowUnits) * columnUnits < busiest(columnUnits) * rowUnits;
+  parallel::forEachPart(team, parts, [&](i64 p) {
+    i64 mBegin = 0, mEnd = M, nBegin = 0, nEnd = N;
+    if (byRows)
+      parallel::partRange(M, parts, MR, p, mBegin, mEnd);
+    else
+      parallel::partRange(N, parts, NR, p, nBegin, nEnd);
+    if (mBegin >= mEnd || nBegin >= nEnd)
+      return;
+    Epilogue part = ep;
+    if (ep.bias && !ep.biasPerColumn)
+      part.bias += mBegin;
+    const float *a = PackedA ? A + mBegin * K : A + mBegin * lda;
+    gemmFlatB<MR, NV, PackedA>(mEnd - mBegin, nBegin, nEnd, K, a, lda, B, bOff, C + mBegin * ldc,
+                               ldc, part);
   });
 }
 
