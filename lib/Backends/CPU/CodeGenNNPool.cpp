@@ -86,7 +86,8 @@ Error emitMaxPool(Emitter &E, const Instruction &I) {
   return E.call("ember_maxpool_f32",
                 {E.out(I, ops::MaxPool::Result),
                  E.isRead(indices) ? E.addr(indices) : E.nullPtr(),
-                 E.in(I, ops::MaxPool::Input), E.constArray(params, "maxpool"), E.scratch(I)});
+                 E.in(I, ops::MaxPool::Input), E.constArray(params, "maxpool"), E.scratch(I),
+                 E.team()});
 }
 
 /// AvgPool and LpPool: the float kinds.
@@ -106,11 +107,12 @@ Error emitAvgPool(Emitter &E, const Instruction &I) {
                   {E.out(I), E.in(I, 0), E.i64(int64_t(in[0] * in[1])), E.i64(w.H * w.W)});
   auto params = poolParams(I, w, countPad, 0);
   return E.call("ember_avgpool_f32", {E.out(I), E.in(I, ops::AvgPool::Input),
-                                       E.constArray(params, "avgpool"), E.scratch(I)});
+                                       E.constArray(params, "avgpool"), E.scratch(I), E.team()});
 }
 
-/// The phase planes of the fast kernels' max (without indices) and average pools.
-uint64_t poolScratch(const Instruction &I, int64_t /*threads*/) {
+/// The phase planes of the fast kernels' max (without indices) and average pools, one set per
+/// thread.
+uint64_t poolScratch(const Instruction &I, int64_t threads) {
   if (!fastPool(I))
     return 0;
   // A max pool whose indices are read does not use it; whether they are is the emitter's to
@@ -122,7 +124,7 @@ uint64_t poolScratch(const Instruction &I, int64_t /*threads*/) {
   if (!isMax && isGlobalAvgPool(w))
     return 0;
   return uint64_t(scratch::poolScratchFloats(w.OH, w.OW, w.KH, w.KW, w.SH, w.SW, w.DH, w.DW)) *
-         sizeof(float);
+         uint64_t(threads < 1 ? 1 : threads) * sizeof(float);
 }
 
 Error emitLpPool(Emitter &E, const Instruction &I) {

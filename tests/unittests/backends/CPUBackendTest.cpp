@@ -434,8 +434,9 @@ TEST(CPUBackend, ProductsWithFewRows) {
 
 TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
   // Big enough that -threads=2 splits them (kernels/Parallel.h): a 3x3 and a 1x1 convolution
-  // (their columns), a depthwise one (its channels), a product with few rows (its columns)
-  // and a GEMM with ragged column parts. A split changes no element's order of summation, so
+  // (their columns; the 3x3 also its copies in and out), a depthwise one (its channels), a
+  // product with few rows (its columns), a GEMM with ragged column parts, and a max and an
+  // average pool (their planes). A split changes no element's order of summation, so
   // the outputs equal the single-threaded ones bit for bit; against the Interpreter, sums of
   // hundreds of products of random values in [-2, 2] differ in their last bits.
   GraphBuilder build = [](Module &M, Function *F) -> std::vector<NodeValue> {
@@ -460,7 +461,10 @@ TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
                           constant(M, {2100}, 9)},
                          fc);
         Node *gemm = node(F, NodeKind::MatMul, {input(M, {300, 400}), input(M, {400, 421})});
-        return {pointwise, depthwise, few, gemm};
+        // The phase-plane pools (their planes), of the 3x3 convolution's 64 planes.
+        std::vector<NodeValue> pools =
+            maxAndAvgPools(F, conv, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0);
+        return {pointwise, depthwise, few, gemm, pools[0], pools[1]};
   };
   RunOptions one, two;
   one.backend.threads = 1;

@@ -143,6 +143,10 @@ EMBER_INLINE void padImage(float *padded, const float *image, i64 Cg, const Conv
 /// strides 1 (PhasePlanes.h), filled a vector at a time. Before it, B was packed from the padded
 /// image block by block: with few output channels (densenet121's 3x3 convolutions have 32) that
 /// copy cost as much as a third of the products.
+/// A float copied weighs this many flops when a copy decides its parts (Parallel.h, partsFor):
+/// splitting pays from about 64K floats.
+constexpr i64 kCopyWeight = 16;
+
 template <int MR, int NV, bool PackedA>
 EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, const float *bias,
                            const ConvShape &s, Activation act, float *scratchMem,
@@ -168,15 +172,27 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
   for (i64 b = 0; b < s.N; ++b)
     for (i64 g = 0; g < s.G; ++g) {
       const float *image = in + (b * s.C + g * Cg) * s.H * s.W;
-      for (i64 c = 0; c < Cg; ++c)
-        fillPhases<1, false>(planes + c * p.set, image + c * s.H * s.W, runs, 1, s.W, p.Wq,
-                             s.H * s.W, 0.f);
+      // The copies in and out split over the team by channels, as the product by tiles: a
+      // memory-bound fraction the second thread would otherwise wait through.
+      i64 fillParts = minI(parallel::partsFor(team, kCopyWeight * Cg * p.set), Cg);
+      parallel::forEachPart(team, fillParts, [&](i64 part) {
+        i64 begin, end;
+        parallel::partRange(Cg, fillParts, 1, part, begin, end);
+        for (i64 c = begin; c < end; ++c)
+          fillPhases<1, false>(planes + c * p.set, image + c * s.H * s.W, runs, 1, s.W, p.Wq,
+                               s.H * s.W, 0.f);
+      });
       Epilogue ep{bias + g * Kg, 0, act};
       runGemmFlatB<MR, NV, PackedA>(Kg, grid, kDepth, filter + g * Kg * kDepth, kDepth, planes,
                                     bOff, product, grid, ep, team);
       float *C = out + (b * s.K + g * Kg) * s.OH * s.OW;
-      for (i64 k = 0; k < Kg; ++k)
-        copyStrip(C + k * s.OH * s.OW, product + k * grid, s.OH, s.OW, p.Wq, 0, s.OH);
+      i64 copyParts = minI(parallel::partsFor(team, kCopyWeight * Kg * grid), Kg);
+      parallel::forEachPart(team, copyParts, [&](i64 part) {
+        i64 begin, end;
+        parallel::partRange(Kg, copyParts, 1, part, begin, end);
+        for (i64 k = begin; k < end; ++k)
+          copyStrip(C + k * s.OH * s.OW, product + k * grid, s.OH, s.OW, p.Wq, 0, s.OH);
+      });
     }
 }
 

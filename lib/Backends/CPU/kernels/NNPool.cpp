@@ -8,6 +8,7 @@
 // Before it, a 3x3 stride-2 max pool took the edges and the last vector of every row a cell at
 // a time, and average pooling every cell: squeezenet1_1's three max pools took 1.2 of its 9 ms,
 // inception_v3's pools 6.3 of its 130 ms.
+#include "Parallel.h"
 #include "PhasePlanes.h"
 
 namespace {
@@ -194,17 +195,17 @@ EMBER_INLINE void poolVectors(float *dst, const float *set, const i64 *tapOff, i
   }
 }
 
-/// Max (without indices) or average pooling of every plane through the phase planes in
-/// \p scratchMem (scratch::poolScratchFloats). A max pool's plane holding a NaN goes through
+/// Max (without indices) or average pooling of planes [begin, end) through the phase planes in
+/// \p mem (scratch::poolScratchFloats). A max pool's plane holding a NaN goes through
 /// maxPoolValues instead: the Interpreter's first real cell wins even when it is NaN, which a
 /// window starting in the padding would not see.
 template <bool Max, int SW>
-EMBER_INLINE void pooledPlanes(float *out, const float *in, const PoolShape &s,
-                               float *scratchMem) {
+EMBER_INLINE void pooledPlanes(float *out, const float *in, const PoolShape &s, float *mem,
+                               i64 begin, i64 end) {
   const Window win = windowOf(s);
   const Phases p = phasesFor(win);
   const i64 R = scratch::phasedStripRows(s.OH, s.OW, s.KW, s.SW, s.DW);
-  float *set = scratchMem, *strip = set + p.set;
+  float *set = mem, *strip = set + p.set;
   float *counts = strip + scratch::phasedStripFloats(s.OH, s.OW, s.KW, s.SW, s.DW);
   const float pad = Max ? -__builtin_inff() : 0.f;
   padPhases(set, p, pad);
@@ -214,7 +215,7 @@ EMBER_INLINE void pooledPlanes(float *out, const float *in, const PoolShape &s,
   i64 tapOff[scratch::kPhasedMaxTaps];
   tapOffsets(tapOff, win, p);
   const i64 taps = s.KH * s.KW, inPlane = s.H * s.W, outPlane = s.OH * s.OW;
-  for (i64 pl = 0; pl < s.planes; ++pl) {
+  for (i64 pl = begin; pl < end; ++pl) {
     bool nan = fillPhases<SW, Max>(set, in + pl * inPlane, runs, s.SH * SW, s.SH * s.W, p.Wq,
                                    inPlane, pad);
     float *o = out + pl * outPlane;
@@ -223,25 +224,44 @@ EMBER_INLINE void pooledPlanes(float *out, const float *in, const PoolShape &s,
       continue;
     }
     for (i64 r0 = 0; r0 < s.OH; r0 += R) {
-      i64 rows = minI(R, s.OH - r0), begin = r0 * p.Wq, end = begin + rows * p.Wq, f = begin;
-      for (; f + 4 * EMBER_VW <= end; f += 4 * EMBER_VW)
-        poolVectors<4, Max>(strip + (f - begin), set, tapOff, taps, counts, f);
-      for (; f < end; f += EMBER_VW)
-        poolVectors<1, Max>(strip + (f - begin), set, tapOff, taps, counts, f);
+      i64 rows = minI(R, s.OH - r0), first = r0 * p.Wq, last = first + rows * p.Wq, f = first;
+      for (; f + 4 * EMBER_VW <= last; f += 4 * EMBER_VW)
+        poolVectors<4, Max>(strip + (f - first), set, tapOff, taps, counts, f);
+      for (; f < last; f += EMBER_VW)
+        poolVectors<1, Max>(strip + (f - first), set, tapOff, taps, counts, f);
       copyStrip(o, strip, s.OH, s.OW, p.Wq, r0, rows);
     }
   }
+}
+
+/// pooledPlanes over every plane, split over \p team (null: one thread) by planes, each part
+/// with its own scratch.
+template <bool Max>
+EMBER_INLINE void phasedPool(float *out, const float *in, const PoolShape &s, float *scratchMem,
+                             parallel::Team *team) {
+  i64 perPart = scratch::poolScratchFloats(s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.DH, s.DW);
+  // About as many loads as products of a convolution: one per tap of every output.
+  i64 parts = minI(parallel::partsFor(team, 2 * s.planes * s.OH * s.OW * s.KH * s.KW), s.planes);
+  parallel::forEachPart(team, parts, [&](i64 part) {
+    i64 begin, end;
+    parallel::partRange(s.planes, parts, 1, part, begin, end);
+    float *mem = scratchMem + part * perPart;
+    if (s.SW == 1)
+      pooledPlanes<Max, 1>(out, in, s, mem, begin, end);
+    else
+      pooledPlanes<Max, 2>(out, in, s, mem, begin, end);
+  });
 }
 
 } // namespace
 
 /// Max pooling with indices, or (indices null: nobody reads them) maxima alone.
 EMBER_KERNEL EMBER_NOINLINE void ember_maxpool_f32(float *out, i64 *indices, const float *in,
-                                                   const i64 *params, float *scratchMem) {
+                                                   const i64 *params, float *scratchMem,
+                                                   parallel::Team *team) {
   PoolShape s = readPool(params);
   if (!indices && scratch::windowIsPhased(s.KH, s.KW, s.SH, s.SW))
-    return s.SW == 1 ? pooledPlanes<true, 1>(out, in, s, scratchMem)
-                     : pooledPlanes<true, 2>(out, in, s, scratchMem);
+    return phasedPool<true>(out, in, s, scratchMem, team);
   if (!indices)
     return maxPoolValues(out, in, s, 0, s.planes);
   i64 inPlane = s.H * s.W, outPlane = s.OH * s.OW;
@@ -301,11 +321,11 @@ EMBER_KERNEL EMBER_NOINLINE void ember_maxpool_f32(float *out, i64 *indices, con
 }
 
 EMBER_KERNEL EMBER_NOINLINE void ember_avgpool_f32(float *out, const float *in,
-                                                   const i64 *params, float *scratchMem) {
+                                                   const i64 *params, float *scratchMem,
+                                                   parallel::Team *team) {
   PoolShape s = readPool(params);
   if (scratch::windowIsPhased(s.KH, s.KW, s.SH, s.SW))
-    return s.SW == 1 ? pooledPlanes<false, 1>(out, in, s, scratchMem)
-                     : pooledPlanes<false, 2>(out, in, s, scratchMem);
+    return phasedPool<false>(out, in, s, scratchMem, team);
   i64 inPlane = s.H * s.W, outPlane = s.OH * s.OW;
   for (i64 p = 0; p < s.planes; ++p) {
     const float *plane = in + p * inPlane;
