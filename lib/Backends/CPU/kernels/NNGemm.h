@@ -45,11 +45,12 @@ struct Epilogue {
 /// that the hardware prefetchers, which stop at page boundaries, fetch late: resnet50's
 /// convolutions with the caches flushed before each, 93.0 -> 87.0 ms (7x7 maps 77 -> 86 GFLOP/s).
 ///
-/// With FlatB, B is not packed: row k of the tile's columns is at Bp + bOff[k] (gemmFlatB).
-template <int MR, int NV, bool PackedA, bool FlatB = false>
+/// Row k of B's tile columns is at Bp + bOff[k]: k * NR in a packed panel (gemmBlocked), or a
+/// padded image's shifted plane when B is read in place (gemmFlatB).
+template <int MR, int NV, bool PackedA>
 EMBER_INLINE void microKernel(i64 kb, const float *A, i64 lda, const float *Bp, float *C, i64 ldc,
                               i64 cols, bool first, bool last, const Epilogue &ep, i64 row0,
-                              i64 col0, const float *nextA, const i64 *bOff = nullptr) {
+                              i64 col0, const float *nextA, const i64 *bOff) {
   constexpr i64 NR = NV * EMBER_VW;
   Vec acc[MR][NV];
 #pragma clang loop unroll(full)
@@ -60,7 +61,7 @@ EMBER_INLINE void microKernel(i64 kb, const float *A, i64 lda, const float *Bp, 
   for (i64 k = 0; k < kb; ++k) {
     if constexpr (PackedA)
       __builtin_prefetch(nextA + k * MR, 0, 2);
-    const float *bRow = FlatB ? Bp + bOff[k] : Bp + k * NR;
+    const float *bRow = Bp + bOff[k];
     Vec b[NV];
 #pragma clang loop unroll(full)
     for (int v = 0; v < NV; ++v)
@@ -100,19 +101,31 @@ EMBER_INLINE void microKernel(i64 kb, const float *A, i64 lda, const float *Bp, 
   }
 }
 
-/// microKernel<mr, NV, PackedA, FlatB> for a run-time mr in [1, MR].
-template <int MR, int NV, bool PackedA, bool FlatB = false>
+/// microKernel<mr, NV, PackedA> for a run-time mr in [1, MR].
+template <int MR, int NV, bool PackedA>
 EMBER_INLINE void microKernelRows(i64 mr, i64 kb, const float *A, i64 lda, const float *Bp,
                                   float *C, i64 ldc, i64 cols, bool first, bool last,
                                   const Epilogue &ep, i64 row0, i64 col0, const float *nextA,
-                                  const i64 *bOff = nullptr) {
+                                  const i64 *bOff) {
   if constexpr (MR > 1) {
     if (mr < MR)
-      return microKernelRows<MR - 1, NV, PackedA, FlatB>(mr, kb, A, lda, Bp, C, ldc, cols, first,
-                                                         last, ep, row0, col0, nextA, bOff);
+      return microKernelRows<MR - 1, NV, PackedA>(mr, kb, A, lda, Bp, C, ldc, cols, first, last,
+                                                  ep, row0, col0, nextA, bOff);
   }
-  microKernel<MR, NV, PackedA, FlatB>(kb, A, lda, Bp, C, ldc, cols, first, last, ep, row0, col0,
-                                      nextA, bOff);
+  microKernel<MR, NV, PackedA>(kb, A, lda, Bp, C, ldc, cols, first, last, ep, row0, col0, nextA,
+                               bOff);
+}
+
+/// One tile of mr <= MR rows: the micro-kernels of every row count, compiled once for both
+/// drivers (gemmBlocked over packed B, gemmFlatB over B in place) and called per tile. Each is
+/// fully unrolled with every activation's epilogue, so a second inlined copy doubled the
+/// kernels' code and a model's compile time (mobilenet_v2: 7.7 -> 12.8 s).
+template <int MR, int NV, bool PackedA>
+EMBER_NOINLINE void tileKernel(i64 mr, i64 kb, const float *A, i64 lda, const float *Bp, float *C,
+                               i64 ldc, i64 cols, bool first, bool last, const Epilogue &ep,
+                               i64 row0, i64 col0, const float *nextA, const i64 *bOff) {
+  microKernelRows<MR, NV, PackedA>(mr, kb, A, lda, Bp, C, ldc, cols, first, last, ep, row0, col0,
+                                   nextA, bOff);
 }
 
 /// Up to 8 of a panel's columns [c0, c0 + CB) for one full tile of MR rows of a packed A
@@ -212,6 +225,9 @@ EMBER_INLINE void gemmBlocked(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A
   constexpr i64 NR = NV * EMBER_VW;
   // Tiles start at multiples of MR, so every packed panel before a tile's is a full one.
   static_assert(MC % MR == 0, "blocks of A are whole panels");
+  i64 panelRows[KC]; // where row k of a packed panel starts
+  for (i64 k = 0; k < KC; ++k)
+    panelRows[k] = k * NR;
   for (i64 n0 = nBegin; n0 < nEnd; n0 += NC) {
     i64 nb = minI(NC, nEnd - n0), panels = (nb + NR - 1) / NR;
     i64 k0 = 0;
@@ -236,8 +252,8 @@ EMBER_INLINE void gemmBlocked(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A
             if (byColumns && mr == MR)
               columnTail<MR>(kb, a, panel, NR, cols, tile, ldc, first, last, ep, m, n0 + p * NR);
             else
-              microKernelRows<MR, NV, PackedA>(mr, kb, a, lda, panel, tile, ldc, cols, first,
-                                               last, ep, m, n0 + p * NR, nextA);
+              tileKernel<MR, NV, PackedA>(mr, kb, a, lda, panel, tile, ldc, cols, first, last,
+                                          ep, m, n0 + p * NR, nextA, panelRows);
             if (last && isOutOfLine(ep.act.kind)) // the tile is still in L1
               for (i64 r = 0; r < mr; ++r)
                 applyOutOfLineActivation(tile + r * ldc, cols, ep.act);
@@ -319,8 +335,8 @@ EMBER_NOINLINE void gemmFlatB(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A
         float *tile = C + m * ldc + n;
         const float *a = PackedA ? A + m * K + k0 * mr : A + m * lda + k0;
         const float *nextA = PackedA && m + 2 * MR <= M ? a + MR * K : a;
-        microKernelRows<MR, NV, PackedA, true>(mr, kb, a, lda, B + n, tile, ldc, cols, first,
-                                               last, ep, m, n, nextA, bOff + k0);
+        tileKernel<MR, NV, PackedA>(mr, kb, a, lda, B + n, tile, ldc, cols, first, last, ep, m,
+                                    n, nextA, bOff + k0);
         if (last && isOutOfLine(ep.act.kind))
           for (i64 r = 0; r < mr; ++r)
             applyOutOfLineActivation(tile + r * ldc, cols, ep.act);
