@@ -134,35 +134,37 @@ EMBER_INLINE void padImage(float *padded, const float *image, i64 Cg, const Conv
     }
 }
 
-/// A stride-1 convolution (not a plain 1x1) as the GEMM of the filters with the padded image read
-/// in place. On the grid of the padded image's rows (output (oh, ow) at oh * Wp + ow; the
-/// columns ow >= OW computed and dropped), row (c, kh, kw) of the im2col matrix is channel c's
-/// padded plane from offset kh DH Wp + kw DW on: the same plane shifted, so B needs no packing
-/// (gemmFlatB reads it through a table of row offsets). The product lands on the [Kg][OH][Wp]
-/// grid in scratch and is copied out row by row. The padded planes are the phase planes of
-/// strides 1 (PhasePlanes.h), filled a vector at a time. Before it, B was packed from the padded
-/// image block by block: with few output channels (densenet121's 3x3 convolutions have 32) that
-/// copy cost as much as a third of the products.
+/// A convolution with strides of 1 or 2 (not a plain 1x1) as the GEMM of the filters with the
+/// padded image read in place. Each input channel is split into its phase planes (PhasePlanes.h;
+/// one plane, the padded image itself, for strides of 1). On the grid of a phase plane's rows
+/// (output (oh, ow) at oh * Wq + ow; the columns ow >= OW computed and dropped), row
+/// (c, kh, kw) of the im2col matrix is one of channel c's phase planes shifted by a constant, so
+/// B needs no packing (gemmFlatB reads it through a table of row offsets). The product lands on
+/// the [Kg][OH][Wq] grid in scratch and is copied out row by row. Before it, B was packed block
+/// by block: with few output channels (densenet121's 3x3 convolutions have 32; a stem's 3 input
+/// channels make few rows of B each packed float serves) that copy cost as much as a third of
+/// the products.
 /// A float copied weighs this many flops when a copy decides its parts (Parallel.h, partsFor):
 /// splitting pays from about 64K floats.
 constexpr i64 kCopyWeight = 16;
 
-template <int MR, int NV, bool PackedA>
+template <int MR, int NV, bool PackedA, int SW>
 EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, const float *bias,
                            const ConvShape &s, Activation act, float *scratchMem,
                            parallel::Team *team) {
   using namespace phased;
   const i64 Cg = s.C / s.G, Kg = s.K / s.G, taps = s.KH * s.KW, kDepth = Cg * taps;
-  const Window win{s.H, s.W, s.OH, s.OW, s.KH, s.KW, 1, 1, s.PH, s.PW, s.DH, s.DW};
+  const Window win{s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.SH, SW, s.PH, s.PW, s.DH, s.DW};
   const Phases p = phasesFor(win);
   const i64 grid = s.OH * p.Wq;
   float *planes = scratchMem;
   i64 *bOff = reinterpret_cast<i64 *>(
-      scratchMem + scratch::convFlatPlanesFloats(Cg, s.OH, s.OW, s.KH, s.KW, s.DH, s.DW));
+      scratchMem +
+      scratch::convFlatPlanesFloats(Cg, s.OH, s.OW, s.KH, s.KW, s.SH, SW, s.DH, s.DW));
   float *product = reinterpret_cast<float *>(bOff) + scratch::roundUp16(2 * kDepth);
   // Zero padding, once: every plane's interior is rewritten at the same places.
   __builtin_memset(planes, 0, (unsigned long)(Cg * p.set) * sizeof(float));
-  PhaseRuns runs[1];
+  PhaseRuns runs[4];
   phaseRuns(runs, win, p);
   i64 tapOff[scratch::kPhasedMaxTaps];
   tapOffsets(tapOff, win, p);
@@ -179,8 +181,8 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
         i64 begin, end;
         parallel::partRange(Cg, fillParts, 1, part, begin, end);
         for (i64 c = begin; c < end; ++c)
-          fillPhases<1, false>(planes + c * p.set, image + c * s.H * s.W, runs, 1, s.W, p.Wq,
-                               s.H * s.W, 0.f);
+          fillPhases<SW, false>(planes + c * p.set, image + c * s.H * s.W, runs, s.SH * SW,
+                                s.SH * s.W, p.Wq, s.H * s.W, 0.f);
       });
       Epilogue ep{bias + g * Kg, 0, act};
       runGemmFlatB<MR, NV, PackedA>(Kg, grid, kDepth, filter + g * Kg * kDepth, kDepth, planes,
@@ -196,7 +198,7 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
     }
 }
 
-/// Stride-1 convolutions that pay for it go flat (convFlat). The others' scratch: the GEMM's
+/// Convolutions that pay for it go flat (convFlat). The others' scratch: the GEMM's
 /// packed panels (one block per thread), then (horizontal stride 1 or 2, not a plain 1x1) the
 /// padded input of one group, which every thread reads. PackedA: the backend packed the filter
 /// at compile time (PackedPanels.h: each group's [K/G, C/G*KH*KW] matrix in panels of MR rows).
@@ -207,7 +209,9 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
   bool pointwise =
       scratch::convIsPointwise(s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.PH, s.PW);
   if (!pointwise && scratch::convIsFlat(s.SH, s.SW, s.K / s.G, s.OW, s.KW, s.DW))
-    return convFlat<MR, NV, PackedA>(out, in, filter, bias, s, act, scratchMem, team);
+    return s.SW == 1
+               ? convFlat<MR, NV, PackedA, 1>(out, in, filter, bias, s, act, scratchMem, team)
+               : convFlat<MR, NV, PackedA, 2>(out, in, filter, bias, s, act, scratchMem, team);
   i64 Cg = s.C / s.G, Kg = s.K / s.G, kDepth = Cg * s.KH * s.KW, outPlane = s.OH * s.OW;
   float *packBuffer = scratchMem;
   float *padded =

@@ -104,31 +104,33 @@ constexpr idx poolScratchFloats(idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, 
                                         : 0;
 }
 
-/// Stride-1 convolutions but plain 1x1s multiply the zero-padded image in place, on the flat
-/// grid of its rows (NNConv.cpp, convFlat): no packing of B, but Wp - OW columns of each row
-/// computed and dropped. It pays where the packing was shared by few rows of A and the dropped
-/// columns are few: up to 128 output channels a group and at most a quarter of the grid dropped.
-/// Timed alone on one Zen 4 core (flat vs packed B, GFLOP/s): 32 channels on 56x56 104 vs 55,
-/// on 7x7 75 vs 51; 64 on 7x7 76 vs 66; 96 on 35x35 102 vs 98; 128 on 14x14 98 vs 97; but 256
-/// on 14x14 98 vs 104, 512 on 7x7 82 vs 88, and 192 with a 7x7 window on 17x17 (a quarter of
-/// the grid dropped) 77 vs 101. Working memory: each input channel's padded plane (a phase set
-/// of strides 1), the offset of each of the K rows of B, and the product on the [K/G][OH][Wp]
-/// grid, copied out row by row.
+/// Convolutions with strides of 1 or 2 (but plain 1x1s) can multiply the zero-padded image in
+/// place, on the flat grid of its phase planes' rows (NNConv.cpp, convFlat): no packing of B,
+/// but Wq - OW columns of each row computed and dropped. It pays where the packing was shared by
+/// few rows of A and the dropped columns are few: up to 128 output channels a group and at most
+/// a quarter of the grid dropped. Timed alone on one Zen 4 core (flat vs packed B, GFLOP/s): 32
+/// channels on 56x56 104 vs 55, on 7x7 75 vs 51; 64 on 7x7 76 vs 66; 96 on 35x35 102 vs 98; 128
+/// on 14x14 98 vs 97; but 256 on 14x14 98 vs 104, 512 on 7x7 82 vs 88, and 192 with a 7x7
+/// window on 17x17 (a quarter of the grid dropped) 77 vs 101. Working memory: each input
+/// channel's phase set, the offset of each of the K rows of B, and the product on the
+/// [K/G][OH][Wq] grid, copied out row by row.
 constexpr bool convIsFlat(idx SH, idx SW, idx Kg, idx OW, idx KW, idx DW) {
-  return SH == 1 && SW == 1 && Kg <= 128 &&
-         4 * (phasedCols(OW, KW, 1, DW) - OW) <= phasedCols(OW, KW, 1, DW);
+  return SH >= 1 && SH <= 2 && SW >= 1 && SW <= 2 && Kg <= 128 &&
+         4 * (phasedCols(OW, KW, SW, DW) - OW) <= phasedCols(OW, KW, SW, DW);
 }
 constexpr idx roundUp16(idx n) { return (n + 15) / 16 * 16; }
-constexpr idx convFlatPlanesFloats(idx Cg, idx OH, idx OW, idx KH, idx KW, idx DH, idx DW) {
-  return roundUp16(Cg * phasedSetFloats(OH, OW, KH, KW, 1, 1, DH, DW));
+constexpr idx convFlatPlanesFloats(idx Cg, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW,
+                                   idx DH, idx DW) {
+  return roundUp16(Cg * phasedSetFloats(OH, OW, KH, KW, SH, SW, DH, DW));
 }
-constexpr idx convFlatFloats(idx Cg, idx Kg, idx OH, idx OW, idx KH, idx KW, idx DH, idx DW) {
-  return convFlatPlanesFloats(Cg, OH, OW, KH, KW, DH, DW) + roundUp16(2 * Cg * KH * KW) +
-         Kg * OH * phasedCols(OW, KW, 1, DW) + 4 * kMaxNR;
+constexpr idx convFlatFloats(idx Cg, idx Kg, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW,
+                             idx DH, idx DW) {
+  return convFlatPlanesFloats(Cg, OH, OW, KH, KW, SH, SW, DH, DW) + roundUp16(2 * Cg * KH * KW) +
+         Kg * OH * phasedCols(OW, KW, SW, DW) + 4 * kMaxNR;
 }
 
 /// Floats of scratch a 2-D convolution split over \p threads parts needs: for depthwise ones
-/// phase planes per part (when they take that path); for other stride-1 ones but plain 1x1s,
+/// phase planes per part (when they take that path); for flat ones (convIsFlat),
 /// convFlatFloats; else the GEMM's packed panels per part and (not a plain 1x1) with a
 /// horizontal stride of 2 the padded copy of one group, shared.
 constexpr idx convScratchFloats(idx C, idx H, idx W, idx K, idx OH, idx OW, idx KH, idx KW,
@@ -139,10 +141,12 @@ constexpr idx convScratchFloats(idx C, idx H, idx W, idx K, idx OH, idx OW, idx 
                ? phasedFloats(OH, OW, KH, KW, SH, SW, DH, DW) * (threads < 1 ? 1 : threads)
                : 0;
   idx Cg = C / G, pack = gemmScratchFloats(Cg * KH * KW, OH * OW, threads);
-  if (convIsPointwise(H, W, OH, OW, KH, KW, SH, SW, PH, PW) || !convIsPadded(SW))
+  if (convIsPointwise(H, W, OH, OW, KH, KW, SH, SW, PH, PW))
     return pack;
   if (convIsFlat(SH, SW, K / G, OW, KW, DW))
-    return convFlatFloats(Cg, K / G, OH, OW, KH, KW, DH, DW);
+    return convFlatFloats(Cg, K / G, OH, OW, KH, KW, SH, SW, DH, DW);
+  if (!convIsPadded(SW))
+    return pack;
   return pack + convPaddedFloats(Cg, OH, OW, KH, KW, SH, SW, DH, DW);
 }
 
