@@ -139,7 +139,11 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{2, 40, 9, 10, 20, 3, 3, 1, 1, 1, 2, "gelu"},     // batch, groups, out of line
         ConvCase{1, 32, 8, 9, 13, 3, 3, 1, 1, 1, 1, "relu"},      // two blocks of k
         ConvCase{1, 5, 16, 16, 7, 5, 5, 1, 2, 1, 1, "relu"},      // 5x5
-        ConvCase{1, 8, 6, 6, 130, 3, 3, 1, 1, 1, 1, nullptr}));   // 130 channels: packed B
+        ConvCase{1, 8, 6, 6, 130, 3, 3, 1, 1, 1, 1, nullptr},     // 130 channels: packed B
+        // 1x1 over planes of whole panels: the input read in place (convPointwiseInPlace).
+        ConvCase{1, 20, 8, 16, 30, 1, 1, 1, 0, 1, 1, "relu"},     // 128 columns
+        ConvCase{2, 24, 8, 8, 36, 1, 1, 1, 0, 1, 3, nullptr},     // batch, groups
+        ConvCase{1, 300, 4, 8, 20, 1, 1, 1, 0, 1, 1, "tanh"}));   // two blocks of k
 
 TEST(CPUBackend, ConvWithUnequalStrides) {
   // The padded im2col packer takes a horizontal stride of 1 or 2 and any vertical one.

@@ -214,6 +214,10 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
                : convFlat<MR, NV, PackedA, 2>(out, in, filter, bias, s, act, scratchMem, team);
   i64 Cg = s.C / s.G, Kg = s.K / s.G, kDepth = Cg * s.KH * s.KW, outPlane = s.OH * s.OW;
   float *packBuffer = scratchMem;
+  // A plain 1x1 convolution whose rows of B (the input planes) are whole panels long and whose
+  // packing few rows of A would share multiplies the input in place (the offsets of its rows
+  // take the packing buffer's place in scratch).
+  bool pointwiseInPlace = scratch::convPointwiseInPlace(Kg, outPlane, NV * EMBER_VW);
   float *padded =
       scratchMem + scratch::gemmScratchFloats(kDepth, outPlane, team ? team->size : 1);
   // The padded input the packer reads: every row and column some window reaches.
@@ -226,7 +230,15 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
       const float *A = filter + g * Kg * kDepth;
       float *C = out + (b * s.K + g * Kg) * outPlane;
       // A 1x1 convolution with stride 1 and no padding multiplies by the input itself.
-      if (pointwise)
+      if (pointwise && pointwiseInPlace) {
+        // Row k of B is input channel k's plane, read in place (gemmFlatB): no copy. Every
+        // panel is a whole one, so no vector is read past a plane's end.
+        i64 *bOff = reinterpret_cast<i64 *>(packBuffer);
+        for (i64 k = 0; k < kDepth; ++k)
+          bOff[k] = k * outPlane;
+        runGemmFlatB<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, image, bOff, C, outPlane,
+                                      ep, team);
+      } else if (pointwise)
         runGemm<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
                                  packFn(DensePacker{image, outPlane}), ep, packBuffer, team);
       else if (scratch::convIsPadded(s.SW)) {

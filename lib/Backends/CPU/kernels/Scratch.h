@@ -129,6 +129,14 @@ constexpr idx convFlatFloats(idx Cg, idx Kg, idx OH, idx OW, idx KH, idx KW, idx
          Kg * OH * phasedCols(OW, KW, SW, DW) + 4 * kMaxNR;
 }
 
+/// A plain 1x1 convolution (convIsPointwise) with at most 128 output channels a group whose
+/// planes are whole panels of NR columns multiplies the input in place (NNConv.cpp): its B, the
+/// input planes, needs no packing, and no row is read past a panel beyond its plane. The offsets
+/// of B's rows (one i64 a row) take the place of the packed block, which is larger.
+constexpr bool convPointwiseInPlace(idx Kg, idx outPlane, idx NR) {
+  return Kg <= 128 && outPlane % NR == 0;
+}
+
 /// Floats of scratch a 2-D convolution split over \p threads parts needs: for depthwise ones
 /// phase planes per part (when they take that path); for flat ones (convIsFlat),
 /// convFlatFloats; else the GEMM's packed panels per part and (not a plain 1x1) with a
