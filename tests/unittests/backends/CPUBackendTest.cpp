@@ -419,7 +419,8 @@ TEST(CPUBackend, MatMulBatchedBroadcastAndFullyConnected) {
 }
 
 TEST(CPUBackend, ProductsWithFewRows) {
-  // Up to four rows of A read B in place (no packing): every row count, column tails.
+  // Up to four rows of A read B in place (no packing), in passes of 16 rows of B: every row
+  // count, column tails, a last pass of fewer rows.
   expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
     std::vector<NodeValue> outs;
     Constant *w = constant(M, {70, 1001}, 3);
@@ -432,6 +433,10 @@ TEST(CPUBackend, ProductsWithFewRows) {
     }
     Placeholder *a = input(M, {3, 2, 33}), *b = input(M, {3, 33, 70});
     outs.push_back(node(F, NodeKind::MatMul, {a, b}));
+    // An out-of-line activation after the last of B's passes of 16 rows.
+    AttrList gelu;
+    gelu.set<AttrKind::FusedActivation>("gelu").set<AttrKind::FusedActivationArgs>({});
+    outs.push_back(node(F, NodeKind::FullyConnected, {input(M, {2, 70}), w, bias}, gelu));
     return outs;
   });
 }
