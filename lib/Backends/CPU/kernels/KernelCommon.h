@@ -82,6 +82,20 @@ EMBER_INLINE Vec clampKeepNaN(Vec x, Vec lo, Vec hi) {
   return hi < y ? hi : y;
 }
 
+/// e^r by its Taylor series to r^N, in Horner form: 1/N!, then times r plus 1/(N-1)!, ... 1.
+template <int N> EMBER_INLINE Vec expSeries(Vec r) {
+  float factorial = 1.f; // N!, exact in float for N <= 10
+  for (int i = 2; i <= N; ++i)
+    factorial *= float(i);
+  Vec p = splat(1.f / factorial);
+#pragma clang loop unroll(full)
+  for (int i = N; i >= 1; --i) {
+    factorial /= float(i); // (i - 1)!
+    p = __builtin_elementwise_fma(p, r, splat(1.f / factorial));
+  }
+  return p;
+}
+
 /// e^x to about 1 ulp: x = n ln2 + r with |r| <= ln2/2, e^r by its Taylor series to r^7 (the
 /// first omitted term is < 2^-28), times 2^n built in the exponent bits. Overflow gives inf,
 /// underflow flushes to 0 below -87.3 (where float would go subnormal), NaN stays NaN.
@@ -92,14 +106,7 @@ EMBER_INLINE Vec vexp(Vec x) {
   Vec n = __builtin_elementwise_roundeven(xc * kLog2e);
   Vec r = __builtin_elementwise_fma(n, splat(-kLn2Hi), xc);
   r = __builtin_elementwise_fma(n, splat(-kLn2Lo), r);
-  Vec p = splat(1.f / 5040);
-  p = __builtin_elementwise_fma(p, r, splat(1.f / 720));
-  p = __builtin_elementwise_fma(p, r, splat(1.f / 120));
-  p = __builtin_elementwise_fma(p, r, splat(1.f / 24));
-  p = __builtin_elementwise_fma(p, r, splat(1.f / 6));
-  p = __builtin_elementwise_fma(p, r, splat(0.5f));
-  p = __builtin_elementwise_fma(p, r, splat(1.f));
-  p = __builtin_elementwise_fma(p, r, splat(1.f));
+  Vec p = expSeries<7>(r);
   // 2^n in two halves so that n = 128 (x just below the overflow bound) does not overflow the
   // exponent field: 2^(n/2) * 2^(n - n/2).
   IVec ni = __builtin_convertvector(n, IVec);
@@ -126,13 +133,7 @@ EMBER_INLINE Vec vsigmoid(Vec x) {
   Vec t = vmin(vmax(-x, splat(-kBound)), splat(kBound));
   Vec n = __builtin_elementwise_roundeven(t * kLog2e);
   Vec r = __builtin_elementwise_fma(n, splat(-kLn2), t);
-  Vec p = splat(1.f / 720);
-  p = __builtin_elementwise_fma(p, r, splat(1.f / 120));
-  p = __builtin_elementwise_fma(p, r, splat(1.f / 24));
-  p = __builtin_elementwise_fma(p, r, splat(1.f / 6));
-  p = __builtin_elementwise_fma(p, r, splat(0.5f));
-  p = __builtin_elementwise_fma(p, r, splat(1.f));
-  p = __builtin_elementwise_fma(p, r, splat(1.f));
+  Vec p = expSeries<6>(r);
   IVec ni = __builtin_convertvector(n, IVec);
   Vec e = p * __builtin_bit_cast(Vec, (ni + 127) << 23);
   Vec y = 1.f / (1.f + e);

@@ -275,19 +275,18 @@ EMBER_NOINLINE void gemmTile(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A,
   gemmBlocked<MR, NV, PackedA>(M, nBegin, nEnd, K, A, lda, C, ldc, pack, ep, packBuffer);
 }
 
-/// C = epilogue(A * B) on the shared driver for the tile <MR, NV> (Variants.def), split over
-/// \p team (null: one thread), each part with its own packed block of B in \p scratch
-/// (scratch::gemmScratchFloats(K, N, threads) floats). PackedA: A is in panels of MR rows
-/// (PackedPanels.h), else row-major with rows \p lda apart.
+/// Splits C = A * B (M x N, depth K) over \p team (null: one thread) for a tile <MR, NV>:
+/// body(part, mBegin, mEnd, nBegin, nEnd, epilogue, a) for each part's non-empty range, with the
+/// part's epilogue (bias from row mBegin) and A from row mBegin (PackedA: A is in panels of MR
+/// rows, PackedPanels.h; else row-major with rows \p lda apart).
 ///
 /// A part takes whole panels of columns, or, when that balances the parts better, whole tiles of
 /// rows: the small maps of a network's last stages have few panels (7 x 7 = 49 columns: two,
 /// of 32 and 17) but hundreds of rows. Rows cost each part a packing of all of B, which is small
 /// next to its share of the products whenever rows balance better.
-template <int MR, int NV, bool PackedA>
-EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc,
-                          PackFn pack, const Epilogue &ep, float *scratch,
-                          parallel::Team *team) {
+template <int MR, int NV, bool PackedA, typename Body>
+EMBER_INLINE void splitGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, const Epilogue &ep,
+                            parallel::Team *team, const Body &body) {
   static_assert(NV * EMBER_VW <= scratch::kMaxNR, "panels wider than Scratch.h sizes");
   constexpr i64 NR = NV * EMBER_VW;
   i64 columnUnits = (N + NR - 1) / NR, rowUnits = (M + MR - 1) / MR;
@@ -304,15 +303,30 @@ EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C
       parallel::partRange(N, parts, NR, p, nBegin, nEnd);
     if (mBegin >= mEnd || nBegin >= nEnd)
       return;
-    float *packBuffer = scratch + p * scratch::gemmPackFloats(K, N);
     Epilogue part = ep;
     if (ep.bias && !ep.biasPerColumn)
       part.bias += mBegin;
     // mBegin is a multiple of MR, so the packed panels from it on are the same panels.
     const float *a = PackedA ? A + mBegin * K : A + mBegin * lda;
-    gemmTile<MR, NV, PackedA>(mEnd - mBegin, nBegin, nEnd, K, a, lda, C + mBegin * ldc, ldc, pack,
-                              part, packBuffer);
+    body(p, mBegin, mEnd, nBegin, nEnd, part, a);
   });
+}
+
+/// C = epilogue(A * B) on the shared driver for the tile <MR, NV> (Variants.def), split over
+/// \p team by splitGemm, each part with its own packed block of B in \p scratch
+/// (scratch::gemmScratchFloats(K, N, threads) floats).
+template <int MR, int NV, bool PackedA>
+EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C, i64 ldc,
+                          PackFn pack, const Epilogue &ep, float *scratch,
+                          parallel::Team *team) {
+  splitGemm<MR, NV, PackedA>(
+      M, N, K, A, lda, ep, team,
+      [&](i64 p, i64 mBegin, i64 mEnd, i64 nBegin, i64 nEnd, const Epilogue &part,
+          const float *a) {
+        float *packBuffer = scratch + p * scratch::gemmPackFloats(K, N);
+        gemmTile<MR, NV, PackedA>(mEnd - mBegin, nBegin, nEnd, K, a, lda, C + mBegin * ldc, ldc,
+                                  pack, part, packBuffer);
+      });
 }
 
 /// Columns [nBegin, nEnd) of C = epilogue(A * B) with B unpacked: row k of B is at B + bOff[k]
@@ -346,33 +360,18 @@ EMBER_NOINLINE void gemmFlatB(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A
   } while (k0 < K);
 }
 
-/// gemmFlatB split over \p team (null: one thread) by whole panels of columns or, when that
-/// balances the parts better, whole tiles of rows, as runGemm.
+/// gemmFlatB split over \p team (null: one thread) by splitGemm.
 template <int MR, int NV, bool PackedA>
 EMBER_INLINE void runGemmFlatB(i64 M, i64 N, i64 K, const float *A, i64 lda, const float *B,
                                const i64 *bOff, float *C, i64 ldc, const Epilogue &ep,
                                parallel::Team *team) {
-  constexpr i64 NR = NV * EMBER_VW;
-  i64 columnUnits = (N + NR - 1) / NR, rowUnits = (M + MR - 1) / MR;
-  i64 parts =
-      maxI(1, minI(parallel::partsFor(team, 2 * M * N * K), maxI(columnUnits, rowUnits)));
-  auto busiest = [&](i64 units) { return (units + parts - 1) / parts; };
-  bool byRows = busiest(rowUnits) * columnUnits < busiest(columnUnits) * rowUnits;
-  parallel::forEachPart(team, parts, [&](i64 p) {
-    i64 mBegin = 0, mEnd = M, nBegin = 0, nEnd = N;
-    if (byRows)
-      parallel::partRange(M, parts, MR, p, mBegin, mEnd);
-    else
-      parallel::partRange(N, parts, NR, p, nBegin, nEnd);
-    if (mBegin >= mEnd || nBegin >= nEnd)
-      return;
-    Epilogue part = ep;
-    if (ep.bias && !ep.biasPerColumn)
-      part.bias += mBegin;
-    const float *a = PackedA ? A + mBegin * K : A + mBegin * lda;
-    gemmFlatB<MR, NV, PackedA>(mEnd - mBegin, nBegin, nEnd, K, a, lda, B, bOff, C + mBegin * ldc,
-                               ldc, part);
-  });
+  splitGemm<MR, NV, PackedA>(
+      M, N, K, A, lda, ep, team,
+      [&](i64, i64 mBegin, i64 mEnd, i64 nBegin, i64 nEnd, const Epilogue &part,
+          const float *a) {
+        gemmFlatB<MR, NV, PackedA>(mEnd - mBegin, nBegin, nEnd, K, a, lda, B, bOff,
+                                   C + mBegin * ldc, ldc, part);
+      });
 }
 
 /// Rows [0, R) of C = epilogue(A * B) with B row-major [K, N] (row stride ldb) read in place:
