@@ -11,9 +11,9 @@ EMBER_KERNEL Team *ember_team_start(void *storage, i64 threads) {
   t->size = 1;
   t->run = nullptr;
   t->body = nullptr;
-  t->parts = 0;
+  t->claim = 0;
+  t->done = 0;
   t->generation = 0;
-  t->pending = 0;
   t->stop = 0;
   for (i64 i = 1; i < minI(threads, kMaxThreads); ++i) {
     t->workers[i] = Worker{t, i};
