@@ -6,9 +6,9 @@
 // reentrant, and the cost of creating threads (tens of microseconds each) is paid once a call,
 // not once a kernel. A kernel hands the team a job of `parts`, which the caller and the workers
 // claim one at a time until none is left; workers wait for the next job spinning, then yielding.
-// A worker the OS has not run yet thus never holds a job up: the caller takes its part. With one thread the team is
-// null and no thread exists; when every call site passes null the optimizer removes the pthread
-// calls altogether (a single-threaded bundle needs no -pthread).
+// A worker the OS has not run yet thus never holds a job up: the caller takes its part. With one
+// thread the team is null and no thread exists; when every call site passes null the optimizer
+// removes the pthread calls altogether (a single-threaded bundle needs no -pthread).
 #ifndef EMBER_CPU_KERNELS_PARALLEL_H
 #define EMBER_CPU_KERNELS_PARALLEL_H
 
