@@ -134,6 +134,10 @@ EMBER_INLINE void padImage(float *padded, const float *image, i64 Cg, const Conv
     }
 }
 
+/// A float copied weighs this many flops when a copy decides its parts (Parallel.h, partsFor):
+/// splitting pays from about 64K floats.
+constexpr i64 kCopyWeight = 16;
+
 /// A convolution with strides of 1 or 2 (not a plain 1x1) as the GEMM of the filters with the
 /// padded image read in place. Each input channel is split into its phase planes (PhasePlanes.h;
 /// one plane, the padded image itself, for strides of 1). On the grid of a phase plane's rows
@@ -144,10 +148,6 @@ EMBER_INLINE void padImage(float *padded, const float *image, i64 Cg, const Conv
 /// by block: with few output channels (densenet121's 3x3 convolutions have 32; a stem's 3 input
 /// channels make few rows of B each packed float serves) that copy cost as much as a third of
 /// the products.
-/// A float copied weighs this many flops when a copy decides its parts (Parallel.h, partsFor):
-/// splitting pays from about 64K floats.
-constexpr i64 kCopyWeight = 16;
-
 template <int MR, int NV, bool PackedA, int SW>
 EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, const float *bias,
                            const ConvShape &s, Activation act, float *scratchMem,
@@ -215,9 +215,15 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
   i64 Cg = s.C / s.G, Kg = s.K / s.G, kDepth = Cg * s.KH * s.KW, outPlane = s.OH * s.OW;
   float *packBuffer = scratchMem;
   // A plain 1x1 convolution whose rows of B (the input planes) are whole panels long and whose
-  // packing few rows of A would share multiplies the input in place (the offsets of its rows
-  // take the packing buffer's place in scratch).
-  bool pointwiseInPlace = scratch::convPointwiseInPlace(Kg, outPlane, NV * EMBER_VW);
+  // packing few rows of A would share multiplies the input in place: row k of B is input
+  // channel k's plane (gemmFlatB), and as every panel is a whole one no vector is read past a
+  // plane's end. The offsets of its rows take the packing buffer's place in scratch.
+  bool pointwiseInPlace =
+      pointwise && scratch::convPointwiseInPlace(Kg, outPlane, NV * EMBER_VW);
+  i64 *inputRows = reinterpret_cast<i64 *>(packBuffer);
+  if (pointwiseInPlace)
+    for (i64 k = 0; k < kDepth; ++k)
+      inputRows[k] = k * outPlane;
   float *padded =
       scratchMem + scratch::gemmScratchFloats(kDepth, outPlane, team ? team->size : 1);
   // The padded input the packer reads: every row and column some window reaches.
@@ -230,15 +236,10 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
       const float *A = filter + g * Kg * kDepth;
       float *C = out + (b * s.K + g * Kg) * outPlane;
       // A 1x1 convolution with stride 1 and no padding multiplies by the input itself.
-      if (pointwise && pointwiseInPlace) {
-        // Row k of B is input channel k's plane, read in place (gemmFlatB): no copy. Every
-        // panel is a whole one, so no vector is read past a plane's end.
-        i64 *bOff = reinterpret_cast<i64 *>(packBuffer);
-        for (i64 k = 0; k < kDepth; ++k)
-          bOff[k] = k * outPlane;
-        runGemmFlatB<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, image, bOff, C, outPlane,
-                                      ep, team);
-      } else if (pointwise)
+      if (pointwiseInPlace)
+        runGemmFlatB<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, image, inputRows, C,
+                                      outPlane, ep, team);
+      else if (pointwise)
         runGemm<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
                                  packFn(DensePacker{image, outPlane}), ep, packBuffer, team);
       else if (scratch::convIsPadded(s.SW)) {

@@ -386,18 +386,8 @@ EMBER_INLINE void gemvRows(i64 N, i64 K, const float *A, i64 lda, const float *B
                            float *C, i64 ldc, const Epilogue &ep, i64 row0) {
   constexpr i64 NB = 4;  // vectors of columns per block
   constexpr i64 KB = 16; // rows of B per pass
-  auto finish = [&](Vec x, i64 r, i64 col, i64 n) {
-    if (ep.bias)
-      x += !ep.biasPerColumn ? splat(ep.bias[row0 + r])
-           : n == EMBER_VW   ? loadv(ep.bias + col)
-                             : loadPartial(ep.bias + col, n);
-    x = applyInlineActivation(x, ep.act);
-    if (n == EMBER_VW)
-      storev(C + r * ldc + col, x);
-    else
-      storePartial(C + r * ldc + col, x, n);
-  };
-  // The sums so far of columns [col, col + n) of row r: none on the first pass.
+  // Columns [col, col + n) of row r of C: the sums so far (none on the first pass), stored
+  // back between passes, finished (bias and activation) after the last.
   auto sums = [&](bool first, i64 r, i64 col, i64 n) {
     if (first)
       return splat(0.f);
@@ -408,6 +398,13 @@ EMBER_INLINE void gemvRows(i64 N, i64 K, const float *A, i64 lda, const float *B
       storev(C + r * ldc + col, x);
     else
       storePartial(C + r * ldc + col, x, n);
+  };
+  auto finish = [&](Vec x, i64 r, i64 col, i64 n) {
+    if (ep.bias)
+      x += !ep.biasPerColumn ? splat(ep.bias[row0 + r])
+           : n == EMBER_VW   ? loadv(ep.bias + col)
+                             : loadPartial(ep.bias + col, n);
+    keep(applyInlineActivation(x, ep.act), r, col, n);
   };
   // The out-of-line forms, over columns [col, col + n) of every row just finished.
   auto finishOutOfLine = [&](i64 col, i64 n) {
