@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct ImportOptions {
   struct InputShape {
     std::vector<int64_t> dims;
     std::string source;
+    /// The file's element kind: it types the inputs of formats that declare none (Caffe2).
+    std::optional<ElemKind> kind;
   };
   /// Shapes of the input files by graph input name; they bind the inputs' symbolic dims.
   /// The key "" stands for the model's only input.
@@ -37,6 +40,10 @@ struct ImportOptions {
   };
   llvm::StringMap<ConstantInput> constantInputs;
 
+  /// Input types for formats whose inputs declare none (Caffe2), from
+  /// -model-input=NAME,TYPE,[DIMS]; an input without one takes its input file's type.
+  llvm::StringMap<Type> declaredInputs;
+
   /// Evaluates a value computed only from Constants (set by the driver to run it on the
   /// Interpreter). Loaders that need an operand at compile time (a Reshape's shape computed by
   /// Shape -> Gather -> Concat) get it folded through this; without it such operands must be
@@ -47,12 +54,28 @@ struct ImportOptions {
 /// The name of the function a loader creates in the module.
 constexpr const char *kMainFunctionName = "main";
 
-/// Loads an ONNX model (`.onnx` binary or `.onnxtxt` protobuf text) into a new Module with one
-/// Function named "main": graph inputs become Placeholders, weights Constants, and each graph
-/// output a Placeholder written by a Save node. Errors name the file, node, operator and reason;
-/// unsupported operators are all listed in one error.
+/// Loads a model into a new Module with one Function named "main": graph inputs become
+/// Placeholders, weights Constants, and each graph output a Placeholder written by a Save node.
+/// \p paths is one ONNX file (`.onnx` binary or `.onnxtxt` protobuf text), or a Caffe2 model:
+/// its predict_net and init_net files in that order (`.pb` binary, `.pbtxt` text), or one
+/// directory holding predict_net.pb(txt) and init_net.pb(txt). Errors name the file, node,
+/// operator and reason; unsupported operators are all listed in one error.
+llvm::Expected<std::unique_ptr<Module>> loadModelFiles(llvm::ArrayRef<std::string> paths,
+                                                  const ImportOptions &opts = {});
+/// The one-file (or one-directory) form of loadModelFiles.
 llvm::Expected<std::unique_ptr<Module>> loadModel(llvm::StringRef path,
                                                   const ImportOptions &opts = {});
+
+/// The ONNX loader (lib/Importer/ONNX) and the Caffe2 loader (lib/Importer/Caffe2), which
+/// loadModel chooses between.
+llvm::Expected<std::unique_ptr<Module>> loadONNXModel(llvm::StringRef path,
+                                                      const ImportOptions &opts);
+llvm::Expected<std::unique_ptr<Module>> loadCaffe2Model(llvm::StringRef predictNet,
+                                                        llvm::StringRef initNet,
+                                                        const ImportOptions &opts);
+
+/// The operator types the Caffe2 loader knows, sorted (for docs and -help).
+std::vector<std::string> caffe2OperatorNames();
 
 /// Highest ONNX opset of the default domain the importer knows.
 constexpr int64_t kMaxONNXOpset = 17;

@@ -355,7 +355,7 @@ Error ONNXImporter::loadOutputs() {
 
 } // namespace
 
-Expected<std::unique_ptr<Module>> loadModel(StringRef path, const ImportOptions &opts) {
+Expected<std::unique_ptr<Module>> loadONNXModel(StringRef path, const ImportOptions &opts) {
   auto model = readModelProto(path);
   if (!model)
     return withContext(model.takeError(), path);

@@ -1,0 +1,253 @@
+// The Caffe2 importer: reads a predict_net and an init_net (binary or text NetDefs), runs the
+// init_net's fill operators into Constants, makes Placeholders of the external inputs that are
+// read (typed by -model-input or the input files, since Caffe2 nets declare no types), and
+// builds the graph through the operator loaders in c2::OpRegistry.
+#include "OpContext.h"
+
+#include "ember/Importer/ModelLoader.h"
+#include "ember/Support/Error.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/text_format.h>
+
+#include <climits>
+
+using namespace llvm;
+
+namespace ember {
+
+namespace {
+
+using namespace c2;
+
+class TextErrorCollector : public google::protobuf::io::ErrorCollector {
+public:
+  std::string first;
+  void AddError(int line, int column, const std::string &message) override {
+    if (first.empty())
+      first = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) +
+              ": " + message;
+  }
+};
+
+bool isTextFormat(StringRef path) {
+  return path.ends_with(".pbtxt") || path.ends_with(".prototxt") || path.ends_with(".txt");
+}
+
+Expected<caffe2::NetDef> readNetDef(StringRef path) {
+  if (sys::fs::is_directory(path))
+    return makeError("is a directory, not a NetDef file");
+  auto buf = MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return makeError(buf.getError().message());
+  // An empty file is an empty NetDef: an init_net of a model without weights.
+  StringRef bytes = (*buf)->getBuffer();
+  if (bytes.size() > size_t(INT_MAX))
+    return makeError("file is larger than 2 GiB");
+  caffe2::NetDef net;
+  if (isTextFormat(path)) {
+    google::protobuf::TextFormat::Parser parser;
+    TextErrorCollector errors;
+    parser.RecordErrorsTo(&errors);
+    google::protobuf::io::ArrayInputStream in(bytes.data(), int(bytes.size()));
+    if (!parser.Parse(&in, &net))
+      return makeError("not a valid Caffe2 NetDef in text format: " + errors.first);
+  } else {
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t *>(bytes.data()),
+                                              int(bytes.size()));
+    in.SetTotalBytesLimit(INT_MAX);
+    if (!net.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
+      return makeError("not a valid Caffe2 NetDef (protobuf parse failed: truncated, corrupt, "
+                       "or a text file not named .pbtxt?)");
+  }
+  return net;
+}
+
+class Caffe2Importer {
+  const caffe2::NetDef &predict_, &init_;
+  StringRef predictPath_, initPath_;
+  const ImportOptions &opts_;
+  std::unique_ptr<Module> module_ = std::make_unique<Module>();
+  Function *fn_ = module_->createFunction(kMainFunctionName);
+  StringMap<NodeValue> blobs_;
+  StringMap<QuantParams> quant_; ///< int8 blobs' scale and zero point
+
+  Error checkNetRoles();
+  Error checkOperatorsSupported();
+  Error runNet(const caffe2::NetDef &net, StringRef path);
+  Error loadInputs();
+  Error loadOutputs();
+  Expected<Type> inputType(StringRef name, size_t numInputs);
+
+public:
+  Caffe2Importer(const caffe2::NetDef &predict, StringRef predictPath,
+                 const caffe2::NetDef &init, StringRef initPath, const ImportOptions &opts)
+      : predict_(predict), init_(init), predictPath_(predictPath), initPath_(initPath),
+        opts_(opts) {}
+
+  Expected<std::unique_ptr<Module>> run() {
+    EMBER_TRY(checkNetRoles());
+    EMBER_TRY(checkOperatorsSupported());
+    for (const std::string &name : predict_.external_output())
+      if (!module_->reserveName(name))
+        return withContext(makeError("external output '" + name + "' is listed twice"),
+                           predictPath_);
+    EMBER_TRY(runNet(init_, initPath_));
+    EMBER_TRY(withContext(loadInputs(), predictPath_));
+    EMBER_TRY(runNet(predict_, predictPath_));
+    EMBER_TRY(withContext(loadOutputs(), predictPath_));
+    EMBER_TRY(fn_->verify());
+    return std::move(module_);
+  }
+};
+
+/// An init_net only fills blobs: its operators read nothing. A net whose operators read blobs
+/// is a predict_net (the two files given in the wrong order, or twice the same).
+Error Caffe2Importer::checkNetRoles() {
+  for (const auto &op : init_.op())
+    if (op.input_size())
+      return withContext(makeError(caffe2OpLabel(op) + " reads blob '" + op.input(0) +
+                                   "': this is a predict_net, not an init_net (give the "
+                                   "predict_net first, then the init_net)"),
+                         initPath_);
+  if (predict_.op_size() == 0 && init_.op_size() != 0)
+    return withContext(makeError("the predict_net has no operators (are the predict_net and "
+                                 "init_net swapped? give the predict_net first)"),
+                       predictPath_);
+  return Error::success();
+}
+
+Error Caffe2Importer::checkOperatorsSupported() {
+  std::vector<std::string> missing;
+  for (const auto *net : {&init_, &predict_})
+    for (const auto &op : net->op())
+      if (!OpRegistry::get().find(op.type()))
+        missing.push_back(caffe2OpLabel(op) +
+                          (net == &init_ ? " in the init_net" : std::string()));
+  if (missing.empty())
+    return Error::success();
+  std::string msg = "unsupported operators (" + std::to_string(missing.size()) + "):";
+  for (const std::string &m : missing)
+    msg += "\n  " + m;
+  return withContext(makeError(msg), predictPath_);
+}
+
+Error Caffe2Importer::runNet(const caffe2::NetDef &net, StringRef path) {
+  for (const auto &op : net.op()) {
+    OpContext ctx(op, opts_, *module_, *fn_, blobs_, quant_);
+    Error err = OpRegistry::get().find(op.type())(ctx);
+    err = joinErrors(std::move(err), ctx.takeArgError());
+    for (int i = 0; !err && i < op.output_size(); ++i)
+      if (!op.output(i).empty() && !blobs_.count(op.output(i)) && !ctx.isLeftUndefined(i))
+        err = makeError("output " + Twine(i) + " ('" + op.output(i) + "') is not supported");
+    if (err)
+      return withContext(withContext(std::move(err), caffe2OpLabel(op)), path);
+  }
+  return Error::success();
+}
+
+/// "float32<1 x 3>" from -model-input, else the input file's kind and dims.
+Expected<Type> Caffe2Importer::inputType(StringRef name, size_t numInputs) {
+  auto declared = opts_.declaredInputs.find(name);
+  auto file = opts_.inputShapes.find(name);
+  if (file == opts_.inputShapes.end() && numInputs == 1)
+    file = opts_.inputShapes.find("");
+  if (declared != opts_.declaredInputs.end()) {
+    const Type &t = declared->second;
+    if (file != opts_.inputShapes.end() &&
+        ArrayRef<int64_t>(file->second.dims) !=
+            ArrayRef<int64_t>(std::vector<int64_t>(t.dims.begin(), t.dims.end())))
+      return makeError(file->second.source + " has shape [" +
+                       intsToString(file->second.dims) + "], -model-input declares " + t.str());
+    return t;
+  }
+  if (file != opts_.inputShapes.end()) {
+    if (!file->second.kind)
+      return makeError("the type of " + file->second.source + " is not known");
+    return Type::checked(*file->second.kind, file->second.dims);
+  }
+  return makeError("Caffe2 nets do not declare input types: give -model-input=" + name +
+                   ",float,[d0,d1,...] (or an -input file for it)");
+}
+
+Error Caffe2Importer::loadInputs() {
+  // External inputs the init_net does not fill are the model's inputs; those no operator reads
+  // are leftovers (zoo nets carry some) and ignored.
+  StringSet<> read;
+  for (const auto &op : predict_.op())
+    for (const std::string &in : op.input())
+      read.insert(in);
+  std::vector<std::string> inputs;
+  StringSet<> seen;
+  for (const std::string &name : predict_.external_input())
+    if (!blobs_.count(name) && read.count(name) && seen.insert(name).second)
+      inputs.push_back(name);
+  for (const std::string &name : inputs) {
+    auto ty = inputType(name, inputs.size());
+    if (!ty)
+      return withContext(ty.takeError(), "input '" + name + "'");
+    if (!module_->reserveName(name))
+      return makeError("input '" + name + "' is also an external output; passing an input "
+                       "straight through is not supported");
+    blobs_[name] = module_->createPlaceholder(*ty, name, /*reserved=*/true)->getResult();
+  }
+  auto known = [&](StringRef name) { return seen.count(name) != 0; };
+  auto names = [&] {
+    std::string s;
+    for (const std::string &n : inputs)
+      s += (s.empty() ? "" : ", ") + n;
+    return s.empty() ? std::string("none") : s;
+  };
+  for (const auto &entry : opts_.declaredInputs)
+    if (!known(entry.getKey()))
+      return makeError("-model-input: the net has no input named '" + entry.getKey() +
+                       "' (its inputs: " + names() + ")");
+  for (const auto &entry : opts_.inputShapes)
+    if (!entry.getKey().empty() && !known(entry.getKey()))
+      return makeError("the net has no input named '" + entry.getKey() + "' (its inputs: " +
+                       names() + ")");
+  if (!opts_.symbols.empty())
+    return makeError("-onnx-define-symbol does not apply to Caffe2 nets (their inputs have "
+                     "fixed shapes; use -model-input)");
+  if (!opts_.constantInputs.empty())
+    return makeError("-onnx-define-input does not apply to Caffe2 nets");
+  return Error::success();
+}
+
+Error Caffe2Importer::loadOutputs() {
+  if (predict_.external_output_size() == 0)
+    return makeError("the predict_net lists no external_output");
+  for (const std::string &name : predict_.external_output()) {
+    auto it = blobs_.find(name);
+    if (it == blobs_.end())
+      return makeError("external output '" + name + "' is not produced by any operator");
+    NodeValue v = it->second;
+    Placeholder *out = module_->createPlaceholder(v.getType(), name, /*reserved=*/true);
+    EMBER_TRY(fn_->createNode(NodeKind::Save, "save_" + name, {v, out->getResult()})
+                  .takeError());
+  }
+  return Error::success();
+}
+
+} // namespace
+
+Expected<std::unique_ptr<Module>> loadCaffe2Model(StringRef predictPath, StringRef initPath,
+                                                  const ImportOptions &opts) {
+  auto predict = readNetDef(predictPath);
+  if (!predict)
+    return withContext(predict.takeError(), predictPath);
+  auto init = readNetDef(initPath);
+  if (!init)
+    return withContext(init.takeError(), initPath);
+  return Caffe2Importer(*predict, predictPath, *init, initPath, opts).run();
+}
+
+std::vector<std::string> caffe2OperatorNames() { return c2::OpRegistry::get().names(); }
+
+} // namespace ember

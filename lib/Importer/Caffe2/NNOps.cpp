@@ -1,0 +1,176 @@
+// Caffe2's convolutions and pools (caffe2/operators/conv_op.h, conv_transpose_op.h,
+// pool_op.cc; arguments from conv_pool_op_base.h, see ConvPoolArgs.h). NHWC operators run as
+// the NCHW node between transposes, which the graph optimizer sinks or folds into weights.
+// The matrix products (FC, MatMul, BatchMatMul) are in NNOpsMatMul.cpp.
+#include "ConvPoolArgs.h"
+
+#include "ember/Support/Error.h"
+
+using namespace llvm;
+
+namespace ember {
+namespace c2 {
+
+void registerNNMatMulOps(OpRegistry &r);
+
+namespace {
+
+/// Input \p v in channels-first order (transposed when the operator is NHWC).
+Expected<NodeValue> channelsFirst(OpContext &ctx, NodeValue v, bool nhwc, StringRef suffix) {
+  if (!nhwc)
+    return v;
+  if (v.getType().rank() < 3)
+    return ctx.fail("an NHWC input must have rank >= 3, got " + v.getType().str());
+  return ctx.transpose(v, toChannelsFirst(v.getType().rank()), suffix);
+}
+
+Expected<NodeValue> backToOrder(OpContext &ctx, NodeValue v, bool nhwc) {
+  if (!nhwc)
+    return v;
+  return ctx.transpose(v, toChannelsLast(v.getType().rank()), "nhwc");
+}
+
+AttrList windowAttrs(const ConvPoolArgs &a) {
+  AttrList attrs;
+  attrs.set<AttrKind::Kernels>(a.kernels)
+      .set<AttrKind::Strides>(a.strides)
+      .set<AttrKind::Pads>(a.pads);
+  return attrs;
+}
+
+std::vector<dim_t> spatialDims(const Type &channelsFirst) {
+  return std::vector<dim_t>(channelsFirst.dims.begin() + 2, channelsFirst.dims.end());
+}
+
+/// Conv (conv_op_impl.h): Y = X * W + b; X [N, C, spatial..] or NHWC, W [M, C/group, k..]
+/// (NHWC: [M, k.., C/group]), optional b [M].
+Error loadConv(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  EMBER_ASSIGN_OR_RETURN(NodeValue w, ctx.input(1));
+  if (x.getType().rank() < 3 || w.getType().rank() != x.getType().rank())
+    return ctx.fail("input " + x.getType().str() + " and filter " + w.getType().str() +
+                    " must have the same rank >= 3");
+  bool nhwc = ctx.getString("order", "NCHW") == "NHWC";
+  EMBER_ASSIGN_OR_RETURN(x, channelsFirst(ctx, x, nhwc, "nchw"));
+  EMBER_ASSIGN_OR_RETURN(w, channelsFirst(ctx, w, nhwc, "filter_nchw"));
+  std::vector<int64_t> filterKernels(w.getType().dims.begin() + 2, w.getType().dims.end());
+  EMBER_ASSIGN_OR_RETURN(ConvPoolArgs a, readConvPoolArgs(ctx, filterKernels));
+  if (a.global)
+    return ctx.fail("global_pooling does not apply to a convolution");
+  EMBER_TRY(resolvePads(ctx, a, spatialDims(x.getType())));
+  dim_t m = w.getType().dims[0];
+  NodeValue bias;
+  if (ctx.numInputs() > 2) {
+    EMBER_ASSIGN_OR_RETURN(bias, ctx.input(2));
+  } else {
+    bias = ctx.createConstant(Tensor(w.getType().withDims({m})), "bias")->getResult();
+  }
+  AttrList attrs = windowAttrs(a);
+  attrs.set<AttrKind::Dilations>(a.dilations).set<AttrKind::Group>(a.group);
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Conv, {x, w, bias}, attrs));
+  EMBER_ASSIGN_OR_RETURN(y, backToOrder(ctx, y, nhwc));
+  return ctx.setOutput(0, y);
+}
+
+/// ConvTranspose (conv_transpose_op_impl.h, conv_transpose_unpool_op_base.h): W [C, M/group,
+/// k..] (NHWC: [C, k.., M/group]); output (in - 1) * stride + kernel - pad_head - pad_tail + adj;
+/// `adj`/`adjs` extend the output, legacy VALID/SAME padding as for Conv.
+Error loadConvTranspose(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  EMBER_ASSIGN_OR_RETURN(NodeValue w, ctx.input(1));
+  if (x.getType().rank() < 3 || w.getType().rank() != x.getType().rank())
+    return ctx.fail("input " + x.getType().str() + " and filter " + w.getType().str() +
+                    " must have the same rank >= 3");
+  bool nhwc = ctx.getString("order", "NCHW") == "NHWC";
+  EMBER_ASSIGN_OR_RETURN(x, channelsFirst(ctx, x, nhwc, "nchw"));
+  EMBER_ASSIGN_OR_RETURN(w, channelsFirst(ctx, w, nhwc, "filter_nchw"));
+  std::vector<int64_t> filterKernels(w.getType().dims.begin() + 2, w.getType().dims.end());
+  EMBER_ASSIGN_OR_RETURN(ConvPoolArgs a, readConvPoolArgs(ctx, filterKernels));
+  size_t n = a.kernels.size();
+  if (n != x.getType().rank() - 2)
+    return ctx.fail("kernels " + intsToString(a.kernels) + " do not match input " +
+                    x.getType().str());
+  std::vector<int64_t> adj = ctx.getInts("adjs");
+  if (ctx.hasArg("adj"))
+    adj.assign(n, ctx.getInt("adj", 0));
+  else if (ctx.hasArg("adj_h") && ctx.hasArg("adj_w"))
+    adj = {ctx.getInt("adj_h", 0), ctx.getInt("adj_w", 0)};
+  if (adj.empty())
+    adj.assign(n, 0);
+  if (adj.size() != n)
+    return ctx.fail("adjs " + intsToString(adj) + " do not describe " + Twine(n) +
+                    " spatial dims");
+  for (size_t i = 0; i < n; ++i) {
+    if (adj[i] < 0 || adj[i] >= a.strides[i])
+      return ctx.fail("adj " + intsToString(adj) + " must be in [0, stride)");
+    if (a.dilations[i] != 1)
+      return ctx.fail("ConvTranspose takes no dilation");
+    int64_t s = a.strides[i], k = a.kernels[i];
+    if (a.legacyPad == LegacyPad::Valid) {
+      a.pads[i] = a.pads[n + i] = 0;
+    } else if (a.legacyPad == LegacyPad::Same) {
+      // The output is in * stride (plus adj): the padding removes the kernel's overhang.
+      int64_t total = std::max<int64_t>(k - s, 0);
+      a.pads[i] = total / 2;
+      a.pads[n + i] = total - total / 2;
+    } else if (a.legacyPad == LegacyPad::CaffeLegacyPooling) {
+      return ctx.fail("legacy_pad CAFFE_LEGACY_POOLING does not apply to ConvTranspose");
+    }
+  }
+  dim_t m = w.getType().dims[1] * dim_t(a.group);
+  NodeValue bias;
+  if (ctx.numInputs() > 2) {
+    EMBER_ASSIGN_OR_RETURN(bias, ctx.input(2));
+  } else {
+    bias = ctx.createConstant(Tensor(w.getType().withDims({m})), "bias")->getResult();
+  }
+  AttrList attrs = windowAttrs(a);
+  attrs.set<AttrKind::Dilations>(a.dilations)
+      .set<AttrKind::Group>(a.group)
+      .set<AttrKind::OutputPadding>(adj);
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::ConvTranspose, {x, w, bias}, attrs));
+  EMBER_ASSIGN_OR_RETURN(y, backToOrder(ctx, y, nhwc));
+  return ctx.setOutput(0, y);
+}
+
+/// MaxPool and AveragePool (pool_op.cc): windows clipped to the image; MaxPool's padding never
+/// wins, AveragePool divides by the cells inside the image unless `count_include_pad`.
+template <NodeKind K> Error loadPool(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  bool nhwc = ctx.getString("order", "NCHW") == "NHWC";
+  EMBER_ASSIGN_OR_RETURN(x, channelsFirst(ctx, x, nhwc, "nchw"));
+  if (x.getType().rank() < 3)
+    return ctx.fail("input must have rank >= 3, got " + x.getType().str());
+  EMBER_ASSIGN_OR_RETURN(ConvPoolArgs a, readConvPoolArgs(ctx));
+  EMBER_TRY(resolvePads(ctx, a, spatialDims(x.getType())));
+  for (int64_t d : a.dilations)
+    if (d != 1)
+      return ctx.fail("pooling takes no dilation");
+  AttrList attrs = windowAttrs(a);
+  attrs.set<AttrKind::CeilMode>(0);
+  if (K == NodeKind::MaxPool)
+    attrs.set<AttrKind::Dilations>(a.dilations).set<AttrKind::StorageOrder>(0);
+  else
+    attrs.set<AttrKind::CountIncludePad>(ctx.getInt("count_include_pad", 0) != 0);
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(K, {x}, attrs));
+  EMBER_ASSIGN_OR_RETURN(y, backToOrder(ctx, y, nhwc));
+  if (ctx.numOutputs() > 1)
+    return ctx.fail("the mask/index output of " + ctx.proto().type() + " is not supported");
+  return ctx.setOutput(0, y);
+}
+
+} // namespace
+
+void registerNNOps(OpRegistry &r) {
+  for (const char *name : {"Conv", "Conv1D", "Conv2D", "Conv3D"})
+    r.add(name, loadConv);
+  r.add("ConvTranspose", loadConvTranspose);
+  for (const char *name : {"MaxPool", "MaxPool1D", "MaxPool2D", "MaxPool3D"})
+    r.add(name, loadPool<NodeKind::MaxPool>);
+  for (const char *name : {"AveragePool", "AveragePool1D", "AveragePool2D", "AveragePool3D"})
+    r.add(name, loadPool<NodeKind::AvgPool>);
+  registerNNMatMulOps(r);
+}
+
+} // namespace c2
+} // namespace ember
