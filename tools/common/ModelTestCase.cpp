@@ -83,7 +83,14 @@ Expected<std::string> findModel(StringRef dir) {
     if (sys::fs::exists(p))
       return p.str().str();
   }
-  return makeError(dir + ": no model.onnx or model.onnxtxt");
+  // A Caffe2 case: the folder itself, holding predict_net.pb(txt) and init_net.pb(txt).
+  for (const char *name : {"predict_net.pb", "predict_net.pbtxt"}) {
+    SmallString<256> p(dir);
+    sys::path::append(p, name);
+    if (sys::fs::exists(p))
+      return dir.str();
+  }
+  return makeError(dir + ": no model.onnx, model.onnxtxt or predict_net.pb(txt)");
 }
 
 /// ONNX 1.12's test data stores bfloat16 tensors as UINT16 (the raw bits): read those bits as
@@ -137,7 +144,8 @@ CaseResult runModelTestCase(StringRef dir, StringRef backend, const Tolerance &t
     // Symbolic dims are bound from the data: by the tensor's stored name, else by position.
     for (auto &[name, t] : inputs) {
       const auto &dims = t.getType().dims;
-      ImportOptions::InputShape shape{std::vector<int64_t>(dims.begin(), dims.end()), "input data"};
+      ImportOptions::InputShape shape{std::vector<int64_t>(dims.begin(), dims.end()), "input data",
+                                      t.getType().kind};
       if (name.empty())
         opts.positionalInputShapes.push_back(shape);
       else

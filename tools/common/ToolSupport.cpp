@@ -6,6 +6,7 @@
 #include "ember/Support/PassManager.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -14,7 +15,15 @@
 
 using namespace llvm;
 
-DEFINE_string(model, "", "Model file: ONNX binary (.onnx) or text (.onnxtxt)");
+DEFINE_string(model, "",
+              "Model: an ONNX file (.onnx binary, .onnxtxt text); or a Caffe2 model, given as "
+              "-model=predict_net.pb -model=init_net.pb (predict first; .pbtxt for text) or as "
+              "-model=DIR holding predict_net.pb(txt) and init_net.pb(txt)");
+DEFINE_string(model_input, "",
+              "NAME,TYPE,[D0,D1,...]: the type of a Caffe2 net's input (Caffe2 nets declare "
+              "none; repeatable). TYPE is float, float16, bfloat16, int32, int64, bool, or "
+              "int8q/uint8q followed by ,SCALE,OFFSET. Without it an input takes its -input "
+              "file's type");
 DEFINE_string(backend, "CPU",
               "Backend to compile for: CPU (LLVM, JIT-compiled for this machine) or "
               "Interpreter (the reference)");
@@ -116,7 +125,7 @@ void parseCommandLine(int &argc, char **&argv, const char *usage) {
     errs() << "error: " << msg << " (see -help)\n";
     std::exit(1);
   };
-  std::string symbols, definedInputs;
+  std::string symbols, definedInputs, models, modelInputs;
   for (int i = 1; i < argc; ++i) {
     StringRef arg = argv[i];
     if (!arg.starts_with("-") || arg == "-") {
@@ -157,6 +166,12 @@ void parseCommandLine(int &argc, char **&argv, const char *usage) {
     } else if (name == "onnx_define_input") {
       definedInputs += (definedInputs.empty() ? "" : ";") + value;
       value = definedInputs;
+    } else if (name == "model") { // a Caffe2 model is two files
+      models += (models.empty() ? "" : "\n") + value;
+      value = models;
+    } else if (name == "model_input") {
+      modelInputs += (modelInputs.empty() ? "" : ";") + value;
+      value = modelInputs;
     }
     if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty())
       fail("invalid value '" + value + "' for flag '-" + rawName + "' (" + info.type + ")");
@@ -205,6 +220,82 @@ Expected<std::vector<InputFile>> readInputFiles() {
   return std::move(files);
 }
 
+std::vector<std::string> modelPaths() {
+  SmallVector<StringRef, 2> parts;
+  StringRef(FLAGS_model).split(parts, '\n', -1, false);
+  return std::vector<std::string>(parts.begin(), parts.end());
+}
+
+std::string defaultNetworkName() {
+  std::vector<std::string> paths = modelPaths();
+  if (paths.empty())
+    return "";
+  StringRef first = paths.front();
+  if (sys::fs::is_directory(first))
+    return sys::path::filename(sys::path::remove_leading_dotslash(first).rtrim('/')).str();
+  StringRef stem = sys::path::stem(first);
+  StringRef parent = sys::path::filename(sys::path::parent_path(first));
+  // A Caffe2 predict_net is named after its role; its folder names the model.
+  if (paths.size() == 2 && stem.contains("predict_net") && !parent.empty() && parent != ".")
+    return parent.str();
+  return stem.str();
+}
+
+Expected<std::pair<std::string, Type>> parseModelInput(StringRef spec) {
+  auto bad = [&](const Twine &why) {
+    return makeError("-model-input: '" + spec + "': " + why +
+                     " (expected NAME,TYPE,[D0,D1,...] or NAME,int8q|uint8q,SCALE,OFFSET,[DIMS])");
+  };
+  size_t bracket = spec.find('[');
+  if (bracket == StringRef::npos || !spec.ends_with("]"))
+    return bad("no [dims] at the end");
+  SmallVector<StringRef, 4> head;
+  spec.take_front(bracket).split(head, ',');
+  if (head.empty() || !head.back().empty())
+    return bad("no comma before the dims");
+  head.pop_back();
+  if (head.size() != 2 && head.size() != 4)
+    return bad("wrong number of fields");
+  StringRef name = head[0].trim(), type = head[1].trim();
+  if (name.empty())
+    return bad("empty name");
+  std::vector<int64_t> dims;
+  SmallVector<StringRef, 6> dimText;
+  spec.drop_front(bracket + 1).drop_back().split(dimText, ',', -1, false);
+  for (StringRef d : dimText) {
+    int64_t v;
+    if (d.trim().getAsInteger(10, v) || v < 0)
+      return bad("dim '" + d.trim() + "' is not a number >= 0");
+    dims.push_back(v);
+  }
+  static const std::pair<const char *, ElemKind> kinds[] = {
+      {"float", ElemKind::Float32},   {"float32", ElemKind::Float32},
+      {"float16", ElemKind::Float16}, {"bfloat16", ElemKind::BFloat16},
+      {"int32", ElemKind::Int32},     {"int64", ElemKind::Int64},
+      {"bool", ElemKind::Bool},       {"int8q", ElemKind::QInt8},
+      {"uint8q", ElemKind::QUInt8}};
+  const ElemKind *kind = nullptr;
+  for (const auto &k : kinds)
+    if (type == k.first)
+      kind = &k.second;
+  if (!kind)
+    return bad("unknown type '" + type + "'");
+  bool quantized = isQuantizedKind(*kind);
+  if (quantized != (head.size() == 4))
+    return bad(quantized ? "a quantized type needs ,SCALE,OFFSET" : "only int8q and uint8q take a scale and offset");
+  EMBER_ASSIGN_OR_RETURN(Type ty, Type::checked(*kind, dims));
+  if (quantized) {
+    double scale;
+    int64_t offset;
+    if (head[2].trim().getAsDouble(scale) || !(scale > 0) ||
+        head[3].trim().getAsInteger(10, offset) || offset < -128 || offset > 255)
+      return bad("scale must be > 0 and offset an integer in range");
+    ty.scale = float(scale);
+    ty.offset = int32_t(offset);
+  }
+  return std::make_pair(name.str(), ty);
+}
+
 Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile> &inputs,
                                                     double &loadMillis) {
   if (FLAGS_model.empty())
@@ -241,13 +332,21 @@ Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile
     if (!opts.constantInputs.try_emplace(name, std::move(c)).second)
       return makeError("-onnx-define-input: '" + name + "' is bound twice");
   }
+  SmallVector<StringRef, 4> declared;
+  StringRef(FLAGS_model_input).split(declared, ';', -1, false);
+  for (StringRef spec : declared) {
+    EMBER_ASSIGN_OR_RETURN(auto input, parseModelInput(spec));
+    if (!opts.declaredInputs.try_emplace(input.first, input.second).second)
+      return makeError("-model-input: '" + input.first + "' is declared twice");
+  }
   for (const InputFile &f : inputs) {
     const auto &dims = f.tensor.getType().dims;
-    opts.inputShapes[f.name] = {std::vector<int64_t>(dims.begin(), dims.end()), f.path};
+    opts.inputShapes[f.name] = {std::vector<int64_t>(dims.begin(), dims.end()), f.path,
+                                f.tensor.getType().kind};
   }
   auto loadStart = std::chrono::steady_clock::now();
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M,
-                         loadModel(FLAGS_model, withConstantEvaluation(std::move(opts))));
+                         loadModelFiles(modelPaths(), withConstantEvaluation(std::move(opts))));
   loadMillis = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - loadStart)
                           .count();

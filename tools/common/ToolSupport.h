@@ -12,6 +12,7 @@
 #include <vector>
 
 DECLARE_string(model);
+DECLARE_string(model_input);
 DECLARE_string(backend);
 DECLARE_string(input);
 DECLARE_string(onnx_define_symbol);
@@ -44,6 +45,11 @@ struct InputFile {
   std::string path;
   Tensor tensor;
 };
+
+/// The files given with -model (repeatable: a Caffe2 model is a predict_net and an init_net).
+std::vector<std::string> modelPaths();
+/// The name a bundle of the -model gets by default: the file's stem; a Caffe2 model's folder.
+std::string defaultNetworkName();
 
 /// Reads every file named by -input.
 llvm::Expected<std::vector<InputFile>> readInputFiles();

@@ -37,14 +37,14 @@ Error compileMain() {
   BundleOptions b;
   b.outputDir = FLAGS_emit_bundle;
   b.networkName = FLAGS_network_name.empty()
-                      ? legalizeCIdentifier(sys::path::stem(FLAGS_model))
+                      ? legalizeCIdentifier(tools::defaultNetworkName())
                       : FLAGS_network_name;
   if (legalizeCIdentifier(b.networkName) != b.networkName)
     return makeError("-network-name '" + b.networkName +
                      "' is not a C identifier ([A-Za-z_][A-Za-z0-9_]*)");
   b.entryName = FLAGS_main_entry_name;
   b.dynamicAPI = FLAGS_bundle_api == "dynamic";
-  b.modelPath = FLAGS_model;
+  b.modelPath = tools::modelPaths().front();
   EMBER_ASSIGN_OR_RETURN(BundleResult r,
                          writeBundle(std::move(M), tools::compileOptionsFromFlags(), b));
   EMBER_TRY(tools::printCompileReports(r.summary, loadMillis, *r.function, *r.ir));
