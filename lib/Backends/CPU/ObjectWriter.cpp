@@ -11,6 +11,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -127,14 +128,38 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
                        "': a bundle must keep no state");
 
   EMBER_TRY(dumpModule(M, *TM, backend));
+  SmallVector<char, 0> object;
+  raw_svector_ostream objectStream(object);
+  legacy::PassManager PM;
+  if (TM->addPassesToEmitFile(PM, objectStream, nullptr, CodeGenFileType::ObjectFile))
+    return makeError("the target cannot emit an object file");
+  PM.run(M);
+  // Code generation turns math intrinsics (llvm.pow on a target without a vector form, say)
+  // into libm calls the IR does not show: the object's undefined symbols are what it needs.
+  auto parsed = object::ObjectFile::createObjectFile(
+      MemoryBufferRef(StringRef(object.data(), object.size()), opts.path));
+  if (!parsed)
+    return makeError("the emitted object cannot be read back: " +
+                     toString(parsed.takeError()));
+  for (const object::SymbolRef &sym : (*parsed)->symbols()) {
+    Expected<uint32_t> flags = sym.getFlags();
+    Expected<StringRef> name = sym.getName();
+    if (!flags || !name) {
+      consumeError(flags.takeError());
+      consumeError(name.takeError());
+      continue;
+    }
+    if ((*flags & object::SymbolRef::SF_Undefined) && listed(kLibmFunctions, *name) &&
+        !needsLibm) {
+      needsLibm = true;
+      info.linkFlags.insert(info.linkFlags.begin(), "-lm");
+    }
+  }
   std::error_code ec;
   raw_fd_ostream os(opts.path, ec, sys::fs::OF_None);
   if (ec)
     return makeError("cannot write '" + opts.path + "': " + ec.message());
-  legacy::PassManager PM;
-  if (TM->addPassesToEmitFile(PM, os, nullptr, CodeGenFileType::ObjectFile))
-    return makeError("the target cannot emit an object file");
-  PM.run(M);
+  os.write(object.data(), object.size());
   os.close();
   if (os.has_error())
     return makeError("cannot write '" + opts.path + "': " + os.error().message());
