@@ -80,7 +80,8 @@ TEST_P(AArch64BundleCase, MatchesReference) {
   EXPECT_EQ(checkCase(GetParam(), work.path(), {1e-5, 1e-4}, {}, kAArch64), "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, AArch64BundleCase, ::testing::ValuesIn(modelCaseDirs()),
+// The ONNX cases: the Caffe2 ones differ in the importer only, which the target does not touch.
+INSTANTIATE_TEST_SUITE_P(Models, AArch64BundleCase, ::testing::ValuesIn(modelCaseDirs(false)),
                          [](const ::testing::TestParamInfo<std::string> &info) {
                            return llvm::sys::path::filename(info.param).str();
                          });

@@ -132,6 +132,8 @@ inline std::string checkCase(const std::string &caseDir, const std::string &work
   std::string model = caseDir + "/model.onnx";
   if (!llvm::sys::fs::exists(model))
     model = caseDir + "/model.onnxtxt";
+  if (!llvm::sys::fs::exists(model)) // a Caffe2 case: the folder holding both nets
+    model = caseDir;
   std::string data = caseDir + "/test_data_set_0";
   std::vector<std::string> inputArgs;
   for (int k = 0;; ++k) {
@@ -201,15 +203,37 @@ inline std::string checkCase(const std::string &caseDir, const std::string &work
   return problems;
 }
 
-inline std::vector<std::string> modelCaseDirs() {
+/// The ONNX cases of tests/models and, with \p caffe2, the Caffe2 cases of tests/models/caffe2.
+inline std::vector<std::string> modelCaseDirs(bool caffe2 = true) {
   std::vector<std::string> dirs;
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(kSource + "/tests/models", ec), end;
-       it != end && !ec; it.increment(ec))
-    if (llvm::sys::fs::exists(it->path() + "/test_data_set_0"))
-      dirs.push_back(it->path());
+  for (const char *root : {"/tests/models", "/tests/models/caffe2"}) {
+    if (!caffe2 && llvm::StringRef(root).ends_with("caffe2"))
+      continue;
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(kSource + root, ec), end; it != end && !ec;
+         it.increment(ec))
+      if (llvm::sys::fs::exists(it->path() + "/test_data_set_0"))
+        dirs.push_back(it->path());
+  }
   std::sort(dirs.begin(), dirs.end());
   return dirs;
+}
+
+/// "caffe2_concat" for tests/models/caffe2/concat, "concat" for tests/models/concat.
+inline std::string modelCaseName(const std::string &dir) {
+  llvm::StringRef parent = llvm::sys::path::filename(llvm::sys::path::parent_path(dir));
+  std::string name = llvm::sys::path::filename(dir).str();
+  return parent == "caffe2" ? "caffe2_" + name : name;
+}
+
+/// A case's tolerance: atol from its `tolerance` file (int8 cases: one quantization step),
+/// else 1e-5; rtol 1e-4.
+inline tools::Tolerance modelCaseTolerance(const std::string &dir) {
+  double atol = 1e-5;
+  auto buf = llvm::MemoryBuffer::getFile(dir + "/tolerance");
+  if (buf && (*buf)->getBuffer().trim().getAsDouble(atol))
+    atol = 1e-5;
+  return {atol, 1e-4};
 }
 
 /// The zoo's tolerance for the reference output of \p caseDir (utils/zoo.sh's rule): atol 1e-4 of

@@ -12,6 +12,7 @@
 #include "ember/Importer/TensorFiles.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -21,15 +22,35 @@ using namespace ember::test;
 
 namespace {
 
+/// The ONNX cases in tests/models and the Caffe2 cases in tests/models/caffe2.
 std::vector<std::string> caseDirs() {
   std::vector<std::string> dirs;
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(sourcePath("tests/models"), ec), end; it != end && !ec;
-       it.increment(ec))
-    if (llvm::sys::fs::is_directory(it->path() + "/test_data_set_0"))
-      dirs.push_back(it->path());
+  for (const char *root : {"tests/models", "tests/models/caffe2"}) {
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(sourcePath(root), ec), end; it != end && !ec;
+         it.increment(ec))
+      if (llvm::sys::fs::is_directory(it->path() + "/test_data_set_0"))
+        dirs.push_back(it->path());
+  }
   std::sort(dirs.begin(), dirs.end());
   return dirs;
+}
+
+/// "caffe2_concat" for tests/models/caffe2/concat, "concat" for tests/models/concat.
+std::string caseName(const std::string &dir) {
+  llvm::StringRef parent = llvm::sys::path::filename(llvm::sys::path::parent_path(dir));
+  std::string name = llvm::sys::path::filename(dir).str();
+  return parent == "caffe2" ? "caffe2_" + name : name;
+}
+
+/// A case's absolute tolerance: the number in its `tolerance` file (int8 cases: one
+/// quantization step), else 1e-5.
+double caseTolerance(const std::string &dir) {
+  auto buf = llvm::MemoryBuffer::getFile(dir + "/tolerance");
+  double atol = 1e-5;
+  if (buf && (*buf)->getBuffer().trim().getAsDouble(atol))
+    atol = 1e-5;
+  return atol;
 }
 
 /// Cases a backend is known not to run, each with the reason. Keep it short: an entry is a
@@ -65,17 +86,16 @@ class ModelCase : public ::testing::TestWithParam<CaseParam> {};
 
 TEST_P(ModelCase, MatchesReference) {
   const CaseParam &p = GetParam();
-  std::string name = llvm::sys::path::filename(p.dir).str();
+  std::string name = caseName(p.dir);
   if (const char *why = exclusionReason(p.backend, name))
     GTEST_SKIP() << p.backend << " excludes " << name << ": " << why;
-  tools::CaseResult r = tools::runModelTestCase(p.dir, p.backend, {1e-5, 1e-4});
+  tools::CaseResult r = tools::runModelTestCase(p.dir, p.backend, {caseTolerance(p.dir), 1e-4});
   EXPECT_EQ(r.status, tools::CaseResult::Pass) << r.detail;
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ModelCase, ::testing::ValuesIn(casesOnEveryBackend()),
                          [](const ::testing::TestParamInfo<CaseParam> &info) {
-                           return info.param.backend + "_" +
-                                  llvm::sys::path::filename(info.param.dir).str();
+                           return info.param.backend + "_" + caseName(info.param.dir);
                          });
 
 TEST(ModelCases, EveryBackendIsTested) {

@@ -1,0 +1,1659 @@
+#!/usr/bin/python3
+"""Generate ember's small Caffe2 test nets under tests/models/caffe2/.
+
+Each case is a folder in the layout the Caffe2 loader and the model-case harness read:
+
+    tests/models/caffe2/<case>/predict_net.pbtxt   NetDef, protobuf text format (or predict_net.pb)
+    tests/models/caffe2/<case>/init_net.pbtxt      NetDef of the weights fill ops (or init_net.pb)
+    tests/models/caffe2/<case>/test_data_set_0/input_<i>.pb    ONNX TensorProto per run-time input
+    tests/models/caffe2/<case>/test_data_set_0/output_<i>.pb   ONNX TensorProto per external output
+    tests/models/caffe2/<case>/tolerance           (int8 cases only) absolute tolerance, one number
+
+predict_net.external_input lists the run-time inputs and the weight blobs (as Caffe2 zoo nets do);
+init_net.external_output lists the weights. input_<i> are the run-time inputs (the external inputs
+init_net does not produce) in external_input order, each named after its blob; output_<i> follow
+predict_net.external_output. The float cases use the harness default tolerance
+|got - want| <= 1e-5 + 1e-4 * |want|; an int8 case's tolerance file holds one quantization step of
+its (dequantized) output.
+
+Expected outputs come from the numpy references at the top of this file, each written from
+Caffe2's own CPU operator source (pytorch/pytorch caffe2/operators/, and for the int8 family the
+QNNPACK kernels Caffe2 calls), never from ember and never from another loader; each reference's
+docstring cites the file and states the rule it follows. The conv, pool, FC, LRN, BatchNorm and
+Softmax references are also cross-checked against torch.nn.functional where the semantics coincide.
+
+The nets are written with ember's own wire-compatible schema, lib/Importer/Caffe2/caffe2.proto,
+compiled at run time with protoc into a temporary folder (no generated code is checked in).
+
+The script is deterministic (fixed seeds) and idempotent: it deletes and rewrites
+tests/models/caffe2/ entirely. Run from anywhere:
+
+    /usr/bin/python3 utils/models/make_caffe2_test_models.py
+"""
+
+import math
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from google.protobuf import text_format
+from onnx import numpy_helper
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT_DIR = os.path.join(REPO, "tests", "models", "caffe2")
+PROTO_DIR = os.path.join(REPO, "lib", "Importer", "Caffe2")
+
+# caffe2.proto TensorProto.DataType numbers (the Cast op's `to`, ConstantFill's `dtype`).
+DT_FLOAT, DT_INT32, DT_BOOL, DT_UINT8, DT_INT64 = 1, 2, 5, 6, 10
+
+# caffe2_legacy.proto LegacyPadding.
+NOTSET, VALID, SAME, CAFFE_LEGACY_POOLING = 0, 1, 2, 3
+
+F32 = np.float32
+
+
+def load_caffe2_pb2():
+    """Compile lib/Importer/Caffe2/caffe2.proto into a temporary folder and import it."""
+    tmp = tempfile.mkdtemp(prefix="ember_caffe2_pb2_")
+    subprocess.check_call(["protoc", "--proto_path=" + PROTO_DIR, "--python_out=" + tmp,
+                           "caffe2.proto"])
+    sys.path.insert(0, tmp)
+    import caffe2_pb2  # noqa: E402  (generated just above)
+    return caffe2_pb2, tmp
+
+
+# ============================================================================
+# Numpy references: float operators
+# ============================================================================
+
+def compute_size_and_pad(in_size, stride, kernel, dilation, legacy_pad, pad_head, pad_tail):
+    """ConvPoolOpBase::ComputeSizeAndPad (caffe2/operators/conv_pool_op_base.h).
+
+    Returns (out_size, pad_head, pad_tail):
+      NOTSET (0):  out = int(float(in + head + tail - dkernel) / stride + 1), pads as given;
+                   dkernel = dilation * (kernel - 1) + 1.
+      VALID (1):   pads 0, out = (in - dkernel) / stride + 1 (integer division).
+      SAME (2):    dilation must be 1; target = ceil(in / stride);
+                   pad_needed = (target - 1) * stride + kernel - in;
+                   head = pad_needed / 2 (CAFFE2_PAD_HEAD_MORE is false: the tail gets the odd
+                   pad, like TensorFlow / SAME_UPPER), tail = pad_needed - head;
+                   out = (in + pad_needed - dkernel) / stride + 1.
+      CAFFE_LEGACY_POOLING (3): only the head pad is read; out = ceil(float(in + 2 * head -
+                   kernel) / stride + 1) (Caffe rounds up); if head > 0 and the last window
+                   would start at or past in + head, out -= 1; the standard (floor) size is
+                   std = int(float(in + 2 * head - kernel) / stride + 1) and
+                   tail = head + stride * (out - std).  The kernel is not dilated here.
+    """
+    dk = dilation * (kernel - 1) + 1
+    if legacy_pad == NOTSET:
+        assert in_size + pad_head + pad_tail >= dk
+        out = int(F32(in_size + pad_head + pad_tail - dk) / F32(stride) + F32(1))
+        return out, pad_head, pad_tail
+    if legacy_pad == VALID:
+        return (in_size - dk) // stride + 1, 0, 0
+    if legacy_pad == SAME:
+        assert dilation == 1
+        target = (in_size + stride - 1) // stride
+        needed = (target - 1) * stride + kernel - in_size
+        assert needed >= 0, "C++ truncating division of a negative pad is not exercised"
+        head = needed // 2
+        return (in_size + needed - dk) // stride + 1, head, needed - head
+    assert legacy_pad == CAFFE_LEGACY_POOLING
+    assert pad_head >= 0
+    out = int(math.ceil(F32(in_size + pad_head * 2 - kernel) / F32(stride) + F32(1)))
+    if pad_head > 0 and (out - 1) * stride >= in_size + pad_head:
+        out -= 1
+    std = int(F32(in_size + pad_head * 2 - kernel) / F32(stride) + F32(1))
+    assert out >= std
+    return out, pad_head, pad_head + stride * (out - std)
+
+
+def pool_geometry(hw, kernel, stride, pads, legacy_pad=NOTSET, dilation=(1, 1)):
+    """Output size and final pads [t, l, b, r] of a 2-D conv/pool, per ConvPoolOpBase."""
+    oh, pt, pb = compute_size_and_pad(hw[0], stride[0], kernel[0], dilation[0], legacy_pad,
+                                      pads[0], pads[2])
+    ow, pl, pr = compute_size_and_pad(hw[1], stride[1], kernel[1], dilation[1], legacy_pad,
+                                      pads[1], pads[3])
+    return (oh, ow), (pt, pl, pb, pr)
+
+
+def ref_conv(x, w, b=None, kernel=None, stride=(1, 1), pads=(0, 0, 0, 0), dilation=(1, 1),
+             group=1, legacy_pad=NOTSET, order="NCHW"):
+    """Conv, caffe2/operators/conv_op_impl.h (ConvOp::RunOnDeviceWithOrderNCHW/NHWC) with the
+    geometry of conv_pool_op_base.h.
+
+    Cross-correlation; NCHW: X [N, C, H, W], filter [M, C/group, kH, kW]; NHWC: X [N, H, W, C],
+    filter [M, kH, kW, C/group], Y [N, oH, oW, M]. Group g uses input channels
+    [g*C/G, (g+1)*C/G) and output channels [g*M/G, (g+1)*M/G) in both orders. Padding is zeros;
+    pads are [t, l, b, r] after ComputeSizeAndPad (legacy_pad VALID/SAME replace them). The
+    optional bias [M] is added to every output pixel. Float64 accumulation, one rounding.
+    """
+    if order == "NHWC":
+        x = np.transpose(x, (0, 3, 1, 2))
+        w = np.transpose(w, (0, 3, 1, 2))
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    if kernel is not None:
+        assert tuple(kernel) == (kh, kw)
+    assert c == cg * group and m % group == 0
+    (oh, ow), (pt, pl, pb, pr) = pool_geometry((h, wd), (kh, kw), stride, pads, legacy_pad,
+                                               dilation)
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    sh, sw = stride
+    dh, dw = dilation
+    ekh, ekw = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+    y = np.zeros((n, m, oh, ow), np.float64)
+    mg = m // group
+    w64 = w.astype(np.float64)
+    for g in range(group):
+        xg = xp[:, g * cg:(g + 1) * cg]
+        wg = w64[g * mg:(g + 1) * mg]
+        for i in range(oh):
+            for j in range(ow):
+                patch = xg[:, :, i * sh:i * sh + ekh:dh, j * sw:j * sw + ekw:dw]
+                y[:, g * mg:(g + 1) * mg, i, j] = np.einsum("nckl,mckl->nm", patch, wg)
+    if b is not None:
+        y += b.astype(np.float64).reshape(1, -1, 1, 1)
+    y = y.astype(F32)
+    return np.ascontiguousarray(np.transpose(y, (0, 2, 3, 1))) if order == "NHWC" else y
+
+
+def ref_conv_transpose(x, w, b, stride=(1, 1), pads=(0, 0, 0, 0), adj=(0, 0)):
+    """ConvTranspose (NCHW), caffe2/operators/conv_transpose_op_impl.h with the geometry of
+    conv_transpose_unpool_op_base.h.
+
+    X [N, C_in, H, W], filter [C_in, M, kH, kW], bias [M]. Output size per dimension
+    (legacy_pad NOTSET): (in - 1) * stride + kernel + adj - pad_head - pad_tail. Col2Im places
+    x[n, c, i, j] * w[c, m, p, q] at output row i * stride_h - pad_t + p and column
+    j * stride_w - pad_l + q (positions outside the output are dropped); adj only adds rows and
+    columns at the end, which receive the bias alone.
+    """
+    n, cin, h, wd = x.shape
+    cin2, m, kh, kw = w.shape
+    assert cin == cin2
+    sh, sw = stride
+    pt, pl, pb, pr = pads
+    assert 0 <= adj[0] <= sh and 0 <= adj[1] <= sw
+    fh, fw = (h - 1) * sh + kh + adj[0], (wd - 1) * sw + kw + adj[1]
+    full = np.zeros((n, m, fh, fw), np.float64)
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    for i in range(h):
+        for j in range(wd):
+            full[:, :, i * sh:i * sh + kh, j * sw:j * sw + kw] += np.einsum(
+                "nc,cmpq->nmpq", x64[:, :, i, j], w64)
+    oh, ow = fh - pt - pb, fw - pl - pr
+    y = full[:, :, pt:pt + oh, pl:pl + ow] + b.astype(np.float64).reshape(1, -1, 1, 1)
+    return y.astype(F32)
+
+
+def ref_pool(x, kind, kernel=None, stride=(1, 1), pads=(0, 0, 0, 0), legacy_pad=NOTSET,
+             count_include_pad=False, global_pooling=False, order="NCHW"):
+    """MaxPool / AveragePool, caffe2/operators/pool_op.cc (RunMaxPool2D, RunAveragePool2D,
+    GlobalPoolingForward) and pool_op.h (AveragePoolFunctor) with conv_pool_op_base.h geometry.
+
+    For output (h, w): t = max(h*stride_h - pad_t, 0), b = min(h*stride_h - pad_t + kernel_h, H),
+    likewise l, r; the window is X[t:b, l:r] (padding never enters a max). AveragePool divides
+    the window sum by (b - t) * (r - l) when count_include_pad is false (its default,
+    AveragePoolFunctor reads GetSingleArgument<bool>("count_include_pad", false)) and by
+    kernel_h * kernel_w when it is true -- always the full kernel area, even where the window
+    is clipped by the image end beyond the pads (legacy_pad=3 can do that). global_pooling=1
+    sets the kernel to the whole image, output 1x1 (mean / max over H*W).
+    """
+    if order == "NHWC":
+        x = np.transpose(x, (0, 3, 1, 2))
+    n, c, h, wd = x.shape
+    x64 = x.astype(np.float64)
+    if global_pooling:
+        y = x64.max(axis=(2, 3), keepdims=True) if kind == "max" else \
+            x64.mean(axis=(2, 3), keepdims=True)
+    else:
+        kh, kw = kernel
+        (oh, ow), (pt, pl, pb, pr) = pool_geometry((h, wd), kernel, stride, pads, legacy_pad)
+        # PoolOp's constructor enforces pads < kernel (on the pads as given).
+        y = np.zeros((n, c, oh, ow), np.float64)
+        for i in range(oh):
+            t = max(i * stride[0] - pt, 0)
+            bt = min(i * stride[0] - pt + kh, h)
+            for j in range(ow):
+                left = max(j * stride[1] - pl, 0)
+                r = min(j * stride[1] - pl + kw, wd)
+                assert bt > t and r > left, "empty pooling window"
+                win = x64[:, :, t:bt, left:r]
+                if kind == "max":
+                    y[:, :, i, j] = win.max(axis=(2, 3))
+                else:
+                    cnt = kh * kw if count_include_pad else (bt - t) * (r - left)
+                    y[:, :, i, j] = win.sum(axis=(2, 3)) / cnt
+    y = y.astype(F32)
+    return np.ascontiguousarray(np.transpose(y, (0, 2, 3, 1))) if order == "NHWC" else y
+
+
+def ref_spatial_bn(x, scale, bias, mean, var, eps=1e-5, order="NCHW"):
+    """SpatialBN with is_test=1, caffe2/operators/spatial_batch_norm_op.h/.cc.
+
+    y = (x - mean) / sqrt(var + epsilon) * scale + bias per channel (axis 1 for NCHW, the last
+    axis for NHWC); epsilon defaults to 1e-5. Inputs X, scale, bias, mean, var; one output.
+    """
+    axis = 1 if order == "NCHW" else x.ndim - 1
+    shp = [1] * x.ndim
+    shp[axis] = -1
+    r = lambda a: a.astype(np.float64).reshape(shp)
+    y = (x.astype(np.float64) - r(mean)) / np.sqrt(r(var) + eps) * r(scale) + r(bias)
+    return y.astype(F32)
+
+
+def ref_lrn(x, size, alpha, beta, bias=1.0, order="NCHW"):
+    """LRN, caffe2/operators/local_response_normalization_op.cc/.h (LRNOp).
+
+    Across channels: scale_c = bias + (alpha / size) * sum of x_c'^2 over
+    c' in [c - pre_pad, c - pre_pad + size - 1] (clipped to the channels), pre_pad =
+    (size - 1) / 2; y = x * scale^(-beta). Caffe2 divides alpha by size (alpha_over_size);
+    bias defaults to 1, size must be odd. An optional second output is the scale tensor.
+    """
+    if order == "NHWC":
+        x = np.transpose(x, (0, 3, 1, 2))
+    c = x.shape[1]
+    pre = (size - 1) // 2
+    sq = x.astype(np.float64) ** 2
+    s = np.zeros_like(sq)
+    for ch in range(c):
+        lo, hi = max(ch - pre, 0), min(ch - pre + size, c)
+        s[:, ch] = sq[:, lo:hi].sum(axis=1)
+    scale = bias + (alpha / size) * s
+    y = (x.astype(np.float64) * scale ** (-beta)).astype(F32)
+    return np.ascontiguousarray(np.transpose(y, (0, 2, 3, 1))) if order == "NHWC" else y
+
+
+def ref_softmax(x, axis=1):
+    """Softmax, caffe2/operators/softmax_op.cc: X is coerced to 2-D [prod(dims[:axis]),
+    prod(dims[axis:])] (axis default 1, canonical_axis_index for negatives) and each row is
+    normalised: exp(x - rowmax) / sum."""
+    axis = axis % x.ndim
+    rows = int(np.prod(x.shape[:axis]))
+    x2 = x.astype(np.float64).reshape(rows, -1)
+    e = np.exp(x2 - x2.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)).reshape(x.shape).astype(F32)
+
+
+def ref_fc(x, w, b, axis=1, axis_w=1, transposed=False):
+    """FC / FCTransposed, caffe2/operators/fully_connected_op.h (FullyConnectedOp).
+
+    X is coerced to 2-D at `axis`: M = prod(X.dims[:axis]), K = prod(X.dims[axis:]).
+    FC (TransposeWeight=true): N = prod(W.dims[:axis_w]), W viewed [N, K], Y = X W^T + b.
+    FCTransposed: N = prod(W.dims[axis_w:]), W viewed [K, N], Y = X W + b.
+    Y's shape is X.dims[:axis] + [N]; b is 1-D [N].
+    """
+    axis = axis % x.ndim
+    axis_w = axis_w % w.ndim
+    m, k = int(np.prod(x.shape[:axis])), int(np.prod(x.shape[axis:]))
+    if transposed:
+        nn = int(np.prod(w.shape[axis_w:]))
+        w2 = w.astype(np.float64).reshape(-1, nn)
+    else:
+        nn = int(np.prod(w.shape[:axis_w]))
+        w2 = w.astype(np.float64).reshape(nn, -1).T
+    assert w2.shape == (k, nn) and b.shape == (nn,)
+    y = x.astype(np.float64).reshape(m, k) @ w2 + b.astype(np.float64)
+    return y.reshape(tuple(x.shape[:axis]) + (nn,)).astype(F32)
+
+
+def ref_matmul(a, b, axis_a=1, axis_b=1, trans_a=False, trans_b=False):
+    """MatMul, caffe2/operators/matmul_op.h: A is coerced to 2-D at axis_a ([prod(dims[:axis_a]),
+    prod(dims[axis_a:])]), B likewise at axis_b; then optionally transposed; Y = A' B' is
+    always 2-D (this is not numpy matmul: no batch dimensions)."""
+    a2 = a.astype(np.float64).reshape(int(np.prod(a.shape[:axis_a])), -1)
+    b2 = b.astype(np.float64).reshape(int(np.prod(b.shape[:axis_b])), -1)
+    a2 = a2.T if trans_a else a2
+    b2 = b2.T if trans_b else b2
+    return (a2 @ b2).astype(F32)
+
+
+def ref_batch_matmul(a, b, trans_a=False, trans_b=False, broadcast=False):
+    """BatchMatMul, caffe2/operators/batch_matmul_op.h: matrices are the last two dims,
+    transposed by trans_a / trans_b. Without `broadcast` both inputs must have the same rank
+    (>= 2) and batch dims. With broadcast=1 the batch dims of the lower-rank input must equal
+    the trailing batch dims of the other (the leading ones are broadcast) and a 1-D input is a
+    row (A) or column (B) vector whose 1 is dropped from the output, as numpy.matmul does."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    if trans_a:
+        a64 = np.swapaxes(a64, -1, -2)
+    if trans_b:
+        b64 = np.swapaxes(b64, -1, -2)
+    if not broadcast:
+        assert a.ndim == b.ndim >= 2 and a.shape[:-2] == b.shape[:-2]
+    return np.matmul(a64, b64).astype(F32)
+
+
+def legacy_broadcast_sizes(a_shape, b_shape, axis=-1):
+    """elementwise_ops_utils.cc ComputeLegacyBroadcastSizes: (pre, n, post).
+
+    axis = -1 means A.ndim - B.ndim (B aligned with A's trailing dims). Leading and trailing
+    size-1 dims of B are dropped first; the remaining dims of B must equal A's dims starting at
+    axis + (number of dropped leading 1s)."""
+    if axis == -1:
+        axis = len(a_shape) - len(b_shape)
+    assert 0 <= axis <= len(a_shape) - len(b_shape)
+    start = 0
+    while start < len(b_shape) and b_shape[start] == 1:
+        start += 1
+    end = len(b_shape) - 1
+    while end >= start and b_shape[end] == 1:
+        end -= 1
+    pre = int(np.prod(a_shape[:axis + start]))
+    for i in range(start, end + 1):
+        assert a_shape[i + axis] == b_shape[i], "Broadcast dimension mismatch."
+    n = int(np.prod(b_shape[start:end + 1]))
+    post = int(np.prod(a_shape[axis + end + 1:]))
+    return pre, n, post
+
+
+def ref_binary(fn, a, b, broadcast=False, axis=-1):
+    """Add / Sub / Mul / Div, caffe2/operators/elementwise_ops.h (BinaryElementwiseWithArgsOp).
+
+    With the legacy argument broadcast=1: Y has A's shape and B is laid over A as
+    [pre, n, post] per ComputeLegacyBroadcastSizes (elementwise_ops_utils.cc), `axis` giving
+    where B starts in A (default -1: trailing alignment). Without it: numpy-style
+    multidirectional broadcasting (ComputeBinaryBroadcastForwardDims)."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    if broadcast:
+        pre, n, post = legacy_broadcast_sizes(a.shape, b.shape, axis)
+        y = fn(a64.reshape(pre, n, post), b64.reshape(1, n, 1)).reshape(a.shape)
+    else:
+        y = fn(a64, b64)
+    return y.astype(F32)
+
+
+def ref_slice(x, starts, ends):
+    """Slice with `starts` / `ends` arguments, caffe2/operators/slice_op.h (SliceImpl).
+
+    Dims past len(starts) are kept whole. A negative start or end becomes dim + 1 + value, so
+    -1 means the end of the dim (inclusive of the last element) and -2 drops one element --
+    unlike numpy/ONNX, where -1 drops one. Values past dim clip to dim. Only one dimension may
+    be partially sliced."""
+    idx, partial = [], 0
+    for i, d in enumerate(x.shape):
+        if i >= len(starts):
+            idx.append(slice(0, d))
+            continue
+        s, e = starts[i], ends[i]
+        s = d + 1 + s if s < 0 else s
+        e = d + 1 + e if e < 0 else e
+        s, e = min(s, d), min(e, d)
+        assert 0 <= s <= e
+        partial += (s > 0 or e < d)
+        idx.append(slice(s, e))
+    assert partial <= 1, "Currently only possible to slice in 1 dimension."
+    return np.ascontiguousarray(x[tuple(idx)])
+
+
+def ref_gather(data, indices, axis=0, wrap_indices=None):
+    """Gather, caffe2/operators/gather_op.h: Y = data indexed along `axis` (default 0);
+    shape data.dims[:axis] + indices.dims + data.dims[axis+1:]. Indices are int32 or int64.
+    A negative index is wrapped (idx + dim) only when wrap_indices is set, which defaults to
+    true for axis 0 and false otherwise."""
+    if wrap_indices is None:
+        wrap_indices = axis == 0
+    idx = indices.astype(np.int64)
+    if wrap_indices:
+        idx = np.where(idx < 0, idx + data.shape[axis], idx)
+    assert np.all((idx >= 0) & (idx < data.shape[axis]))
+    return np.ascontiguousarray(np.take(data, idx, axis=axis))
+
+
+def ref_tile(x, tiles, axis):
+    """Tile, caffe2/operators/tile_op.h: the block x[i0..i_{axis-1}, ...] (everything from axis
+    on) is copied `tiles` times for each outer index -- numpy.tile with reps only at axis.
+    Both `tiles` and `axis` must be given (as arguments or inputs)."""
+    reps = [1] * x.ndim
+    reps[axis] = tiles
+    return np.tile(x, reps)
+
+
+def ref_reshape(x, shape):
+    """Reshape, caffe2/operators/reshape_op.h: a 0 in the new shape copies the input's dim at
+    the same index; one -1 is inferred. Second output old_shape: the input dims as a 1-D int64
+    tensor (int32 when the new shape came as an int32 input)."""
+    new = [x.shape[i] if d == 0 else d for i, d in enumerate(shape)]
+    return x.reshape(new), np.array(x.shape, np.int64)
+
+
+def ref_concat(xs, axis=None, order=None, add_axis=False):
+    """Concat, caffe2/operators/concat_split_op.h (ConcatOp): axis from `axis` (default -1,
+    canonicalised over ndim + add_axis) or else from `order` (NCHW -> 1, NHWC -> 3, default
+    NCHW). add_axis=1 stacks on a new axis. Second output split_info: int32 [n_inputs], each
+    input's size along axis (1 each with add_axis)."""
+    if axis is None:
+        axis = 3 if order == "NHWC" else 1
+    nd = xs[0].ndim + (1 if add_axis else 0)
+    axis = axis % nd
+    if add_axis:
+        return np.stack(xs, axis=axis), np.ones(len(xs), np.int32)
+    return np.concatenate(xs, axis=axis), np.array([a.shape[axis] for a in xs], np.int32)
+
+
+def ref_split(x, n_out, axis=1, split=None):
+    """Split, caffe2/operators/concat_split_op.h (SplitOp): sizes from the second input (int32)
+    or the `split` argument, else n_out equal parts; axis from `axis` or `order` (NCHW -> 1)."""
+    if split is None:
+        assert x.shape[axis] % n_out == 0
+        split = [x.shape[axis] // n_out] * n_out
+    assert sum(split) == x.shape[axis]
+    return [np.ascontiguousarray(p) for p in np.split(x, np.cumsum(split)[:-1], axis=axis)]
+
+
+def ref_expand_dims(x, dims):
+    """ExpandDims, caffe2/operators/expand_squeeze_dims_op.h: dims are sorted and deduplicated,
+    then a 1 is inserted at each, in ascending order."""
+    shape = list(x.shape)
+    for d in sorted(set(dims)):
+        shape.insert(d, 1)
+    return x.reshape(shape)
+
+
+def ref_squeeze(x, dims):
+    """Squeeze, caffe2/operators/expand_squeeze_dims_op.h: removes the listed dims, which must
+    be 1."""
+    assert all(x.shape[d] == 1 for d in dims)
+    return x.reshape([s for i, s in enumerate(x.shape) if i not in set(dims)])
+
+
+def ref_flatten(x, axis=1):
+    """Flatten, caffe2/operators/flatten_op.h: 2-D [prod(dims[:axis]), prod(dims[axis:])],
+    axis default 1."""
+    return x.reshape(int(np.prod(x.shape[:axis])), -1)
+
+
+def ref_cast(x, to):
+    """Cast, caffe2/operators/cast_op.cc: static_cast per element; float -> int truncates
+    toward zero, bool / uint8 -> float give 0/1 and 0..255."""
+    dt = {DT_FLOAT: np.float32, DT_INT32: np.int32, DT_INT64: np.int64, DT_BOOL: np.bool_,
+          DT_UINT8: np.uint8}[to]
+    if np.issubdtype(x.dtype, np.floating) and dt not in (np.float32, np.bool_):
+        return np.trunc(x).astype(dt)
+    return x.astype(dt)
+
+
+def ref_clip(x, lo=None, hi=None):
+    """Clip, caffe2/operators/clip_op.cc: y = min(max(x, min), max); min defaults to the lowest
+    float, max to the largest."""
+    lo = -np.finfo(F32).max if lo is None else lo
+    hi = np.finfo(F32).max if hi is None else hi
+    return np.minimum(np.maximum(x, F32(lo)), F32(hi)).astype(F32)
+
+
+def ref_sigmoid(x):
+    return (1.0 / (1.0 + np.exp(-x.astype(np.float64)))).astype(F32)
+
+
+def ref_tanh(x):
+    return np.tanh(x.astype(np.float64)).astype(F32)
+
+
+def ref_relu(x):
+    return np.maximum(x, 0).astype(F32)
+
+
+# ============================================================================
+# Numpy references: the int8 family (caffe2/operators/quantized/ and QNNPACK)
+# ============================================================================
+#
+# Caffe2's Int8TensorCPU is a uint8 tensor with a float scale and an int32 zero point:
+# real = (q - zero_point) * scale. Y_scale / Y_zero_point arguments are read as float / int.
+
+def f32_bits(v):
+    return struct.unpack("<I", struct.pack("<f", float(v)))[0]
+
+
+def q_quantize(x, scale, zero_point):
+    """Int8Quantize, quantized/int8_quantize_op.h + int8_utils.h QuantizeUint8 (the x86 path):
+    q = clamp(zero_point + (int32) nearbyint(x / scale), 0, 255), float division, nearbyint in
+    the default rounding mode (ties to even)."""
+    r = np.rint(x.astype(F32) / F32(scale)).astype(np.int64) + zero_point
+    return np.clip(r, 0, 255).astype(np.uint8)
+
+
+def q_dequantize(q, scale, zero_point):
+    """Int8Dequantize, quantized/int8_dequantize_op.h: y = (float)(q - zero_point) * scale."""
+    return ((q.astype(np.int32) - zero_point).astype(F32) * F32(scale)).astype(F32)
+
+
+def q_relu_min(scale, zero_point):
+    """activationLimits(.., RELU) in int8_utils.h: [QuantizeUint8(scale, zp, 0.0), 255] =
+    [zero_point, 255]; NONE gives [0, 255]."""
+    return int(q_quantize(np.zeros(1, F32), scale, zero_point)[0])
+
+
+def qnnp_requantize(acc, scale, zero_point, qmin, qmax):
+    """QNNPACK q31 requantization of int32 accumulators (QNNPACK src/qnnpack/requantization.h
+    qnnp_compute_conv_quantization_params and the q8gemm / q8conv kernels, e.g.
+    src/q8gemm/4x4c2-sse2.c), as used by Int8Conv / Int8ConvRelu / Int8FC.
+
+    scale (float32, must be < 1) = M * 2^(e-150), M its 24-bit mantissa, e its biased exponent:
+    multiplier = M << 7, shift = 126 - e. q31 = floor((acc * multiplier + 2^30) / 2^31)
+    (64-bit product, rounding half up); then the rounding right shift by `shift` with
+    remainder_mask = 2^shift - 1 and threshold = mask >> 1:
+    out = (q31 >> shift) + ((q31 & mask) - (q31 < 0) > threshold), i.e. ties away from zero
+    (gemmlowp RoundingDivideByPOT). Then saturate to int16, add the output zero point with
+    int16 saturation, saturate to uint8 and clamp to [qmin, qmax].
+    """
+    s = F32(scale)
+    assert F32(2.0 ** -32) <= s < F32(1.0)
+    bits = f32_bits(s)
+    multiplier = ((bits & 0x007FFFFF) | 0x00800000) << 7
+    shift = 127 + 31 - 32 - (bits >> 23)
+    assert 0 <= shift < 32
+    acc = acc.astype(np.int64)
+    q31 = (acc * multiplier + (1 << 30)) >> 31          # numpy >> is arithmetic: floor
+    mask = (1 << shift) - 1
+    thr = mask >> 1
+    rem = (q31 & mask) - (q31 < 0).astype(np.int64)
+    out = (q31 >> shift) + (rem > thr).astype(np.int64)
+    out = np.clip(out, -32768, 32767)
+    out = np.clip(out + zero_point, -32768, 32767)
+    out = np.clip(out, 0, 255)
+    return np.clip(out, qmin, qmax).astype(np.uint8)
+
+
+def q_conv(xq, x_s, x_zp, wq, w_s, w_zp, bias, y_s, y_zp, stride=(1, 1), pads=(0, 0, 0, 0),
+           relu=False):
+    """Int8Conv / Int8ConvRelu, quantized/int8_conv_op.h (QNNPACK qnnp_create_convolution2d_
+    nhwc_q8; src/convolution.c, src/q8gemm, src/q8conv). NHWC only: X [N, H, W, C] uint8,
+    filter [M, kH, kW, C/group] uint8 (its own scale / zero point), bias int32 [M] (real scale
+    x_scale * w_scale, zero point 0). acc = bias + sum (x - x_zp) * (w - w_zp); padded pixels
+    read a buffer filled with x_zp, so they add 0. Requantized with scale
+    float(x_scale * w_scale / y_scale) (float32 arithmetic, must be < 1) by qnnp_requantize,
+    clamped to [0, 255] or, for Int8ConvRelu, [y_zp, 255]. Geometry from ConvPoolOpBase.
+    """
+    x = np.transpose(xq.astype(np.int64) - x_zp, (0, 3, 1, 2))
+    w = np.transpose(wq.astype(np.int64) - w_zp, (0, 3, 1, 2))
+    n, c, h, wd = x.shape
+    m, _, kh, kw = w.shape
+    (oh, ow), (pt, pl, pb, pr) = pool_geometry((h, wd), (kh, kw), stride, pads)
+    xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    acc = np.zeros((n, m, oh, ow), np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            patch = xp[:, :, i * stride[0]:i * stride[0] + kh, j * stride[1]:j * stride[1] + kw]
+            acc[:, :, i, j] = np.einsum("nckl,mckl->nm", patch, w)
+    acc += bias.astype(np.int64).reshape(1, -1, 1, 1)
+    scale = F32(F32(x_s) * F32(w_s)) / F32(y_s)
+    lo = q_relu_min(y_s, y_zp) if relu else 0
+    y = qnnp_requantize(acc, scale, y_zp, lo, 255)
+    return np.ascontiguousarray(np.transpose(y, (0, 2, 3, 1)))
+
+
+def q_fc(xq, x_s, x_zp, wq, w_s, w_zp, bias, y_s, y_zp):
+    """Int8FC, quantized/int8_fc_op.h (QNNPACK qnnp_create_fully_connected_nc_q8,
+    src/fully-connected.c): K = prod(X.dims[1:]), W [N, K] uint8, bias int32 [N], Y [M, N].
+    acc = bias + sum_k (x - x_zp)(w - w_zp), requantized like Int8Conv with scale
+    float(x_scale * w_scale / y_scale) and clamped to [0, 255] (no activation)."""
+    m = xq.shape[0]
+    x = xq.astype(np.int64).reshape(m, -1) - x_zp
+    w = wq.astype(np.int64) - w_zp
+    acc = x @ w.T + bias.astype(np.int64)
+    scale = F32(F32(x_s) * F32(w_s)) / F32(y_s)
+    return qnnp_requantize(acc, scale, y_zp, 0, 255)
+
+
+def q_maxpool(xq, kernel, stride=(1, 1), pads=(0, 0, 0, 0), relu_min=0):
+    """Int8MaxPool, quantized/int8_max_pool_op.h (QNNPACK qnnp_create_max_pooling2d_nhwc_u8):
+    NHWC; Y_scale / Y_zero_point must equal X's; the max of the uint8 window (the indirection
+    buffer clamps padded taps onto valid pixels, so padding never wins), clamped to
+    [output_min, 255] (output_min is y_zp for the Relu variant, else 0)."""
+    x = np.transpose(xq, (0, 3, 1, 2)).astype(np.int64)
+    y = ref_pool(x.astype(np.float64), "max", kernel, stride, pads)
+    y = np.clip(np.rint(y), relu_min, 255).astype(np.uint8)
+    return np.ascontiguousarray(np.transpose(y, (0, 2, 3, 1)))
+
+
+def q_avgpool(xq, x_s, x_zp, y_s, y_zp, kernel, stride=(1, 1), pads=(0, 0, 0, 0)):
+    """Int8AveragePool (non-global), quantized/int8_average_pool_op.h (QNNPACK
+    qnnp_create_average_pooling2d_nhwc_q8, src/average-pooling.c, src/q8avgpool/up8x9-sse2.c).
+
+    NHWC. Padded taps read a buffer filled with x_zp, and the divisor is always
+    pooling_size = kernel_h * kernel_w (padding counts, unlike float AveragePool's default):
+    acc = sum over the window of (x - x_zp) (int32). scale = x_scale / (y_scale * (float)
+    pooling_size) in float32, split as multiplier = 24-bit mantissa (| 0x800000) and
+    shift = 150 - biased exponent; out = sign(acc) * ((|acc| * multiplier + 2^(shift-1)) >>
+    shift) (ties away from zero), + y_zp with int16 saturation, clamped to [0, 255].
+    (Caffe2 takes QNNPACK's separate global-average-pooling path when there is no padding, no
+    stride and the kernel covers the whole image; not exercised here.)
+    """
+    x = np.transpose(xq.astype(np.int64) - x_zp, (0, 3, 1, 2))
+    n, c, h, wd = x.shape
+    kh, kw = kernel
+    (oh, ow), (pt, pl, pb, pr) = pool_geometry((h, wd), kernel, stride, pads)
+    xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    acc = np.zeros((n, c, oh, ow), np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            acc[:, :, i, j] = xp[:, :, i * stride[0]:i * stride[0] + kh,
+                                 j * stride[1]:j * stride[1] + kw].sum(axis=(2, 3))
+    scale = F32(x_s) / (F32(y_s) * F32(kh * kw))
+    assert F32(2.0 ** -32) <= scale < F32(256.0)
+    bits = f32_bits(scale)
+    multiplier = (bits & 0x007FFFFF) | 0x00800000
+    shift = 127 + 23 - (bits >> 23)
+    mag = (np.abs(acc) * multiplier + (1 << (shift - 1))) >> shift
+    out = np.where(acc < 0, -mag, mag)
+    out = np.clip(np.clip(out, -32768, 32767) + y_zp, -32768, 32767)
+    y = np.clip(out, 0, 255).astype(np.uint8)
+    return np.ascontiguousarray(np.transpose(y, (0, 2, 3, 1)))
+
+
+def quantize_multiplier_smaller_than_one(m):
+    """int8_utils.h QuantizeMultiplierSmallerThanOne: m = q * 2^-right_shift, q in [0.5, 1);
+    q_fixed = nearbyint(q * 2^31) (ties to even), 2^31 -> 2^30 with right_shift - 1."""
+    assert 0.0 < m < 1.0
+    q, e = math.frexp(m)
+    right_shift = -e
+    q_fixed = int(np.rint(q * (1 << 31)))
+    if q_fixed == (1 << 31):
+        q_fixed //= 2
+        right_shift -= 1
+    assert right_shift >= 0
+    return q_fixed, right_shift
+
+
+def srdhm(a, b):
+    """gemmlowp SaturatingRoundingDoublingHighMul on int32 (numpy int64 arrays): nudge
+    2^30 for a non-negative product and 1 - 2^30 otherwise, then C++ division by 2^31
+    (truncation toward zero)."""
+    ab = a.astype(np.int64) * int(b)
+    nudge = np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
+    s = ab + nudge
+    q = np.where(s >= 0, s // (1 << 31), -((-s) // (1 << 31)))
+    return q
+
+
+def rounding_divide_by_pot(x, exponent):
+    """gemmlowp RoundingDivideByPOT: arithmetic shift right with ties away from zero."""
+    mask = (1 << exponent) - 1
+    remainder = x & mask
+    threshold = (mask >> 1) + (x < 0).astype(np.int64)
+    return (x >> exponent) + (remainder > threshold).astype(np.int64)
+
+
+def q_add(aq, a_s, a_zp, bq, b_s, b_zp, y_s, y_zp, relu=False):
+    """Int8Add / Int8AddRelu / Int8Sum / Int8SumRelu (two same-shape inputs, no broadcast),
+    quantized/int8_add_op.h (TFLite/gemmlowp style; the x86 path is its scalar loop).
+
+    twice_max = 2 * max(a_scale, b_scale) (float); real multipliers (double) a_scale / twice_max,
+    b_scale / twice_max and twice_max / (2^20 * y_scale), each made an int32 q31 multiplier and
+    right shift by QuantizeMultiplierSmallerThanOne. For each element:
+    a' = MulByQuantMul((a - a_zp) << 20), b' likewise, raw = MulByQuantMul(a' + b', Y) + y_zp,
+    where MulByQuantMul(x) = RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x, mult),
+    shift); clamped to [0, 255], or [y_zp, 255] for the Relu variants.
+    """
+    twice_max = float(F32(2) * max(F32(a_s), F32(b_s)))
+    ma, sa = quantize_multiplier_smaller_than_one(float(F32(a_s)) / twice_max)
+    mb, sb = quantize_multiplier_smaller_than_one(float(F32(b_s)) / twice_max)
+    my, sy = quantize_multiplier_smaller_than_one(twice_max / float(F32(1 << 20) * F32(y_s)))
+    a = (aq.astype(np.int64) - a_zp) * (1 << 20)
+    b = (bq.astype(np.int64) - b_zp) * (1 << 20)
+    sa_ = rounding_divide_by_pot(srdhm(a, ma), sa)
+    sb_ = rounding_divide_by_pot(srdhm(b, mb), sb)
+    raw = rounding_divide_by_pot(srdhm(sa_ + sb_, my), sy) + y_zp
+    lo = q_relu_min(y_s, y_zp) if relu else 0
+    return np.clip(raw, lo, 255).astype(np.uint8)
+
+
+# ============================================================================
+# Net building / saving
+# ============================================================================
+
+C2 = None  # the caffe2_pb2 module, set in main()
+
+
+def make_arg(name, value):
+    """Argument with the field Caffe2's ArgumentHelper reads for the value's type: i for int,
+    f for float, s for str / bytes, ints / floats / strings for lists."""
+    a = C2.Argument(name=name)
+    if isinstance(value, (bool, int, np.integer)):
+        a.i = int(value)
+    elif isinstance(value, (float, np.floating)):
+        a.f = float(value)
+    elif isinstance(value, str):
+        a.s = value.encode()
+    elif isinstance(value, bytes):
+        a.s = value
+    elif isinstance(value, np.ndarray) and value.dtype == np.float32:
+        a.floats.extend(value.flatten().tolist())
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        vals = list(value.flatten()) if isinstance(value, np.ndarray) else list(value)
+        if all(isinstance(v, (bytes, str)) for v in vals):
+            a.strings.extend([v.encode() if isinstance(v, str) else v for v in vals])
+        elif all(isinstance(v, (bool, int, np.integer)) for v in vals):
+            a.ints.extend(int(v) for v in vals)
+        else:
+            a.floats.extend(float(v) for v in vals)
+    else:
+        raise TypeError((name, value))
+    return a
+
+
+class Case:
+    """One test net: predict_net, init_net, run-time inputs and expected external outputs."""
+
+    def __init__(self, name, binary=False, tolerance=None):
+        self.name = name
+        self.binary = binary
+        self.tolerance = tolerance
+        self.predict = C2.NetDef(name=name)
+        self.init = C2.NetDef(name=name + "_init")
+        self.inputs = []     # (blob, array)
+        self.outputs = []    # (blob, array)
+
+    def input(self, name, arr):
+        self.predict.external_input.append(name)
+        self.inputs.append((name, np.ascontiguousarray(arr)))
+        return name
+
+    def _weight(self, name, op):
+        self.init.op.append(op)
+        self.init.external_output.append(name)
+        self.predict.external_input.append(name)
+        return name
+
+    def weight(self, name, arr):
+        """A weight made by the Given*Fill op that matches the array's dtype."""
+        arr = np.asarray(arr)
+        shape = list(arr.shape)
+        if arr.dtype == np.float32:
+            kind, vals = "GivenTensorFill", arr.astype(F32)
+        elif arr.dtype == np.int32:
+            kind, vals = "GivenTensorIntFill", [int(v) for v in arr.flatten()]
+        elif arr.dtype == np.int64:
+            kind, vals = "GivenTensorInt64Fill", [int(v) for v in arr.flatten()]
+        elif arr.dtype == np.bool_:
+            kind, vals = "GivenTensorBoolFill", [int(v) for v in arr.flatten()]
+        elif arr.dtype == np.uint8:
+            # One byte string, GetRepeatedArgument<string>("values") (strings field).
+            kind, vals = "GivenTensorByteStringToUInt8Fill", [arr.tobytes()]
+        else:
+            raise TypeError(arr.dtype)
+        op = C2.OperatorDef(type=kind, output=[name])
+        op.arg.extend([make_arg("shape", shape), make_arg("values", vals)])
+        return self._weight(name, op)
+
+    def constant_fill(self, name, shape, value, dtype=None):
+        """ConstantFill (filler_op.h): `shape`, `value` (f for float, i for the int types),
+        `dtype` (default FLOAT)."""
+        op = C2.OperatorDef(type="ConstantFill", output=[name])
+        op.arg.append(make_arg("shape", list(shape)))
+        op.arg.append(make_arg("value", value))
+        if dtype is not None:
+            op.arg.append(make_arg("dtype", dtype))
+        return self._weight(name, op)
+
+    def int8_weight(self, name, q, scale, zero_point):
+        """Int8GivenTensorFill (quantized/int8_given_tensor_fill_op.h): `values` one byte
+        string of uint8 (GetSingleArgument<string>: the s field), `shape`, `Y_scale`,
+        `Y_zero_point`."""
+        op = C2.OperatorDef(type="Int8GivenTensorFill", output=[name])
+        op.arg.extend([make_arg("shape", list(q.shape)), make_arg("values", q.tobytes()),
+                       make_arg("Y_scale", float(scale)), make_arg("Y_zero_point", zero_point)])
+        return self._weight(name, op)
+
+    def int8_bias(self, name, b, scale, zero_point=0):
+        """Int8GivenIntTensorFill: int32 `values` (ints), `shape`, `Y_scale`, `Y_zero_point`."""
+        op = C2.OperatorDef(type="Int8GivenIntTensorFill", output=[name])
+        op.arg.extend([make_arg("shape", list(b.shape)),
+                       make_arg("values", [int(v) for v in b.flatten()]),
+                       make_arg("Y_scale", float(scale)), make_arg("Y_zero_point", zero_point)])
+        return self._weight(name, op)
+
+    def op(self, kind, inputs, outputs, name=None, **args):
+        o = C2.OperatorDef(type=kind, input=list(inputs), output=list(outputs))
+        if name:
+            o.name = name
+        for k, v in args.items():
+            o.arg.append(make_arg(k, v))
+        self.predict.op.append(o)
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def output(self, name, arr):
+        self.predict.external_output.append(name)
+        self.outputs.append((name, np.ascontiguousarray(arr)))
+
+    def check(self):
+        produced = set(self.init.external_output)
+        runtime = [b for b in self.predict.external_input if b not in produced]
+        assert runtime == [n for n, _ in self.inputs], (self.name, runtime)
+        assert set(self.init.external_output) <= set(self.predict.external_input), self.name
+        defined = set(self.predict.external_input)
+        for o in self.predict.op:
+            for i in o.input:
+                assert i in defined, (self.name, o.type, i)
+            defined.update(o.output)
+        for b in self.predict.external_output:
+            assert b in defined, (self.name, b)
+        for n, arr in self.inputs + self.outputs:
+            if np.issubdtype(arr.dtype, np.floating):
+                assert arr.dtype == np.float32 and np.all(np.isfinite(arr)), (self.name, n)
+            assert arr.size <= 4096, (self.name, n, arr.shape)
+
+    def save(self):
+        self.check()
+        case_dir = os.path.join(OUT_DIR, self.name)
+        data_dir = os.path.join(case_dir, "test_data_set_0")
+        os.makedirs(data_dir)
+        for net, stem in ((self.predict, "predict_net"), (self.init, "init_net")):
+            if self.binary:
+                blob = net.SerializeToString()
+                assert C2.NetDef.FromString(blob) == net
+                with open(os.path.join(case_dir, stem + ".pb"), "wb") as f:
+                    f.write(blob)
+            else:
+                txt = text_format.MessageToString(net)
+                back = text_format.Parse(txt, C2.NetDef())
+                assert back.SerializeToString() == net.SerializeToString(), self.name
+                with open(os.path.join(case_dir, stem + ".pbtxt"), "w") as f:
+                    f.write(txt)
+        for kind, items in (("input", self.inputs), ("output", self.outputs)):
+            for i, (n, arr) in enumerate(items):
+                t = numpy_helper.from_array(arr, name=n)
+                with open(os.path.join(data_dir, "%s_%d.pb" % (kind, i)), "wb") as f:
+                    f.write(t.SerializeToString())
+        if self.tolerance is not None:
+            with open(os.path.join(case_dir, "tolerance"), "w") as f:
+                f.write(repr(float(self.tolerance)) + "\n")
+
+
+def rand(rng, shape, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, size=shape).astype(F32)
+
+
+def rand_on_grid(rng, shape, scale, zero_point, lo=5, hi=250):
+    """Floats that Int8Quantize maps unambiguously: (q - zp + u) * scale, |u| <= 0.35."""
+    q = rng.integers(lo, hi + 1, size=shape)
+    u = rng.uniform(-0.35, 0.35, size=shape)
+    return ((q - zero_point + u) * scale).astype(F32)
+
+
+# ============================================================================
+# Cases
+# ============================================================================
+
+def conv_cases(new):
+    # --- conv_net (binary): Conv with kernel/stride/pad + bias, Relu in place, MaxPool,
+    # Dropout in place with its (unused; not written when is_test) mask, FC over the
+    # flattened map, Softmax. Zoo-net shaped.
+    rng = np.random.default_rng(1001)
+    c = new("conv_net", binary=True)
+    x = rand(rng, [2, 3, 8, 8])
+    w, b = rand(rng, [4, 3, 3, 3], -0.5, 0.5), rand(rng, [4], -0.2, 0.2)
+    fw, fb = rand(rng, [5, 4 * 4 * 4], -0.2, 0.2), rand(rng, [5], -0.1, 0.1)
+    c.input("data", x)
+    c.weight("conv1_w", w)
+    c.weight("conv1_b", b)
+    c.weight("fc_w", fw)
+    c.weight("fc_b", fb)
+    c.op("Conv", ["data", "conv1_w", "conv1_b"], ["conv1"], kernel=3, stride=1, pad=1)
+    c.op("Relu", ["conv1"], ["conv1"])
+    c.op("MaxPool", ["conv1"], ["pool1"], kernel=2, stride=2)
+    c.op("Dropout", ["pool1"], ["pool1", "_pool1_mask"], is_test=1, ratio=0.5)
+    c.op("FC", ["pool1", "fc_w", "fc_b"], ["fc"])
+    c.op("Softmax", ["fc"], ["prob"])
+    t = ref_relu(ref_conv(x, w, b, kernel=(3, 3), pads=(1, 1, 1, 1)))
+    # conv1 is rewritten in place by the Relu: the external output is its last value.
+    c.output("conv1", t)
+    t = ref_pool(t, "max", (2, 2), (2, 2))
+    c.output("prob", ref_softmax(ref_fc(t, fw, fb)))
+
+    # --- conv_kernels_list: kernels / strides / pads (asymmetric [t, l, b, r]) / dilations,
+    # no bias.
+    rng = np.random.default_rng(1002)
+    c = new("conv_kernels_list")
+    x, w = rand(rng, [1, 3, 9, 10]), rand(rng, [4, 3, 3, 2])
+    c.input("X", x)
+    c.weight("W", w)
+    c.op("Conv", ["X", "W"], ["Y"], kernels=[3, 2], strides=[2, 1], pads=[1, 0, 2, 1],
+         dilations=[2, 1])
+    y = ref_conv(x, w, None, (3, 2), (2, 1), (1, 0, 2, 1), (2, 1))
+    c.output("Y", y)
+
+    # --- conv_hw_args: kernel_h/kernel_w, stride_h/stride_w, pad_t/pad_l/pad_b/pad_r,
+    # `dilation`, bias.
+    rng = np.random.default_rng(1003)
+    c = new("conv_hw_args")
+    x, w, b = rand(rng, [2, 2, 7, 8]), rand(rng, [3, 2, 2, 3]), rand(rng, [3])
+    c.input("X", x)
+    c.weight("W", w)
+    c.weight("B", b)
+    c.op("Conv", ["X", "W", "B"], ["Y"], kernel_h=2, kernel_w=3, stride_h=1, stride_w=2,
+         pad_t=0, pad_l=2, pad_b=1, pad_r=0, dilation=2)
+    c.output("Y", ref_conv(x, w, b, (2, 3), (1, 2), (0, 2, 1, 0), (2, 2)))
+
+    # --- conv_group: group = 2, NCHW, bias.
+    rng = np.random.default_rng(1004)
+    c = new("conv_group")
+    x, w, b = rand(rng, [1, 4, 6, 6]), rand(rng, [6, 2, 3, 3]), rand(rng, [6])
+    c.input("X", x)
+    c.weight("W", w)
+    c.weight("B", b)
+    c.op("Conv", ["X", "W", "B"], ["Y"], kernel=3, pad=1, group=2)
+    c.output("Y", ref_conv(x, w, b, (3, 3), pads=(1, 1, 1, 1), group=2))
+
+    # --- conv_nhwc: order NHWC (X NHWC, filter [M, kH, kW, C], Y NHWC), stride 2, pads, bias.
+    rng = np.random.default_rng(1005)
+    c = new("conv_nhwc")
+    x, w, b = rand(rng, [2, 7, 6, 3]), rand(rng, [4, 3, 3, 3]), rand(rng, [4])
+    c.input("X", x)
+    c.weight("W", w)
+    c.weight("B", b)
+    c.op("Conv", ["X", "W", "B"], ["Y"], kernel=3, stride=2, pads=[1, 0, 1, 1], order="NHWC")
+    c.output("Y", ref_conv(x, w, b, (3, 3), (2, 2), (1, 0, 1, 1), order="NHWC"))
+
+    # --- conv_nhwc_group: NHWC with group = 2 (filter [M, kH, kW, C/group]), no bias.
+    rng = np.random.default_rng(1006)
+    c = new("conv_nhwc_group")
+    x, w = rand(rng, [1, 5, 5, 4]), rand(rng, [6, 2, 2, 2])
+    c.input("X", x)
+    c.weight("W", w)
+    c.op("Conv", ["X", "W"], ["Y"], kernel=2, group=2, order="NHWC")
+    c.output("Y", ref_conv(x, w, None, (2, 2), group=2, order="NHWC"))
+
+    # --- conv_legacy_pad: legacy_pad VALID (1) and SAME (2), stride 2, sizes where SAME's
+    # odd total pad goes to the tail (H 6: pad 0/1) and an even one splits (W 7: 1/1).
+    rng = np.random.default_rng(1007)
+    c = new("conv_legacy_pad")
+    x = rand(rng, [1, 2, 6, 7])
+    w1, w2, b2 = rand(rng, [3, 2, 3, 3]), rand(rng, [3, 2, 3, 3]), rand(rng, [3])
+    c.input("X", x)
+    c.weight("W_valid", w1)
+    c.weight("W_same", w2)
+    c.weight("B_same", b2)
+    c.op("Conv", ["X", "W_valid"], ["Y_valid"], kernel=3, stride=2, legacy_pad=VALID)
+    c.op("Conv", ["X", "W_same", "B_same"], ["Y_same"], kernel=3, stride=2, legacy_pad=SAME)
+    yv = ref_conv(x, w1, None, (3, 3), (2, 2), legacy_pad=VALID)
+    ys = ref_conv(x, w2, b2, (3, 3), (2, 2), legacy_pad=SAME)
+    assert yv.shape == (1, 3, 2, 3) and ys.shape == (1, 3, 3, 4)
+    assert pool_geometry((6, 7), (3, 3), (2, 2), (0, 0, 0, 0), SAME)[1] == (0, 1, 1, 1)
+    c.output("Y_valid", yv)
+    c.output("Y_same", ys)
+
+    # --- conv_transpose: NCHW, filter [C_in, M, kH, kW], stride 2, asymmetric pads, adj 1.
+    rng = np.random.default_rng(1008)
+    c = new("conv_transpose")
+    x, w, b = rand(rng, [1, 3, 4, 5]), rand(rng, [3, 2, 3, 3]), rand(rng, [2])
+    c.input("X", x)
+    c.weight("W", w)
+    c.weight("B", b)
+    c.op("ConvTranspose", ["X", "W", "B"], ["Y"], kernel=3, stride=2, pads=[1, 0, 0, 1],
+         adj=1)
+    y = ref_conv_transpose(x, w, b, (2, 2), (1, 0, 0, 1), (1, 1))
+    assert y.shape == (1, 2, 3 * 2 + 3 + 1 - 1, 4 * 2 + 3 + 1 - 1)
+    c.output("Y", y)
+
+
+def pool_cases(new):
+    # --- maxpool_args: `kernel` + `stride` (no pad), and kernel_h/_w, stride_h/_w,
+    # pad_t/_l/_b/_r.
+    rng = np.random.default_rng(2001)
+    c = new("maxpool_args")
+    x = rand(rng, [2, 3, 7, 8])
+    c.input("X", x)
+    c.op("MaxPool", ["X"], ["Y0"], kernel=3, stride=2)
+    c.op("MaxPool", ["X"], ["Y1"], kernel_h=2, kernel_w=3, stride_h=1, stride_w=2,
+         pad_t=1, pad_l=0, pad_b=0, pad_r=2)
+    c.output("Y0", ref_pool(x, "max", (3, 3), (2, 2)))
+    c.output("Y1", ref_pool(x, "max", (2, 3), (1, 2), (1, 0, 0, 2)))
+
+    # --- avgpool_pads: kernels / strides / pads; count_include_pad unset (false: the divisor
+    # is the clipped window) and count_include_pad=1 (divisor kernel_h * kernel_w).
+    rng = np.random.default_rng(2002)
+    c = new("avgpool_pads")
+    x = rand(rng, [1, 2, 6, 7])
+    c.input("X", x)
+    c.op("AveragePool", ["X"], ["Y_excl"], kernels=[3, 3], strides=[2, 2], pads=[1, 1, 1, 2])
+    c.op("AveragePool", ["X"], ["Y_incl"], kernels=[3, 3], strides=[2, 2], pads=[1, 1, 1, 2],
+         count_include_pad=1)
+    c.output("Y_excl", ref_pool(x, "avg", (3, 3), (2, 2), (1, 1, 1, 2)))
+    c.output("Y_incl", ref_pool(x, "avg", (3, 3), (2, 2), (1, 1, 1, 2),
+                                count_include_pad=True))
+
+    # --- global_pool: global_pooling=1 for MaxPool and AveragePool (NCHW).
+    rng = np.random.default_rng(2003)
+    c = new("global_pool")
+    x = rand(rng, [2, 3, 5, 4])
+    c.input("X", x)
+    c.op("MaxPool", ["X"], ["Y_max"], global_pooling=1)
+    c.op("AveragePool", ["X"], ["Y_avg"], global_pooling=1)
+    c.output("Y_max", ref_pool(x, "max", global_pooling=True))
+    c.output("Y_avg", ref_pool(x, "avg", global_pooling=True))
+
+    # --- pool_legacy_caffe: legacy_pad=3 (CAFFE_LEGACY_POOLING), kernel 3, stride 2, pad 1 on
+    # H 6 (ceil size 4 > floor 3, pad_tail 3) and W 7 (4 either way, pad_tail 1); the last row
+    # window is clipped to one input row. Max, average (default: clipped count) and average
+    # with count_include_pad=1 (Caffe2 divides by the full 9 even there).
+    rng = np.random.default_rng(2004)
+    c = new("pool_legacy_caffe")
+    x = rand(rng, [1, 2, 6, 7])
+    c.input("X", x)
+    kw = dict(kernel=3, stride=2, pad=1, legacy_pad=CAFFE_LEGACY_POOLING)
+    c.op("MaxPool", ["X"], ["Y_max"], **kw)
+    c.op("AveragePool", ["X"], ["Y_avg"], **kw)
+    c.op("AveragePool", ["X"], ["Y_avg_incl"], count_include_pad=1, **kw)
+    geo = pool_geometry((6, 7), (3, 3), (2, 2), (1, 1, 1, 1), CAFFE_LEGACY_POOLING)
+    assert geo == ((4, 4), (1, 1, 3, 1)), geo
+    lp = dict(pads=(1, 1, 1, 1), legacy_pad=CAFFE_LEGACY_POOLING)
+    c.output("Y_max", ref_pool(x, "max", (3, 3), (2, 2), **lp))
+    c.output("Y_avg", ref_pool(x, "avg", (3, 3), (2, 2), **lp))
+    c.output("Y_avg_incl", ref_pool(x, "avg", (3, 3), (2, 2), count_include_pad=True, **lp))
+
+    # --- pool_nhwc: MaxPool and AveragePool with order NHWC and padding.
+    rng = np.random.default_rng(2005)
+    c = new("pool_nhwc")
+    x = rand(rng, [2, 6, 5, 3])
+    c.input("X", x)
+    c.op("MaxPool", ["X"], ["Y_max"], kernel=3, stride=2, pad=1, order="NHWC")
+    c.op("AveragePool", ["X"], ["Y_avg"], kernel=2, stride=1, pads=[1, 0, 0, 1], order="NHWC")
+    c.output("Y_max", ref_pool(x, "max", (3, 3), (2, 2), (1, 1, 1, 1), order="NHWC"))
+    c.output("Y_avg", ref_pool(x, "avg", (2, 2), (1, 1), (1, 0, 0, 1), order="NHWC"))
+
+
+def activation_cases(new):
+    # --- activations: Relu, Sigmoid, Tanh, Clip (min, max), Copy, Alias.
+    rng = np.random.default_rng(3001)
+    c = new("activations")
+    x = rand(rng, [2, 3, 4], -3.0, 3.0)
+    c.input("X", x)
+    c.op("Relu", ["X"], ["Y_relu"])
+    c.op("Sigmoid", ["X"], ["Y_sigmoid"])
+    c.op("Tanh", ["X"], ["Y_tanh"])
+    c.op("Clip", ["X"], ["Y_clip"], min=-0.5, max=1.25)
+    c.op("Copy", ["X"], ["X_copy"])
+    c.op("Alias", ["X_copy"], ["X_alias"])
+    c.op("Clip", ["X_alias"], ["Y_clip_min"], min=0.25)
+    for n, v in (("Y_relu", ref_relu(x)), ("Y_sigmoid", ref_sigmoid(x)),
+                 ("Y_tanh", ref_tanh(x)), ("Y_clip", ref_clip(x, -0.5, 1.25)),
+                 ("Y_clip_min", ref_clip(x, 0.25))):
+        c.output(n, v)
+
+    # --- softmax: default axis 1 on a 4-D input (coerced to [N, C*H*W]) and axis=2.
+    rng = np.random.default_rng(3002)
+    c = new("softmax")
+    x = rand(rng, [2, 3, 2, 4], -3.0, 3.0)
+    c.input("X", x)
+    c.op("Softmax", ["X"], ["Y_axis1"])
+    c.op("Softmax", ["X"], ["Y_axis2"], axis=2)
+    y1 = ref_softmax(x, 1)
+    assert np.allclose(y1.reshape(2, -1).sum(axis=1), 1.0, atol=1e-5)
+    c.output("Y_axis1", y1)
+    c.output("Y_axis2", ref_softmax(x, 2))
+
+    # --- spatial_bn: SpatialBN is_test=1, NCHW with epsilon, NHWC with the default epsilon.
+    rng = np.random.default_rng(3003)
+    c = new("spatial_bn")
+    x = rand(rng, [2, 3, 4, 5])
+    xh = rand(rng, [2, 4, 5, 3])
+    s, b, m = rand(rng, [3], 0.5, 1.5), rand(rng, [3]), rand(rng, [3])
+    v = rand(rng, [3], 0.2, 2.0)
+    c.input("X", x)
+    c.input("X_nhwc", xh)
+    for n, a in (("scale", s), ("bias", b), ("mean", m), ("var", v)):
+        c.weight(n, a)
+    c.op("SpatialBN", ["X", "scale", "bias", "mean", "var"], ["Y"], is_test=1, epsilon=1e-3)
+    c.op("SpatialBN", ["X_nhwc", "scale", "bias", "mean", "var"], ["Y_nhwc"], is_test=1,
+         order="NHWC")
+    c.output("Y", ref_spatial_bn(x, s, b, m, v, 1e-3))
+    c.output("Y_nhwc", ref_spatial_bn(xh, s, b, m, v, 1e-5, order="NHWC"))
+
+    # --- lrn: LRN NCHW size 5 with the zoo's second (scale) output left unused, and NHWC
+    # size 3 with the default bias.
+    rng = np.random.default_rng(3004)
+    c = new("lrn")
+    x = rand(rng, [2, 7, 3, 3], -2.0, 2.0)
+    xh = rand(rng, [1, 3, 2, 6], -2.0, 2.0)
+    c.input("X", x)
+    c.input("X_nhwc", xh)
+    c.op("LRN", ["X"], ["Y", "_Y_scale"], size=5, alpha=0.0004, beta=0.75, bias=2.0)
+    c.op("LRN", ["X_nhwc"], ["Y_nhwc"], size=3, alpha=0.3, beta=0.5, order="NHWC")
+    c.output("Y", ref_lrn(x, 5, 0.0004, 0.75, 2.0))
+    c.output("Y_nhwc", ref_lrn(xh, 3, 0.3, 0.5, 1.0, order="NHWC"))
+
+
+def matmul_cases(new):
+    # --- fc (binary): FC default axis on a 4-D input (K = C*H*W), W [N, K]; the first
+    # external_input entry is a weight, so run-time inputs are not simply a prefix.
+    rng = np.random.default_rng(4001)
+    c = new("fc", binary=True)
+    x = rand(rng, [3, 2, 2, 3])
+    w, b = rand(rng, [5, 12]), rand(rng, [5])
+    c.weight("W", w)
+    c.input("X", x)
+    c.weight("B", b)
+    c.op("FC", ["X", "W", "B"], ["Y"])
+    c.output("Y", ref_fc(x, w, b))
+
+    # --- fc_axis: FC with axis=2 and axis_w=2 (W [2, 3, K] -> N = 6), and FCTransposed with
+    # W [K, 2, 3] and the default axis_w=1 (N = 6).
+    rng = np.random.default_rng(4002)
+    c = new("fc_axis")
+    x = rand(rng, [2, 3, 2, 2])
+    w1, b1 = rand(rng, [2, 3, 4]), rand(rng, [6])
+    w2, b2 = rand(rng, [12, 2, 3]), rand(rng, [6])
+    c.input("X", x)
+    c.weight("W_fc", w1)
+    c.weight("B_fc", b1)
+    c.weight("W_fct", w2)
+    c.weight("B_fct", b2)
+    c.op("FC", ["X", "W_fc", "B_fc"], ["Y_fc"], axis=2, axis_w=2)
+    c.op("FCTransposed", ["X", "W_fct", "B_fct"], ["Y_fct"])
+    y1 = ref_fc(x, w1, b1, axis=2, axis_w=2)
+    assert y1.shape == (2, 3, 6)
+    c.output("Y_fc", y1)
+    c.output("Y_fct", ref_fc(x, w2, b2, transposed=True))
+
+    # --- matmul: MatMul trans_a + trans_b on 2-D inputs; axis_a / axis_b coercion of 3-D
+    # inputs to 2-D.
+    rng = np.random.default_rng(4003)
+    c = new("matmul")
+    a, b = rand(rng, [4, 3]), rand(rng, [5, 4])
+    a3, b3 = rand(rng, [2, 3, 4]), rand(rng, [3, 4, 5])
+    c.input("A", a)
+    c.input("B", b)
+    c.input("A3", a3)
+    c.weight("B3", b3)
+    c.op("MatMul", ["A", "B"], ["Y_trans"], trans_a=1, trans_b=1)
+    c.op("MatMul", ["A3", "B3"], ["Y_axis"], axis_a=1, axis_b=2)
+    c.output("Y_trans", ref_matmul(a, b, trans_a=True, trans_b=True))
+    y = ref_matmul(a3, b3, axis_a=1, axis_b=2)
+    assert y.shape == (2, 5)
+    c.output("Y_axis", y)
+
+    # --- batch_matmul: BatchMatMul with trans_a / trans_b on equal-rank inputs, and
+    # broadcast=1 with a lower-rank B.
+    rng = np.random.default_rng(4004)
+    c = new("batch_matmul")
+    a, b = rand(rng, [2, 4, 3]), rand(rng, [2, 5, 4])
+    a4, b3 = rand(rng, [2, 3, 4, 5]), rand(rng, [3, 5, 2])
+    c.input("A", a)
+    c.input("B", b)
+    c.input("A4", a4)
+    c.input("B3", b3)
+    c.op("BatchMatMul", ["A", "B"], ["Y_trans"], trans_a=1, trans_b=1)
+    c.op("BatchMatMul", ["A4", "B3"], ["Y_bcast"], broadcast=1)
+    c.output("Y_trans", ref_batch_matmul(a, b, True, True))
+    c.output("Y_bcast", ref_batch_matmul(a4, b3, broadcast=True))
+
+
+def elementwise_cases(new):
+    # --- eltwise_legacy_broadcast: broadcast=1 with the default axis (trailing alignment),
+    # with axis=1, a B with leading/trailing 1s, and a [1] scalar-like B.
+    rng = np.random.default_rng(5001)
+    c = new("eltwise_legacy_broadcast")
+    a = rand(rng, [2, 3, 4, 5])
+    b_tail, b_mid = rand(rng, [4, 5]), rand(rng, [3, 4])
+    b_chan, b_ones = rand(rng, [3], 0.5, 2.0), rand(rng, [1, 4, 1])
+    b_scalar = rand(rng, [1])
+    c.input("A", a)
+    c.weight("B_tail", b_tail)
+    c.weight("B_mid", b_mid)
+    c.weight("B_chan", b_chan)
+    c.weight("B_ones", b_ones)
+    c.weight("B_scalar", b_scalar)
+    c.op("Add", ["A", "B_tail"], ["Y_add"], broadcast=1)
+    c.op("Mul", ["A", "B_mid"], ["Y_mul"], broadcast=1, axis=1)
+    c.op("Div", ["A", "B_chan"], ["Y_div"], broadcast=1, axis=1)
+    c.op("Sub", ["A", "B_ones"], ["Y_sub"], broadcast=1, axis=1)
+    c.op("Mul", ["A", "B_scalar"], ["Y_scalar"], broadcast=1)
+    c.output("Y_add", ref_binary(np.add, a, b_tail, True))
+    c.output("Y_mul", ref_binary(np.multiply, a, b_mid, True, 1))
+    c.output("Y_div", ref_binary(np.divide, a, b_chan, True, 1))
+    assert legacy_broadcast_sizes(a.shape, b_ones.shape, 1) == (6, 4, 5)
+    c.output("Y_sub", ref_binary(np.subtract, a, b_ones, True, 1))
+    c.output("Y_scalar", ref_binary(np.multiply, a, b_scalar, True))
+
+    # --- eltwise_numpy_broadcast: no `broadcast` argument, shapes differ both ways.
+    rng = np.random.default_rng(5002)
+    c = new("eltwise_numpy_broadcast")
+    x, y = rand(rng, [2, 3, 4]), rand(rng, [3, 1])
+    p, q = rand(rng, [2, 1, 4]), rand(rng, [3, 1], 0.5, 2.0)
+    c.input("X", x)
+    c.input("Y", y)
+    c.input("P", p)
+    c.input("Q", q)
+    c.op("Add", ["X", "Y"], ["Z_add"])
+    c.op("Sub", ["Y", "P"], ["Z_sub"])
+    c.op("Mul", ["P", "X"], ["Z_mul"])
+    c.op("Div", ["P", "Q"], ["Z_div"])
+    c.output("Z_add", ref_binary(np.add, x, y))
+    c.output("Z_sub", ref_binary(np.subtract, y, p))
+    c.output("Z_mul", ref_binary(np.multiply, p, x))
+    c.output("Z_div", ref_binary(np.divide, p, q))
+
+    # --- sum: Sum of three same-shape inputs (utility_ops.h SumOp: no broadcasting) and of one.
+    rng = np.random.default_rng(5003)
+    c = new("sum")
+    xs = [rand(rng, [2, 3, 4]) for _ in range(3)]
+    for i, xi in enumerate(xs):
+        c.input("X%d" % i, xi)
+    c.op("Sum", ["X0", "X1", "X2"], ["Y"])
+    c.op("Sum", ["X1"], ["Y_one"])
+    c.output("Y", (xs[0].astype(np.float64) + xs[1] + xs[2]).astype(F32))
+    c.output("Y_one", xs[1])
+
+
+def shape_cases(new):
+    # --- concat: axis=1 with split_info, order=NHWC (axis 3), add_axis=1, negative axis, and
+    # no axis/order at all (NCHW default: axis 1).
+    rng = np.random.default_rng(6001)
+    c = new("concat")
+    a, b = rand(rng, [2, 1, 3]), rand(rng, [2, 3, 3])
+    p, q = rand(rng, [1, 2, 2, 3]), rand(rng, [1, 2, 2, 1])
+    s = [rand(rng, [2, 3]) for _ in range(3)]
+    for n, v in (("A", a), ("B", b), ("P", p), ("Q", q), ("S0", s[0]), ("S1", s[1]),
+                 ("S2", s[2])):
+        c.input(n, v)
+    c.op("Concat", ["A", "B"], ["Y_axis1", "Y_axis1_split_info"], axis=1)
+    c.op("Concat", ["P", "Q"], ["Y_nhwc", "_Y_nhwc_split_info"], order="NHWC")
+    c.op("Concat", ["S0", "S1", "S2"], ["Y_stack", "Y_stack_split_info"], axis=1, add_axis=1)
+    c.op("Concat", ["S0", "S2"], ["Y_neg", "_Y_neg_split_info"], axis=-1)
+    c.op("Concat", ["A", "B", "A"], ["Y_default", "_Y_default_split_info"])
+    y, si = ref_concat([a, b], axis=1)
+    c.output("Y_axis1", y)
+    c.output("Y_axis1_split_info", si)
+    c.output("Y_nhwc", ref_concat([p, q], order="NHWC")[0])
+    y, si = ref_concat(s, axis=1, add_axis=True)
+    assert y.shape == (2, 3, 3) and si.tolist() == [1, 1, 1]
+    c.output("Y_stack", y)
+    c.output("Y_stack_split_info", si)
+    c.output("Y_neg", ref_concat([s[0], s[2]], axis=-1)[0])
+    c.output("Y_default", ref_concat([a, b, a])[0])
+
+    # --- split: `split` argument, sizes as a second int32 input (GivenTensorIntFill), and
+    # equal parts with neither.
+    rng = np.random.default_rng(6002)
+    c = new("split")
+    x = rand(rng, [2, 6, 4])
+    c.input("X", x)
+    c.weight("sizes", np.array([1, 2, 3], np.int32))
+    c.op("Split", ["X"], ["A0", "A1"], axis=2, split=[3, 1])
+    c.op("Split", ["X", "sizes"], ["B0", "B1", "B2"], axis=1)
+    c.op("Split", ["X"], ["C0", "C1", "C2"])
+    for n, v in zip(["A0", "A1"], ref_split(x, 2, 2, [3, 1])):
+        c.output(n, v)
+    for n, v in zip(["B0", "B1", "B2"], ref_split(x, 3, 1, [1, 2, 3])):
+        c.output(n, v)
+    for n, v in zip(["C0", "C1", "C2"], ref_split(x, 3, 1)):
+        c.output(n, v)
+
+    # --- reshape: `shape` argument with 0 and -1 (old_shape int64 second output), and the new
+    # shape as an int64 second input (GivenTensorInt64Fill).
+    rng = np.random.default_rng(6003)
+    c = new("reshape")
+    x = rand(rng, [2, 3, 4])
+    c.input("X", x)
+    c.weight("new_shape", np.array([4, 0, -1], np.int64))
+    c.op("Reshape", ["X"], ["Y", "Y_old_shape"], shape=[0, -1, 2])
+    c.op("Reshape", ["X", "new_shape"], ["Z", "_Z_old_shape"])
+    y, old = ref_reshape(x, [0, -1, 2])
+    assert y.shape == (2, 6, 2)
+    c.output("Y", y)
+    c.output("Y_old_shape", old)
+    z, _ = ref_reshape(x, [4, 0, -1])
+    assert z.shape == (4, 3, 2)
+    c.output("Z", z)
+
+    # --- flatten_transpose: Flatten default axis and axis=2; Transpose with axes and default.
+    rng = np.random.default_rng(6004)
+    c = new("flatten_transpose")
+    x = rand(rng, [2, 3, 4, 2])
+    c.input("X", x)
+    c.op("Flatten", ["X"], ["F1"])
+    c.op("Flatten", ["X"], ["F2"], axis=2)
+    c.op("Transpose", ["X"], ["T"], axes=[2, 0, 3, 1])
+    c.op("Transpose", ["X"], ["T_rev"])
+    c.output("F1", ref_flatten(x))
+    c.output("F2", ref_flatten(x, 2))
+    c.output("T", np.transpose(x, (2, 0, 3, 1)))
+    c.output("T_rev", np.transpose(x))
+
+    # --- squeeze_expand: Squeeze dims [0, 2]; ExpandDims dims [3, 0] (sorted to [0, 3]).
+    rng = np.random.default_rng(6005)
+    c = new("squeeze_expand")
+    x = rand(rng, [1, 3, 1, 4])
+    c.input("X", x)
+    c.op("Squeeze", ["X"], ["S"], dims=[0, 2])
+    c.op("ExpandDims", ["S"], ["E"], dims=[3, 0])
+    s = ref_squeeze(x, [0, 2])
+    e = ref_expand_dims(s, [3, 0])
+    assert s.shape == (3, 4) and e.shape == (1, 3, 4, 1)
+    c.output("S", s)
+    c.output("E", e)
+
+    # --- tile: Tile tiles=3 axis=1, and tiles=2 axis=0.
+    rng = np.random.default_rng(6006)
+    c = new("tile")
+    x = rand(rng, [2, 3, 2])
+    c.input("X", x)
+    c.op("Tile", ["X"], ["Y1"], tiles=3, axis=1)
+    c.op("Tile", ["X"], ["Y0"], tiles=2, axis=0)
+    c.output("Y1", ref_tile(x, 3, 1))
+    c.output("Y0", ref_tile(x, 2, 0))
+
+    # --- slice: starts/ends with -1 (= through the end) and -2 (= drop the last one), and
+    # fewer starts than dims (the rest kept whole).
+    rng = np.random.default_rng(6007)
+    c = new("slice")
+    x = rand(rng, [3, 5, 2])
+    c.input("X", x)
+    c.op("Slice", ["X"], ["Y_neg"], starts=[0, 1, 0], ends=[-1, -2, -1])
+    c.op("Slice", ["X"], ["Y_end"], starts=[0, 2], ends=[-1, -1])
+    c.op("Slice", ["X"], ["Y_first"], starts=[1], ends=[3])
+    y = ref_slice(x, [0, 1, 0], [-1, -2, -1])
+    assert y.shape == (3, 3, 2)
+    c.output("Y_neg", y)
+    c.output("Y_end", ref_slice(x, [0, 2], [-1, -1]))
+    c.output("Y_first", ref_slice(x, [1], [3]))
+
+    # --- gather: float data [5, 3] with run-time int32 indices [2, 2], and int64 indices from
+    # GivenTensorInt64Fill including -1 (wrapped: axis 0 defaults wrap_indices to true).
+    rng = np.random.default_rng(6008)
+    c = new("gather")
+    data = rand(rng, [5, 3])
+    idx32 = np.array([[4, 0], [1, 1]], np.int32)
+    idx64 = np.array([3, -1, 0, 2], np.int64)
+    c.input("data", data)
+    c.input("indices", idx32)
+    c.weight("indices64", idx64)
+    c.op("Gather", ["data", "indices"], ["Y32"])
+    c.op("Gather", ["data", "indices64"], ["Y64"])
+    c.output("Y32", ref_gather(data, idx32))
+    c.output("Y64", ref_gather(data, idx64))
+
+    # --- fill_cast: the remaining fill ops (GivenTensorBoolFill, GivenTensorByteStringToUInt8Fill,
+    # ConstantFill with int32 / float / default dtype, GivenTensorInt64Fill) cast to float with
+    # Cast `to` = 1 and summed with the input; and Cast of the float input to int32 (`to` = 2,
+    # truncation toward zero).
+    rng = np.random.default_rng(6009)
+    c = new("fill_cast")
+    x = (rand(rng, [2, 3], -4.0, 4.0) + F32(0.05)).astype(F32)
+    x[0, 0], x[1, 2] = F32(-1.75), F32(2.75)
+    mask = np.array([[True, False, True], [False, False, True]])
+    bytes_ = np.array([[0, 7, 255], [128, 1, 40]], np.uint8)
+    i64 = np.array([[-3, 0, 5], [1, 2, -9]], np.int64)
+    c.input("X", x)
+    c.weight("mask", mask)
+    c.weight("bytes", bytes_)
+    c.constant_fill("twos", [2, 3], 2, dtype=DT_INT32)
+    c.weight("i64", i64)
+    c.constant_fill("halves", [2, 3], 0.5, dtype=DT_FLOAT)
+    c.constant_fill("quarters", [2, 3], 0.25)
+    for n in ("mask", "bytes", "twos", "i64"):
+        c.op("Cast", [n], [n + "_f"], to=DT_FLOAT)
+    c.op("Sum", ["X", "mask_f", "bytes_f", "twos_f", "i64_f", "halves", "quarters"], ["Y"])
+    c.op("Cast", ["X"], ["X_int"], to=DT_INT32)
+    total = (x.astype(np.float64) + ref_cast(mask, DT_FLOAT) + ref_cast(bytes_, DT_FLOAT)
+             + 2.0 + ref_cast(i64, DT_FLOAT) + 0.5 + 0.25)
+    c.output("Y", total.astype(F32))
+    xi = ref_cast(x, DT_INT32)
+    assert xi[0, 0] == -1 and xi[1, 2] == 2
+    c.output("X_int", xi)
+
+
+def int8_cases(new):
+    # --- int8_conv (binary): Int8Quantize -> Int8Conv (NHWC, pad 1, bias) -> Int8Dequantize.
+    rng = np.random.default_rng(7001)
+    x_s, x_zp, w_s, w_zp, y_s, y_zp = 0.02, 128, 0.01, 120, 0.05, 110
+    c = new("int8_conv", binary=True, tolerance=y_s)
+    x = rand_on_grid(rng, [1, 5, 5, 3], x_s, x_zp)
+    wq = rng.integers(60, 190, size=[4, 3, 3, 3]).astype(np.uint8)
+    bq = rng.integers(-600, 600, size=[4]).astype(np.int32)
+    c.input("X", x)
+    c.int8_weight("W", wq, w_s, w_zp)
+    c.int8_bias("B", bq, x_s * w_s)
+    c.op("Int8Quantize", ["X"], ["Xq"], Y_scale=x_s, Y_zero_point=x_zp)
+    c.op("Int8Conv", ["Xq", "W", "B"], ["Yq"], kernel=3, pad=1, order="NHWC",
+         Y_scale=y_s, Y_zero_point=y_zp)
+    c.op("Int8Dequantize", ["Yq"], ["Y"])
+    xq = q_quantize(x, x_s, x_zp)
+    yq = q_conv(xq, x_s, x_zp, wq, w_s, w_zp, bq, y_s, y_zp, pads=(1, 1, 1, 1))
+    y = q_dequantize(yq, y_s, y_zp)
+    check_int8_against_float(y, y_s, ref_conv(
+        q_dequantize(xq, x_s, x_zp), q_dequantize(wq, w_s, w_zp),
+        (bq * F32(F32(x_s) * F32(w_s))).astype(F32), (3, 3), pads=(1, 1, 1, 1),
+        order="NHWC"), "int8_conv")
+    c.output("Y", y)
+
+    # --- int8_conv_relu_maxpool: Int8ConvRelu (kernel_h/_w, stride 2, pads) -> Int8MaxPool
+    # (Y_scale / Y_zero_point equal to its input's) -> Int8Dequantize.
+    rng = np.random.default_rng(7002)
+    x_s, x_zp, w_s, w_zp, y_s, y_zp = 0.05, 110, 0.02, 128, 0.15, 60
+    c = new("int8_conv_relu_maxpool", tolerance=y_s)
+    x = rand_on_grid(rng, [2, 7, 7, 4], x_s, x_zp)
+    wq = rng.integers(70, 190, size=[5, 3, 2, 4]).astype(np.uint8)
+    bq = rng.integers(-300, 300, size=[5]).astype(np.int32)
+    c.input("X", x)
+    c.int8_weight("W", wq, w_s, w_zp)
+    c.int8_bias("B", bq, x_s * w_s)
+    c.op("Int8Quantize", ["X"], ["Xq"], Y_scale=x_s, Y_zero_point=x_zp)
+    c.op("Int8ConvRelu", ["Xq", "W", "B"], ["Cq"], kernel_h=3, kernel_w=2, stride=2,
+         pads=[1, 0, 1, 1], order="NHWC", Y_scale=y_s, Y_zero_point=y_zp)
+    c.op("Int8MaxPool", ["Cq"], ["Pq"], kernel=2, stride=1, order="NHWC",
+         Y_scale=y_s, Y_zero_point=y_zp)
+    c.op("Int8Dequantize", ["Pq"], ["Y"])
+    xq = q_quantize(x, x_s, x_zp)
+    cq = q_conv(xq, x_s, x_zp, wq, w_s, w_zp, bq, y_s, y_zp, (2, 2), (1, 0, 1, 1), relu=True)
+    assert cq.min() == y_zp and (cq > y_zp).mean() > 0.3, "relu clamp should bite"
+    pq = q_maxpool(cq, (2, 2))
+    y = q_dequantize(pq, y_s, y_zp)
+    assert y.min() >= 0
+    c.output("Y", y)
+
+    # --- int8_avgpool: Int8AveragePool NHWC with padding (divisor is the full kernel, padded
+    # taps count as the zero point) and a different output scale, then Int8Dequantize.
+    rng = np.random.default_rng(7003)
+    x_s, x_zp, y_s, y_zp = 0.03, 128, 0.02, 120
+    c = new("int8_avgpool", tolerance=y_s)
+    x = rand_on_grid(rng, [1, 6, 5, 3], x_s, x_zp, 40, 215)
+    c.input("X", x)
+    c.op("Int8Quantize", ["X"], ["Xq"], Y_scale=x_s, Y_zero_point=x_zp)
+    c.op("Int8AveragePool", ["Xq"], ["Yq"], kernel=3, stride=2, pad=1, order="NHWC",
+         Y_scale=y_s, Y_zero_point=y_zp)
+    c.op("Int8Dequantize", ["Yq"], ["Y"])
+    xq = q_quantize(x, x_s, x_zp)
+    y = q_dequantize(q_avgpool(xq, x_s, x_zp, y_s, y_zp, (3, 3), (2, 2), (1, 1, 1, 1)),
+                     y_s, y_zp)
+    check_int8_against_float(y, y_s, ref_pool(q_dequantize(xq, x_s, x_zp), "avg", (3, 3),
+                                              (2, 2), (1, 1, 1, 1), count_include_pad=True,
+                                              order="NHWC"), "int8_avgpool")
+    c.output("Y", y)
+
+    # --- int8_fc (binary): Int8Quantize -> Int8FC (X [M, K], W [N, K]) -> Int8Dequantize.
+    rng = np.random.default_rng(7004)
+    x_s, x_zp, w_s, w_zp, y_s, y_zp = 0.04, 128, 0.008, 128, 0.09, 105
+    c = new("int8_fc", binary=True, tolerance=y_s)
+    x = rand_on_grid(rng, [3, 16], x_s, x_zp)
+    wq = rng.integers(40, 216, size=[6, 16]).astype(np.uint8)
+    bq = rng.integers(-2000, 2000, size=[6]).astype(np.int32)
+    c.input("X", x)
+    c.int8_weight("W", wq, w_s, w_zp)
+    c.int8_bias("B", bq, x_s * w_s)
+    c.op("Int8Quantize", ["X"], ["Xq"], Y_scale=x_s, Y_zero_point=x_zp)
+    c.op("Int8FC", ["Xq", "W", "B"], ["Yq"], Y_scale=y_s, Y_zero_point=y_zp)
+    c.op("Int8Dequantize", ["Yq"], ["Y"])
+    xq = q_quantize(x, x_s, x_zp)
+    y = q_dequantize(q_fc(xq, x_s, x_zp, wq, w_s, w_zp, bq, y_s, y_zp), y_s, y_zp)
+    check_int8_against_float(y, y_s, ref_fc(
+        q_dequantize(xq, x_s, x_zp), q_dequantize(wq, w_s, w_zp),
+        (bq * F32(F32(x_s) * F32(w_s))).astype(F32)), "int8_fc")
+    c.output("Y", y)
+
+    # --- int8_sum_relu: two inputs quantized with different scales and zero points ->
+    # Int8SumRelu (output clamped at its zero point) -> Int8Dequantize.
+    rng = np.random.default_rng(7005)
+    a_s, a_zp, b_s, b_zp, y_s, y_zp = 0.02, 128, 0.035, 100, 0.05, 90
+    c = new("int8_sum_relu", tolerance=y_s)
+    a = rand_on_grid(rng, [2, 3, 4, 5], a_s, a_zp)
+    b = rand_on_grid(rng, [2, 3, 4, 5], b_s, b_zp)
+    c.input("A", a)
+    c.input("B", b)
+    c.op("Int8Quantize", ["A"], ["Aq"], Y_scale=a_s, Y_zero_point=a_zp)
+    c.op("Int8Quantize", ["B"], ["Bq"], Y_scale=b_s, Y_zero_point=b_zp)
+    c.op("Int8SumRelu", ["Aq", "Bq"], ["Yq"], Y_scale=y_s, Y_zero_point=y_zp)
+    c.op("Int8Dequantize", ["Yq"], ["Y"])
+    aq, bq_ = q_quantize(a, a_s, a_zp), q_quantize(b, b_s, b_zp)
+    yq = q_add(aq, a_s, a_zp, bq_, b_s, b_zp, y_s, y_zp, relu=True)
+    y = q_dequantize(yq, y_s, y_zp)
+    assert y.min() == 0 and (y == 0).mean() > 0.2
+    check_int8_against_float(y, y_s, ref_relu(q_dequantize(aq, a_s, a_zp)
+                                              + q_dequantize(bq_, b_s, b_zp)), "int8_sum_relu")
+    c.output("Y", y)
+
+
+def check_int8_against_float(y, step, want, what):
+    """Plausibility: an int8 result is within a quantization step (plus float slack) of the
+    float computation on the dequantized operands, where nothing saturates."""
+    err = np.abs(y.astype(np.float64) - want.astype(np.float64))
+    assert err.max() <= 0.51 * step + 1e-4, (what, err.max(), step)
+
+
+def make_cases():
+    cases = []
+
+    def new(name, **kw):
+        c = Case(name, **kw)
+        cases.append(c)
+        return c
+
+    conv_cases(new)
+    pool_cases(new)
+    activation_cases(new)
+    matmul_cases(new)
+    elementwise_cases(new)
+    shape_cases(new)
+    int8_cases(new)
+    return cases
+
+
+# ============================================================================
+# Cross-check of the numpy references against torch (where the semantics coincide)
+# ============================================================================
+
+def cross_check_with_torch():
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError:
+        print("torch not importable: skipping cross-check")
+        return
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(12345)
+    T = lambda a: torch.from_numpy(np.ascontiguousarray(a))
+
+    def close(a, b, what):
+        b = b.detach().numpy() if hasattr(b, "detach") else b
+        assert a.shape == b.shape, (what, a.shape, b.shape)
+        assert np.allclose(a, b, rtol=1e-5, atol=1e-5), (what, np.abs(a - b).max())
+
+    # Conv: asymmetric pads via F.pad, strides, dilations, groups, NHWC, legacy SAME / VALID.
+    x, w, b = rand(rng, [2, 3, 9, 10]), rand(rng, [4, 3, 3, 2]), rand(rng, [4])
+    xp = F.pad(T(x), (0, 1, 1, 2))
+    close(ref_conv(x, w, b, (3, 2), (2, 1), (1, 0, 2, 1), (2, 1)),
+          F.conv2d(xp, T(w), T(b), stride=(2, 1), dilation=(2, 1)), "conv")
+    x, w = rand(rng, [1, 4, 6, 6]), rand(rng, [6, 2, 3, 3])
+    close(ref_conv(x, w, None, (3, 3), pads=(1, 1, 1, 1), group=2),
+          F.conv2d(T(x), T(w), padding=1, groups=2), "conv group")
+    x, w, b = rand(rng, [1, 5, 5, 4]), rand(rng, [6, 2, 2, 2]), rand(rng, [6])
+    close(ref_conv(x, w, b, (2, 2), group=2, order="NHWC"),
+          F.conv2d(T(x).permute(0, 3, 1, 2), T(w).permute(0, 3, 1, 2), T(b),
+                   groups=2).permute(0, 2, 3, 1), "conv nhwc")
+    x, w = rand(rng, [1, 2, 6, 7]), rand(rng, [3, 2, 3, 3])
+    close(ref_conv(x, w, None, (3, 3), (2, 2), legacy_pad=SAME),
+          F.conv2d(F.pad(T(x), (1, 1, 0, 1)), T(w), stride=2), "conv SAME")
+    close(ref_conv(x, w, None, (3, 3), (2, 2), legacy_pad=VALID),
+          F.conv2d(T(x), T(w), stride=2), "conv VALID")
+
+    # ConvTranspose (symmetric pads, output_padding = adj).
+    x, w, b = rand(rng, [2, 3, 4, 5]), rand(rng, [3, 2, 3, 3]), rand(rng, [2])
+    close(ref_conv_transpose(x, w, b, (2, 2), (1, 1, 1, 1), (1, 1)),
+          F.conv_transpose2d(T(x), T(w), T(b), stride=2, padding=1, output_padding=1),
+          "conv transpose")
+    close(ref_conv_transpose(x, w, b, (2, 1), (0, 0, 0, 0), (0, 0)),
+          F.conv_transpose2d(T(x), T(w), T(b), stride=(2, 1)), "conv transpose s21")
+
+    # Pooling: max / avg with symmetric pads; count_include_pad both ways where windows stay
+    # inside the padded image; ceil-mode (CAFFE_LEGACY_POOLING) max and exclude-pad avg.
+    x = rand(rng, [2, 3, 7, 8])
+    close(ref_pool(x, "max", (3, 3), (2, 2), (1, 1, 1, 1)),
+          F.max_pool2d(T(x), 3, 2, padding=1), "maxpool")
+    for cip in (False, True):
+        close(ref_pool(x, "avg", (3, 3), (2, 2), (1, 1, 1, 1), count_include_pad=cip),
+              F.avg_pool2d(T(x), 3, 2, padding=1, count_include_pad=cip), "avgpool %s" % cip)
+    for size in (6, 7):
+        x = rand(rng, [1, 2, size, size])
+        lp = dict(pads=(1, 1, 1, 1), legacy_pad=CAFFE_LEGACY_POOLING)
+        close(ref_pool(x, "max", (3, 3), (2, 2), **lp),
+              F.max_pool2d(T(x), 3, 2, padding=1, ceil_mode=True), "legacy max %d" % size)
+        close(ref_pool(x, "avg", (3, 3), (2, 2), **lp),
+              F.avg_pool2d(T(x), 3, 2, padding=1, ceil_mode=True, count_include_pad=False),
+              "legacy avg %d" % size)
+    x = rand(rng, [2, 6, 5, 3])
+    close(ref_pool(x, "max", (3, 3), (2, 2), (1, 1, 1, 1), order="NHWC"),
+          F.max_pool2d(T(x).permute(0, 3, 1, 2), 3, 2, padding=1).permute(0, 2, 3, 1),
+          "maxpool nhwc")
+
+    # FC, BatchNorm, LRN, Softmax.
+    x, w, b = rand(rng, [3, 2, 2, 3]), rand(rng, [5, 12]), rand(rng, [5])
+    close(ref_fc(x, w, b), F.linear(T(x).reshape(3, 12), T(w), T(b)), "fc")
+    x = rand(rng, [2, 3, 4, 5])
+    s, bb, m, v = rand(rng, [3]), rand(rng, [3]), rand(rng, [3]), rand(rng, [3], 0.5, 2)
+    close(ref_spatial_bn(x, s, bb, m, v, 1e-3),
+          F.batch_norm(T(x), T(m), T(v), T(s), T(bb), training=False, eps=1e-3), "bn")
+    x = rand(rng, [2, 7, 3, 3], -2, 2)
+    close(ref_lrn(x, 5, 0.0004, 0.75, 2.0),
+          F.local_response_norm(T(x), 5, alpha=0.0004, beta=0.75, k=2.0), "lrn")
+    x = rand(rng, [2, 3, 2, 4])
+    close(ref_softmax(x, 1), F.softmax(T(x).reshape(2, -1), dim=1).reshape(2, 3, 2, 4),
+          "softmax")
+    print("numpy references agree with torch.nn.functional")
+
+
+def self_check_int8():
+    """Spot checks of the integer helpers against values worked by hand from the kernels."""
+    # scale 0.25: multiplier 2^30, shift 1. q31 = floor((acc + 1) / 2) (half up), then a
+    # rounding shift by 1 (ties away from zero): 5 -> q31 3 -> 2 (QNNPACK's double rounding:
+    # 1.25 becomes 2), -5 -> q31 -2 -> -1, 6 -> 3 -> 2, -6 -> -3 -> -2, 7 -> 4 -> 2,
+    # -7 -> -3 -> -2; + zero point 100, clamp to [0, 255].
+    acc = np.array([5, -5, 6, -6, 7, -7, 0, 1000], np.int64)
+    assert qnnp_requantize(acc, 0.25, 100, 0, 255).tolist() == \
+        [102, 99, 102, 98, 102, 98, 100, 255]
+    assert rounding_divide_by_pot(np.array([3, -3, 5, -5, 6], np.int64), 1).tolist() == \
+        [2, -2, 3, -3, 3]
+    assert srdhm(np.array([3, -3], np.int64), 1 << 30).tolist() == [2, -1]
+    # QuantizeUint8 rounds half to even and clamps.
+    assert q_quantize(np.array([0.5, 1.5, 2.5, -0.5, 1e4], F32), 1.0, 10).tolist() == \
+        [10, 12, 12, 10, 255]
+    assert quantize_multiplier_smaller_than_one(0.75) == (3 << 29, 0)
+    assert quantize_multiplier_smaller_than_one(0.1) == (int(np.rint(0.8 * 2 ** 31)), 3)
+
+
+def main():
+    global C2
+    C2, tmp = load_caffe2_pb2()
+    try:
+        cross_check_with_torch()
+        self_check_int8()
+        cases = make_cases()
+        names = [c.name for c in cases]
+        assert len(names) == len(set(names))
+        if os.path.exists(OUT_DIR):
+            shutil.rmtree(OUT_DIR)
+        os.makedirs(OUT_DIR)
+        for c in cases:
+            c.save()
+            print("wrote tests/models/caffe2/%s%s" % (c.name, " (binary)" if c.binary else ""))
+        print("%d cases" % len(cases))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
