@@ -20,10 +20,11 @@ Expected<std::string> findNetFile(StringRef dir, StringRef stem) {
   sys::path::append(pbtxt, stem + ".pbtxt");
   bool hasPb = sys::fs::exists(pb), hasText = sys::fs::exists(pbtxt);
   if (hasPb && hasText)
-    return makeError(dir + " holds both " + stem + ".pb and " + stem +
+    return makeError(dir + ": holds both " + stem + ".pb and " + stem +
                      ".pbtxt; give the two files with -model=PREDICT -model=INIT");
   if (!hasPb && !hasText)
-    return makeError(dir + " holds no " + stem + ".pb or " + stem + ".pbtxt");
+    return makeError(dir + ": is a directory, but not a Caffe2 model's: it holds no " + stem +
+                     ".pb or " + stem + ".pbtxt");
   return (hasPb ? pb : pbtxt).str().str();
 }
 

@@ -527,6 +527,29 @@ TEST_F(ModelRunner, ModelPathIsDirectory) {
   expectFileError(runTool({"-model=" + tmp}), tmp, {"directory"});
 }
 
+TEST_F(ModelRunner, Caffe2ModelFormsAndInputTypes) {
+  // The same net as two files (predict first) and as its folder; its input typed by the input
+  // file, or by -model-input when no file gives it.
+  std::string dir = kModels + "/caffe2/conv_net", data = dir + "/test_data_set_0/input_0.pb";
+  RunResult files = runTool({"-model=" + dir + "/predict_net.pb", "-model=" + dir + "/init_net.pb",
+                             "-input=data=" + data});
+  EXPECT_SUCCESS(files);
+  RunResult folder = runTool({"-model=" + dir, "-input=data=" + data, "-backend=Interpreter"});
+  EXPECT_SUCCESS(folder);
+  EXPECT_NE(files.out.find("output 'prob' float32<2 x 5>"), std::string::npos) << files.describe();
+  EXPECT_SUCCESS(runTool({"-model=" + dir, "-model-input=data,float,[1,3,8,8]", "-dump-graph",
+                          "-backend=Interpreter"}));
+  expectCleanError(runTool({"-model=" + dir}), {"input 'data'", "-model-input=data,float"});
+  expectCleanError(runTool({"-model=" + dir, "-model-input=data,float,1,3"}), {"no [dims]"});
+  expectCleanError(runTool({"-model=" + dir, "-model-input=data,int8q,[1,3,8,8]"}),
+                   {"needs ,SCALE,OFFSET"});
+  expectCleanError(runTool({"-model=" + dir + "/init_net.pb", "-model=" + dir + "/predict_net.pb",
+                            "-input=data=" + data}),
+                   {"this is a predict_net, not an init_net"});
+  expectCleanError(runTool({"-model=" + dir + "/predict_net.pb"}), {"needs both nets"});
+  expectCleanError(runTool({"-model=a", "-model=b", "-model=c"}), {"too many model files"});
+}
+
 TEST_F(ModelRunner, EmptyModelFile) {
   std::string path = put("empty.onnx", "");
   expectFileError(runTool({"-model=" + path}), path, {"empty"});

@@ -17,6 +17,8 @@ using namespace ember;
 using namespace llvm;
 
 DEFINE_string(output_dir, "", "Write every output as DIR/<name>.npy");
+DEFINE_string(list_operators, "",
+              "caffe2: print the Caffe2 operator types the loader knows, one per line, and exit");
 DEFINE_int32(iterations, 0,
              "Also run the compiled function N more times and print the median and minimum "
              "latency of one run (the compiled function alone: no copying of inputs or outputs)");
@@ -122,10 +124,20 @@ int main(int argc, char **argv) {
   tools::parseCommandLine(argc, argv,
                           "model-runner: compile a model and run it once.\n"
                           "  model-runner -model=m.onnx -input=x=in.npy -output-dir=out/\n"
+                          "  model-runner -model=predict_net.pb -model=init_net.pb "
+                          "-model-input=data,float,[1,3,224,224]\n"
                           "  model-runner -model=m.onnx -dump-graph -dump-ir");
   if (argc > 1) {
     errs() << "error: unexpected argument '" << argv[1] << "'\n";
     return 1;
+  }
+  if (!FLAGS_list_operators.empty()) {
+    if (FLAGS_list_operators != "caffe2")
+      return tools::reportError(makeError("-list-operators: only 'caffe2' is known, not '" +
+                                          FLAGS_list_operators + "'"));
+    for (const std::string &name : caffe2OperatorNames())
+      outs() << name << "\n";
+    return 0;
   }
   try {
     if (Error err = runMain())
