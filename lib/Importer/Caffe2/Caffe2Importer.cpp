@@ -2,21 +2,16 @@
 // init_net's fill operators into Constants, makes Placeholders of the external inputs that are
 // read (typed by -model-input or the input files, since Caffe2 nets declare no types), and
 // builds the graph through the operator loaders in c2::OpRegistry.
+#include "../ProtoFile.h"
 #include "OpContext.h"
 
 #include "ember/Importer/ModelLoader.h"
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <google/protobuf/text_format.h>
 
-#include <climits>
 
 using namespace llvm;
 
@@ -26,46 +21,18 @@ namespace {
 
 using namespace c2;
 
-class TextErrorCollector : public google::protobuf::io::ErrorCollector {
-public:
-  std::string first;
-  void AddError(int line, int column, const std::string &message) override {
-    if (first.empty())
-      first = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) +
-              ": " + message;
-  }
-};
-
 bool isTextFormat(StringRef path) {
   return path.ends_with(".pbtxt") || path.ends_with(".prototxt") || path.ends_with(".txt");
 }
 
+/// An empty file is an empty NetDef: the init_net of a model without weights.
 Expected<caffe2::NetDef> readNetDef(StringRef path) {
-  if (sys::fs::is_directory(path))
-    return makeError("is a directory, not a NetDef file");
-  auto buf = MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buf)
-    return makeError(buf.getError().message());
-  // An empty file is an empty NetDef: an init_net of a model without weights.
-  StringRef bytes = (*buf)->getBuffer();
-  if (bytes.size() > size_t(INT_MAX))
-    return makeError("file is larger than 2 GiB");
+  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<MemoryBuffer> buf, readProtoFile(path, "a NetDef file"));
   caffe2::NetDef net;
-  if (isTextFormat(path)) {
-    google::protobuf::TextFormat::Parser parser;
-    TextErrorCollector errors;
-    parser.RecordErrorsTo(&errors);
-    google::protobuf::io::ArrayInputStream in(bytes.data(), int(bytes.size()));
-    if (!parser.Parse(&in, &net))
-      return makeError("not a valid Caffe2 NetDef in text format: " + errors.first);
-  } else {
-    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t *>(bytes.data()),
-                                              int(bytes.size()));
-    in.SetTotalBytesLimit(INT_MAX);
-    if (!net.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
-      return makeError("not a valid Caffe2 NetDef (protobuf parse failed: truncated, corrupt, "
-                       "or a text file not named .pbtxt?)");
-  }
+  EMBER_TRY(parseProto(buf->getBuffer(), isTextFormat(path), net,
+                       "not a valid Caffe2 NetDef in text format",
+                       "not a valid Caffe2 NetDef (protobuf parse failed: truncated, corrupt, "
+                       "or a text file not named .pbtxt?)"));
   return net;
 }
 

@@ -91,31 +91,14 @@ Expected<SmallVector<NodeValue, 4>> OpContext::inputs(unsigned count) {
 
 Expected<const Tensor *> OpContext::constantInput(unsigned i) {
   EMBER_ASSIGN_OR_RETURN(NodeValue v, input(i));
-  if (v.node->getKind() == NodeKind::Constant)
-    return &static_cast<Constant *>(v.node)->getPayload();
-  std::string why = "input " + std::to_string(i) + " ('" + op_.input(i) +
-                    "') must be a constant known at compile time";
-  if (!opts_.evaluateConstant)
-    return makeError(why);
-  auto value = opts_.evaluateConstant(v);
-  if (!value)
-    return withContext(value.takeError(), why);
-  Constant *c = module_.createConstant(std::move(*value), op_.input(i));
-  blobs_[op_.input(i)] = c->getResult();
-  return &c->getPayload();
+  return constantValue(blobs_, op_.input(i), v,
+                       "input " + std::to_string(i) + " ('" + op_.input(i) +
+                           "') must be a constant known at compile time");
 }
 
 Expected<std::vector<int64_t>> OpContext::constantInts(unsigned i) {
   EMBER_ASSIGN_OR_RETURN(const Tensor *t, constantInput(i));
-  if (!isIntegerKind(t->getType().kind))
-    return makeError("input " + Twine(i) + " ('" + op_.input(i) + "') must be integer, got " +
-                     t->getType().str());
-  std::vector<int64_t> out;
-  for (size_t k = 0; k < t->numElements(); ++k)
-    out.push_back(int64_t(t->elementAsDouble(k)));
-  if (t->getType().kind == ElemKind::Int64)
-    out.assign(t->dataAs<int64_t>(), t->dataAs<int64_t>() + t->numElements());
-  return out;
+  return tensorInts(*t, "input " + Twine(i) + " ('" + op_.input(i) + "')");
 }
 
 Error OpContext::setOutput(unsigned i, NodeValue v) {
@@ -215,41 +198,6 @@ std::vector<float> OpContext::getFloats(StringRef name) {
     return {};
   }
   return std::vector<float>(a->floats().begin(), a->floats().end());
-}
-
-Expected<NodeValue> OpContext::create(NodeKind kind, ArrayRef<NodeValue> operands, AttrList attrs,
-                                      StringRef suffix) {
-  std::string name = baseName();
-  if (!suffix.empty())
-    name += "." + suffix.str();
-  EMBER_ASSIGN_OR_RETURN(Node * n, fn_.createNode(kind, name, operands, std::move(attrs)));
-  return n->getResult(0);
-}
-
-Constant *OpContext::createConstant(Tensor t, StringRef suffix) {
-  return module_.createConstant(std::move(t), baseName() + "." + suffix.str());
-}
-
-Expected<NodeValue> OpContext::reshape(NodeValue v, ArrayRef<dim_t> dims) {
-  if (ArrayRef<dim_t>(v.getType().dims) == dims)
-    return v;
-  return create(NodeKind::Reshape, {v},
-                AttrList().set<AttrKind::Dims>(std::vector<int64_t>(dims.begin(), dims.end())),
-                "reshape");
-}
-
-Expected<NodeValue> OpContext::transpose(NodeValue v, ArrayRef<int64_t> perm, StringRef suffix) {
-  return create(NodeKind::Transpose, {v},
-                AttrList().set<AttrKind::Shuffle>(std::vector<int64_t>(perm.begin(), perm.end())),
-                suffix);
-}
-
-Expected<NodeValue> OpContext::broadcastTo(NodeValue v, ArrayRef<dim_t> dims) {
-  if (ArrayRef<dim_t>(v.getType().dims) == dims)
-    return v;
-  return create(NodeKind::Broadcast, {v},
-                AttrList().set<AttrKind::Dims>(std::vector<int64_t>(dims.begin(), dims.end())),
-                "broadcast");
 }
 
 } // namespace c2

@@ -5,7 +5,7 @@
 #ifndef EMBER_LIB_IMPORTER_CAFFE2_OPCONTEXT_H
 #define EMBER_LIB_IMPORTER_CAFFE2_OPCONTEXT_H
 
-#include "ember/Graph/Graph.h"
+#include "../NodeBuilder.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
@@ -53,11 +53,8 @@ void registerNormalizationOps(OpRegistry &r);
 void registerDataMovementOps(OpRegistry &r);
 void registerQuantizedOps(OpRegistry &r);
 
-class OpContext {
+class OpContext : public NodeBuilder {
   const caffe2::OperatorDef &op_;
-  const ImportOptions &opts_;
-  Module &module_;
-  Function &fn_;
   llvm::StringMap<NodeValue> &blobs_;
   llvm::StringMap<QuantParams> &quant_;
   llvm::Error argError_ = llvm::Error::success();
@@ -69,13 +66,12 @@ class OpContext {
 public:
   OpContext(const caffe2::OperatorDef &op, const ImportOptions &opts, Module &m, Function &f,
             llvm::StringMap<NodeValue> &blobs, llvm::StringMap<QuantParams> &quant)
-      : op_(op), opts_(opts), module_(m), fn_(f), blobs_(blobs), quant_(quant) {}
-  ~OpContext() { llvm::consumeError(std::move(argError_)); }
+      : NodeBuilder(opts, m, f), op_(op), blobs_(blobs), quant_(quant) {}
+  ~OpContext() override { llvm::consumeError(std::move(argError_)); }
 
   const caffe2::OperatorDef &proto() const { return op_; }
-  Module &module() { return module_; }
   /// The operator's name, or its first output's when it has none.
-  std::string baseName() const;
+  std::string baseName() const override;
 
   unsigned numInputs() const { return unsigned(op_.input_size()); }
   llvm::Expected<NodeValue> input(unsigned i);
@@ -114,14 +110,6 @@ public:
   const caffe2::Argument *arg(llvm::StringRef name) const { return findArg(name); }
   llvm::Error takeArgError() { return std::move(argError_); }
 
-  /// Creates \p kind on \p operands, named after this operator (plus \p suffix).
-  llvm::Expected<NodeValue> create(NodeKind kind, llvm::ArrayRef<NodeValue> operands,
-                                   AttrList attrs = {}, llvm::StringRef suffix = "");
-  Constant *createConstant(Tensor t, llvm::StringRef suffix);
-  llvm::Expected<NodeValue> reshape(NodeValue v, llvm::ArrayRef<dim_t> dims);
-  llvm::Expected<NodeValue> transpose(NodeValue v, llvm::ArrayRef<int64_t> perm,
-                                      llvm::StringRef suffix = "transpose");
-  llvm::Expected<NodeValue> broadcastTo(NodeValue v, llvm::ArrayRef<dim_t> dims);
   /// An error about this operator's inputs or arguments (the importer adds op and file).
   llvm::Error fail(const llvm::Twine &why) const;
 };

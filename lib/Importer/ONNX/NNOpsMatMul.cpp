@@ -33,10 +33,6 @@ Expected<NodeValue> splat(OpContext &ctx, float value, const Type &like, StringR
   return ctx.broadcastTo(c->getResult(), like.dims);
 }
 
-Expected<NodeValue> transpose2D(OpContext &ctx, NodeValue v, StringRef suffix) {
-  return ctx.create(NodeKind::Transpose, {v}, AttrList().set<AttrKind::Shuffle>({1, 0}), suffix);
-}
-
 /// Y = alpha * op(A) x op(B) + beta * C, with C broadcast (unidirectionally) to [M, N]. Before
 /// opset 7 a 'broadcast' attribute had to allow that; accepting it always is a superset.
 Error loadGemm(OpContext &ctx) {
@@ -47,10 +43,10 @@ Error loadGemm(OpContext &ctx) {
                     b.getType().str());
   float alpha = ctx.getFloat("alpha", 1.0f), beta = ctx.getFloat("beta", 1.0f);
   if (ctx.getInt("transA", 0)) {
-    EMBER_ASSIGN_OR_RETURN(a, transpose2D(ctx, a, "transA"));
+    EMBER_ASSIGN_OR_RETURN(a, ctx.transpose(a, {1, 0}, "transA"));
   }
   if (ctx.getInt("transB", 0)) {
-    EMBER_ASSIGN_OR_RETURN(b, transpose2D(ctx, b, "transB"));
+    EMBER_ASSIGN_OR_RETURN(b, ctx.transpose(b, {1, 0}, "transB"));
   }
   if (a.getType().dims[1] != b.getType().dims[0])
     return ctx.fail("inner dimensions of op(A) " + a.getType().str() + " and op(B) " +

@@ -1,5 +1,6 @@
 // The ONNX importer: reads a binary or text ModelProto, checks it, and builds the graph through
 // the operator loaders in OpRegistry.
+#include "../ProtoFile.h"
 #include "ONNXTensor.h"
 #include "OpContext.h"
 
@@ -11,10 +12,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <google/protobuf/text_format.h>
 #include <onnx/checker.h>
 
 #include <climits>
@@ -25,43 +22,16 @@ namespace ember {
 
 namespace {
 
-/// Collects protobuf's text-format parse errors instead of printing them to stderr.
-class TextErrorCollector : public google::protobuf::io::ErrorCollector {
-public:
-  std::string first;
-  void AddError(int line, int column, const std::string &message) override {
-    if (first.empty())
-      first = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) +
-              ": " + message;
-  }
-};
-
 Expected<onnx::ModelProto> readModelProto(StringRef path) {
-  if (sys::fs::is_directory(path))
-    return makeError("is a directory, not a model file");
-  auto buf = MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buf)
-    return makeError(buf.getError().message());
-  StringRef bytes = (*buf)->getBuffer();
+  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<MemoryBuffer> buf, readProtoFile(path, "a model file"));
+  StringRef bytes = buf->getBuffer();
   if (bytes.empty())
     return makeError("file is empty");
-  if (bytes.size() > size_t(INT_MAX))
-    return makeError("file is larger than 2 GiB; external data is not supported");
   onnx::ModelProto model;
-  if (path.ends_with(".onnxtxt") || path.ends_with(".pbtxt") || path.ends_with(".prototxt")) {
-    google::protobuf::TextFormat::Parser parser;
-    TextErrorCollector errors;
-    parser.RecordErrorsTo(&errors);
-    google::protobuf::io::ArrayInputStream in(bytes.data(), int(bytes.size()));
-    if (!parser.Parse(&in, &model))
-      return makeError("not a valid ONNX text model: " + errors.first);
-  } else {
-    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t *>(bytes.data()),
-                                              int(bytes.size()));
-    in.SetTotalBytesLimit(INT_MAX);
-    if (!model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
-      return makeError("not a valid ONNX model (protobuf parse failed: truncated or corrupt?)");
-  }
+  bool text =
+      path.ends_with(".onnxtxt") || path.ends_with(".pbtxt") || path.ends_with(".prototxt");
+  EMBER_TRY(parseProto(bytes, text, model, "not a valid ONNX text model",
+                       "not a valid ONNX model (protobuf parse failed: truncated or corrupt?)"));
   if (!model.has_graph())
     return makeError("not a valid ONNX model: it has no graph");
   return model;

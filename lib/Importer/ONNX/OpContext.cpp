@@ -110,32 +110,14 @@ Expected<SmallVector<NodeValue, 4>> OpContext::inputs(unsigned count) {
 
 Expected<const Tensor *> OpContext::constantInput(unsigned i) {
   EMBER_ASSIGN_OR_RETURN(NodeValue v, input(i));
-  if (v.node->getKind() == NodeKind::Constant)
-    return &static_cast<Constant *>(v.node)->getPayload();
-  std::string why = "input " + std::to_string(i) + " ('" + node_.input(i) +
-                    "') must be a constant known at compile time";
-  if (!opts_.evaluateConstant)
-    return makeError(why);
-  auto value = opts_.evaluateConstant(v);
-  if (!value)
-    return withContext(value.takeError(), why);
-  // Later readers of the same ONNX value see the folded constant directly.
-  Constant *c = module_.createConstant(std::move(*value), node_.input(i));
-  values_[node_.input(i)] = c->getResult();
-  return &c->getPayload();
+  return constantValue(values_, node_.input(i), v,
+                       "input " + std::to_string(i) + " ('" + node_.input(i) +
+                           "') must be a constant known at compile time");
 }
 
 Expected<std::vector<int64_t>> OpContext::constantInts(unsigned i) {
   EMBER_ASSIGN_OR_RETURN(const Tensor *t, constantInput(i));
-  if (!isIntegerKind(t->getType().kind))
-    return makeError("input " + Twine(i) + " ('" + node_.input(i) + "') must be integer, got " +
-                     t->getType().str());
-  std::vector<int64_t> out;
-  for (size_t k = 0; k < t->numElements(); ++k)
-    out.push_back(int64_t(t->elementAsDouble(k)));
-  if (t->getType().kind == ElemKind::Int64) // exact, no round trip through double
-    out.assign(t->dataAs<int64_t>(), t->dataAs<int64_t>() + t->numElements());
-  return out;
+  return tensorInts(*t, "input " + Twine(i) + " ('" + node_.input(i) + "')");
 }
 
 Error OpContext::setOutput(unsigned i, NodeValue v) {
@@ -194,43 +176,6 @@ std::vector<int64_t> OpContext::getInts(StringRef name, std::vector<int64_t> def
 const onnx::TensorProto *OpContext::getTensorAttr(StringRef name) {
   const auto *a = findAttr(name, onnx::AttributeProto::TENSOR);
   return a ? &a->t() : nullptr;
-}
-
-Expected<NodeValue> OpContext::create(NodeKind kind, ArrayRef<NodeValue> operands, AttrList attrs,
-                                      StringRef suffix) {
-  std::string name = baseName();
-  if (!suffix.empty())
-    name += "." + suffix.str();
-  EMBER_ASSIGN_OR_RETURN(Node * n, fn_.createNode(kind, name, operands, std::move(attrs)));
-  return n->getResult(0);
-}
-
-Constant *OpContext::createConstant(Tensor t, StringRef suffix) {
-  return module_.createConstant(std::move(t), baseName() + "." + suffix.str());
-}
-
-Expected<NodeValue> OpContext::createFilled(ElemKind kind, ArrayRef<dim_t> dims, double value,
-                                           StringRef suffix) {
-  EMBER_ASSIGN_OR_RETURN(Type t, Type::checkedDims(kind, dims));
-  Tensor filled(t);
-  filled.fill(value);
-  return createConstant(std::move(filled), suffix)->getResult();
-}
-
-Expected<NodeValue> OpContext::reshape(NodeValue v, ArrayRef<dim_t> dims) {
-  if (ArrayRef<dim_t>(v.getType().dims) == dims)
-    return v;
-  return create(NodeKind::Reshape, {v},
-                AttrList().set<AttrKind::Dims>(std::vector<int64_t>(dims.begin(), dims.end())),
-                "reshape");
-}
-
-Expected<NodeValue> OpContext::broadcastTo(NodeValue v, ArrayRef<dim_t> dims) {
-  if (ArrayRef<dim_t>(v.getType().dims) == dims)
-    return v;
-  return create(NodeKind::Broadcast, {v},
-                AttrList().set<AttrKind::Dims>(std::vector<int64_t>(dims.begin(), dims.end())),
-                "broadcast");
 }
 
 Expected<int64_t> normalizeAxis(int64_t axis, unsigned rank) {

@@ -5,7 +5,7 @@
 #ifndef EMBER_LIB_IMPORTER_ONNX_OPCONTEXT_H
 #define EMBER_LIB_IMPORTER_ONNX_OPCONTEXT_H
 
-#include "ember/Graph/Graph.h"
+#include "../NodeBuilder.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
@@ -49,12 +49,9 @@ void registerControlFlowOps(OpRegistry &r);
 
 struct ImportOptions;
 
-class OpContext {
+class OpContext : public NodeBuilder {
   const onnx::NodeProto &node_;
-  const ImportOptions &opts_;
   int64_t opset_;
-  Module &module_;
-  Function &fn_;
   llvm::StringMap<NodeValue> &values_;
   llvm::Error attrError_ = llvm::Error::success();
 
@@ -64,14 +61,13 @@ class OpContext {
 public:
   OpContext(const onnx::NodeProto &node, const ImportOptions &opts, int64_t opset, Module &m,
             Function &f, llvm::StringMap<NodeValue> &values)
-      : node_(node), opts_(opts), opset_(opset), module_(m), fn_(f), values_(values) {}
-  ~OpContext() { llvm::consumeError(std::move(attrError_)); }
+      : NodeBuilder(opts, m, f), node_(node), opset_(opset), values_(values) {}
+  ~OpContext() override { llvm::consumeError(std::move(attrError_)); }
 
   const onnx::NodeProto &proto() const { return node_; }
   int64_t opset() const { return opset_; }
-  Module &module() { return module_; }
   /// The node's name, or its first output's when it has none.
-  std::string baseName() const;
+  std::string baseName() const override;
 
   /// Inputs: an empty name means an omitted optional input.
   unsigned numInputs() const { return node_.input_size(); }
@@ -103,17 +99,6 @@ public:
   const onnx::TensorProto *getTensorAttr(llvm::StringRef name);
   llvm::Error takeAttrError() { return std::move(attrError_); }
 
-  /// Creates \p kind on \p operands, named after this ONNX node (plus \p suffix).
-  llvm::Expected<NodeValue> create(NodeKind kind, llvm::ArrayRef<NodeValue> operands,
-                                   AttrList attrs = {}, llvm::StringRef suffix = "");
-  Constant *createConstant(Tensor t, llvm::StringRef suffix);
-  /// A constant of \p kind and \p dims with every element \p value (an omitted operand's
-  /// default: a zero bias, unit weights).
-  llvm::Expected<NodeValue> createFilled(ElemKind kind, llvm::ArrayRef<dim_t> dims, double value,
-                                         llvm::StringRef suffix);
-  llvm::Expected<NodeValue> reshape(NodeValue v, llvm::ArrayRef<dim_t> dims);
-  /// \p v broadcast (numpy rules) to \p dims; \p v itself when the dims already match.
-  llvm::Expected<NodeValue> broadcastTo(NodeValue v, llvm::ArrayRef<dim_t> dims);
   /// An error about this node's inputs or attributes (the importer adds the node and file).
   llvm::Error fail(const llvm::Twine &why) const;
 

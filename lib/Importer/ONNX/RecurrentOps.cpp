@@ -114,11 +114,6 @@ Error resolveActivations(OpContext &ctx, const RecurrentOp &op, unsigned dirs, A
   return Error::success();
 }
 
-Expected<NodeValue> transpose(OpContext &ctx, NodeValue v, std::vector<int64_t> shuffle,
-                              StringRef suffix) {
-  return ctx.create(NodeKind::Transpose, {v}, AttrList().set<AttrKind::Shuffle>(shuffle), suffix);
-}
-
 /// Optional input \p i, or a zero constant of \p type; \p batchFirst inputs ([batch, dirs,
 /// hidden] in layout 1) are transposed to [dirs, batch, hidden].
 Expected<NodeValue> optionalInput(OpContext &ctx, unsigned i, const Type &type, bool batchFirst,
@@ -129,7 +124,7 @@ Expected<NodeValue> optionalInput(OpContext &ctx, unsigned i, const Type &type, 
   }
   EMBER_ASSIGN_OR_RETURN(NodeValue v, ctx.input(i));
   if (batchFirst)
-    return transpose(ctx, v, {1, 0, 2}, suffix);
+    return ctx.transpose(v, {1, 0, 2}, suffix);
   return v;
 }
 
@@ -164,7 +159,7 @@ Error loadRecurrent(OpContext &ctx, const RecurrentOp &op) {
     return ctx.fail("X, W and R must have rank 3, got " + x.getType().str() + ", " +
                     w.getType().str() + ", " + rt.str());
   if (batchFirst) {
-    EMBER_ASSIGN_OR_RETURN(x, transpose(ctx, x, {1, 0, 2}, "seq_first"));
+    EMBER_ASSIGN_OR_RETURN(x, ctx.transpose(x, {1, 0, 2}, "seq_first"));
   }
   ElemKind kind = x.getType().kind;
   dim_t seq = x.getType().dims[0], batch = x.getType().dims[1], hidden = rt.dims[2];
@@ -204,13 +199,13 @@ Error loadRecurrent(OpContext &ctx, const RecurrentOp &op) {
   // Y [seq, dirs, batch, hidden] is [batch, seq, dirs, hidden] in layout 1; the states
   // [dirs, batch, hidden] are [batch, dirs, hidden].
   if (batchFirst && ctx.hasOutput(0)) {
-    EMBER_ASSIGN_OR_RETURN(y, transpose(ctx, y, {2, 0, 1, 3}, "Y"));
+    EMBER_ASSIGN_OR_RETURN(y, ctx.transpose(y, {2, 0, 1, 3}, "Y"));
   }
   EMBER_TRY(ctx.setOutput(0, y));
   for (unsigned i = 1; i < (isLSTM ? 3u : 2u); ++i) {
     NodeValue s = node->getResult(i);
     if (batchFirst && ctx.hasOutput(i)) {
-      EMBER_ASSIGN_OR_RETURN(s, transpose(ctx, s, {1, 0, 2}, i == 1 ? "Y_h" : "Y_c"));
+      EMBER_ASSIGN_OR_RETURN(s, ctx.transpose(s, {1, 0, 2}, i == 1 ? "Y_h" : "Y_c"));
     }
     EMBER_TRY(ctx.setOutput(i, s));
   }

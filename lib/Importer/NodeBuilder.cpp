@@ -1,0 +1,81 @@
+#include "NodeBuilder.h"
+
+#include "ember/Importer/ModelLoader.h"
+#include "ember/Support/Error.h"
+
+using namespace llvm;
+
+namespace ember {
+
+Expected<const Tensor *> NodeBuilder::constantValue(StringMap<NodeValue> &values,
+                                                    const std::string &name, NodeValue v,
+                                                    const std::string &why) {
+  if (v.node->getKind() == NodeKind::Constant)
+    return &static_cast<Constant *>(v.node)->getPayload();
+  if (!opts_.evaluateConstant)
+    return makeError(why);
+  auto value = opts_.evaluateConstant(v);
+  if (!value)
+    return withContext(value.takeError(), why);
+  // Later readers of the same value see the folded constant directly.
+  Constant *c = module_.createConstant(std::move(*value), name);
+  values[name] = c->getResult();
+  return &c->getPayload();
+}
+
+Expected<std::vector<int64_t>> tensorInts(const Tensor &t, const Twine &what) {
+  if (!isIntegerKind(t.getType().kind))
+    return makeError(what + " must be integer, got " + t.getType().str());
+  if (t.getType().kind == ElemKind::Int64) // exact, no round trip through double
+    return std::vector<int64_t>(t.dataAs<int64_t>(), t.dataAs<int64_t>() + t.numElements());
+  std::vector<int64_t> out;
+  for (size_t k = 0; k < t.numElements(); ++k)
+    out.push_back(int64_t(t.elementAsDouble(k)));
+  return out;
+}
+
+Expected<NodeValue> NodeBuilder::create(NodeKind kind, ArrayRef<NodeValue> operands,
+                                        AttrList attrs, StringRef suffix) {
+  std::string name = baseName();
+  if (!suffix.empty())
+    name += "." + suffix.str();
+  EMBER_ASSIGN_OR_RETURN(Node * n, fn_.createNode(kind, name, operands, std::move(attrs)));
+  return n->getResult(0);
+}
+
+Constant *NodeBuilder::createConstant(Tensor t, StringRef suffix) {
+  return module_.createConstant(std::move(t), baseName() + "." + suffix.str());
+}
+
+Expected<NodeValue> NodeBuilder::createFilled(ElemKind kind, ArrayRef<dim_t> dims, double value,
+                                             StringRef suffix) {
+  EMBER_ASSIGN_OR_RETURN(Type t, Type::checkedDims(kind, dims));
+  Tensor filled(t);
+  filled.fill(value);
+  return createConstant(std::move(filled), suffix)->getResult();
+}
+
+Expected<NodeValue> NodeBuilder::reshape(NodeValue v, ArrayRef<dim_t> dims) {
+  if (ArrayRef<dim_t>(v.getType().dims) == dims)
+    return v;
+  return create(NodeKind::Reshape, {v},
+                AttrList().set<AttrKind::Dims>(std::vector<int64_t>(dims.begin(), dims.end())),
+                "reshape");
+}
+
+Expected<NodeValue> NodeBuilder::broadcastTo(NodeValue v, ArrayRef<dim_t> dims) {
+  if (ArrayRef<dim_t>(v.getType().dims) == dims)
+    return v;
+  return create(NodeKind::Broadcast, {v},
+                AttrList().set<AttrKind::Dims>(std::vector<int64_t>(dims.begin(), dims.end())),
+                "broadcast");
+}
+
+Expected<NodeValue> NodeBuilder::transpose(NodeValue v, ArrayRef<int64_t> perm,
+                                           StringRef suffix) {
+  return create(NodeKind::Transpose, {v},
+                AttrList().set<AttrKind::Shuffle>(std::vector<int64_t>(perm.begin(), perm.end())),
+                suffix);
+}
+
+} // namespace ember

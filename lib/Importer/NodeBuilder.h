@@ -1,0 +1,66 @@
+// What every operator loader builds the graph with, whatever the model format: nodes and
+// constants named after the operator being loaded, the reshapes, broadcasts and transposes
+// loaders insert, and operands folded to constants when they must be known at compile time.
+// The ONNX and Caffe2 OpContexts derive from it and add what their format's operators carry.
+#ifndef EMBER_LIB_IMPORTER_NODEBUILDER_H
+#define EMBER_LIB_IMPORTER_NODEBUILDER_H
+
+#include "ember/Graph/Graph.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace ember {
+
+struct ImportOptions;
+
+class NodeBuilder {
+protected:
+  const ImportOptions &opts_;
+  Module &module_;
+  Function &fn_;
+
+  /// The value bound to \p name (an operand the loader needs at compile time) as a Constant's
+  /// payload: a Constant already, or computed from Constants only (then evaluated once through
+  /// ImportOptions::evaluateConstant and \p values rebound to the result); else an error
+  /// saying \p why it must be constant.
+  llvm::Expected<const Tensor *> constantValue(llvm::StringMap<NodeValue> &values,
+                                               const std::string &name, NodeValue v,
+                                               const std::string &why);
+
+public:
+  NodeBuilder(const ImportOptions &opts, Module &m, Function &f)
+      : opts_(opts), module_(m), fn_(f) {}
+  virtual ~NodeBuilder() = default;
+
+  Module &module() { return module_; }
+  /// The name of what is being loaded (the operator's, else its first output's): the nodes
+  /// created for it are named after it.
+  virtual std::string baseName() const = 0;
+
+  /// Creates \p kind on \p operands, named after this operator (plus \p suffix).
+  llvm::Expected<NodeValue> create(NodeKind kind, llvm::ArrayRef<NodeValue> operands,
+                                   AttrList attrs = {}, llvm::StringRef suffix = "");
+  Constant *createConstant(Tensor t, llvm::StringRef suffix);
+  /// A constant of \p kind and \p dims with every element \p value (an omitted operand's
+  /// default: a zero bias, unit weights).
+  llvm::Expected<NodeValue> createFilled(ElemKind kind, llvm::ArrayRef<dim_t> dims, double value,
+                                         llvm::StringRef suffix);
+  llvm::Expected<NodeValue> reshape(NodeValue v, llvm::ArrayRef<dim_t> dims);
+  /// \p v broadcast (numpy rules) to \p dims; \p v itself when the dims already match.
+  llvm::Expected<NodeValue> broadcastTo(NodeValue v, llvm::ArrayRef<dim_t> dims);
+  /// Result dim i is \p v's dim perm[i].
+  llvm::Expected<NodeValue> transpose(NodeValue v, llvm::ArrayRef<int64_t> perm,
+                                      llvm::StringRef suffix = "transpose");
+};
+
+/// An integer tensor's values as int64 (shapes, axes); \p what names it in the error when the
+/// tensor is not integer.
+llvm::Expected<std::vector<int64_t>> tensorInts(const Tensor &t, const llvm::Twine &what);
+
+} // namespace ember
+
+#endif
