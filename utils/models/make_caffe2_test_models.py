@@ -162,32 +162,72 @@ def ref_conv(x, w, b=None, kernel=None, stride=(1, 1), pads=(0, 0, 0, 0), dilati
     return np.ascontiguousarray(np.transpose(y, (0, 2, 3, 1))) if order == "NHWC" else y
 
 
-def ref_conv_transpose(x, w, b, stride=(1, 1), pads=(0, 0, 0, 0), adj=(0, 0)):
-    """ConvTranspose (NCHW), caffe2/operators/conv_transpose_op_impl.h with the geometry of
-    conv_transpose_unpool_op_base.h.
+def conv_transpose_size_and_pad(in_size, stride, kernel, adj, legacy_pad, pad_head, pad_tail):
+    """ConvTransposeUnpoolBase::ComputeSizeAndPad
+    (caffe2/operators/conv_transpose_unpool_op_base.h).
 
-    X [N, C_in, H, W], filter [C_in, M, kH, kW], bias [M]. Output size per dimension
-    (legacy_pad NOTSET): (in - 1) * stride + kernel + adj - pad_head - pad_tail. Col2Im places
+    Returns (out_size, pad_head, pad_tail):
+      NOTSET (0):       out = (in - 1) * stride + kernel + adj - pad_head - pad_tail, pads as given
+                        (each must be >= 0).
+      VALID (1) and SAME (2), handled "the same way" by the source: both pads are set to 0 and
+                        out = (in - 1) * stride + kernel + adj -- SAME does NOT crop the output to
+                        in * stride here, unlike ConvPoolOpBase's SAME for Conv. The constructor
+                        rejects `pads` / `pad` / `pad_t..pad_r` together with VALID or SAME.
+      CAFFE_LEGACY_POOLING (3): LOG(FATAL) "no longer supported".
+    The constructor also enforces kernel > 0, stride > 0 and 0 <= adj <= stride (adj may equal the
+    stride). The kernel is never dilated (the op passes dilation 1 to Col2Im).
+    """
+    assert 0 <= adj <= stride
+    if legacy_pad == NOTSET:
+        assert pad_head >= 0 and pad_tail >= 0
+        return (in_size - 1) * stride + kernel + adj - pad_head - pad_tail, pad_head, pad_tail
+    assert legacy_pad in (VALID, SAME)
+    return (in_size - 1) * stride + kernel + adj, 0, 0
+
+
+def ref_conv_transpose(x, w, b, stride=(1, 1), pads=(0, 0, 0, 0), adj=(0, 0), group=1,
+                       order="NCHW", legacy_pad=NOTSET):
+    """ConvTranspose, caffe2/operators/conv_transpose_op_impl.h (RunOnDeviceWithOrderNCHW /
+    RunOnDeviceWithOrderNHWC of the newest source, which take `group` in both orders and an
+    optional bias) with the geometry of conv_transpose_unpool_op_base.h
+    (conv_transpose_size_and_pad).
+
+    NCHW: X [N, C_in, H, W], filter [C_in, M/group, kH, kW], Y [N, M, oH, oW].
+    NHWC: X [N, H, W, C_in], filter [C_in, kH, kW, M/group], Y [N, oH, oW, M].
+    Group g takes input channels [g*C_in/G, (g+1)*C_in/G) (filter rows alike) and writes output
+    channels [g*M/G, (g+1)*M/G) (NCHW: GemmStridedBatched over the groups; NHWC: one GemmEx per
+    group into a [H*W, G, kH, kW, M/G] column buffer, then Col2Im with G groups). Col2Im places
     x[n, c, i, j] * w[c, m, p, q] at output row i * stride_h - pad_t + p and column
     j * stride_w - pad_l + q (positions outside the output are dropped); adj only adds rows and
-    columns at the end, which receive the bias alone.
+    columns at the end, which receive the bias alone. The bias [M] (third input, optional) is
+    added to every output pixel.
     """
+    if order == "NHWC":
+        x = np.transpose(x, (0, 3, 1, 2))
+        w = np.transpose(w, (0, 3, 1, 2))
     n, cin, h, wd = x.shape
-    cin2, m, kh, kw = w.shape
-    assert cin == cin2
+    cin2, mg, kh, kw = w.shape
+    assert cin == cin2 and cin % group == 0
+    m = mg * group
     sh, sw = stride
-    pt, pl, pb, pr = pads
-    assert 0 <= adj[0] <= sh and 0 <= adj[1] <= sw
+    oh, pt, pb = conv_transpose_size_and_pad(h, sh, kh, adj[0], legacy_pad, pads[0], pads[2])
+    ow, pl, pr = conv_transpose_size_and_pad(wd, sw, kw, adj[1], legacy_pad, pads[1], pads[3])
     fh, fw = (h - 1) * sh + kh + adj[0], (wd - 1) * sw + kw + adj[1]
     full = np.zeros((n, m, fh, fw), np.float64)
     x64, w64 = x.astype(np.float64), w.astype(np.float64)
-    for i in range(h):
-        for j in range(wd):
-            full[:, :, i * sh:i * sh + kh, j * sw:j * sw + kw] += np.einsum(
-                "nc,cmpq->nmpq", x64[:, :, i, j], w64)
-    oh, ow = fh - pt - pb, fw - pl - pr
-    y = full[:, :, pt:pt + oh, pl:pl + ow] + b.astype(np.float64).reshape(1, -1, 1, 1)
-    return y.astype(F32)
+    cg = cin // group
+    for g in range(group):
+        xg, wg = x64[:, g * cg:(g + 1) * cg], w64[g * cg:(g + 1) * cg]
+        for i in range(h):
+            for j in range(wd):
+                full[:, g * mg:(g + 1) * mg, i * sh:i * sh + kh, j * sw:j * sw + kw] += \
+                    np.einsum("nc,cmpq->nmpq", xg[:, :, i, j], wg)
+    assert (oh, ow) == (fh - pt - pb, fw - pl - pr)
+    y = full[:, :, pt:pt + oh, pl:pl + ow]
+    if b is not None:
+        y = y + b.astype(np.float64).reshape(1, -1, 1, 1)
+    y = y.astype(F32)
+    return np.ascontiguousarray(np.transpose(y, (0, 2, 3, 1))) if order == "NHWC" else y
 
 
 def ref_pool(x, kind, kernel=None, stride=(1, 1), pads=(0, 0, 0, 0), legacy_pad=NOTSET,
@@ -313,18 +353,47 @@ def ref_matmul(a, b, axis_a=1, axis_b=1, trans_a=False, trans_b=False):
 
 
 def ref_batch_matmul(a, b, trans_a=False, trans_b=False, broadcast=False):
-    """BatchMatMul, caffe2/operators/batch_matmul_op.h: matrices are the last two dims,
-    transposed by trans_a / trans_b. Without `broadcast` both inputs must have the same rank
-    (>= 2) and batch dims. With broadcast=1 the batch dims of the lower-rank input must equal
-    the trailing batch dims of the other (the leading ones are broadcast) and a 1-D input is a
-    row (A) or column (B) vector whose 1 is dropped from the output, as numpy.matmul does."""
+    """BatchMatMul, caffe2/operators/batch_matmul_op.h (newest source: the OP_SINGLE_ARG
+    version using ComputeBroadcastBinaryOpDims). Matrices are the last two dims, transposed by
+    trans_a / trans_b. The cases, in the source's order:
+      both 1-D:  dot product (sizes must match); Y has shape [1] (not a 0-d scalar).
+      A 1-D [K]: trans_a is ignored; trans_b: B [..., N, K] (B.dims[-1] == K), Y = B.dims[:-1],
+                 Y[..., n] = sum_k B[..., n, k] A[k]; else B [..., K, N], Y = B.dims[:-2] + [N].
+                 I.e. numpy.matmul(A, op(B)) -- the vector's 1 is dropped. `broadcast` is not
+                 consulted.
+      B 1-D [K]: not trans_a: A [..., M, K], Y = A.dims[:-1] = numpy.matmul(A, B). trans_a:
+                 A [..., K, M]; the data is numpy.matmul(A^T, B) (M values per batch) but the
+                 source sizes Y as A.dims[:-1], whose last dim is K -- well defined only when
+                 M == K, so only square matrices are used with it here.
+      otherwise: the batch dims (all but the last two) broadcast numpy-style, 1s included
+                 (ComputeBroadcastBinaryOpDims, the shorter one padded with leading 1s);
+                 Y = broadcast batch dims + [M, N]. `broadcast` must be set only when the
+                 padded batch dims of A and B differ (so A [3, 4] times B [1, 4, 5] needs no
+                 flag: both pad to batch [1]).
+    """
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    if a.ndim == 1 and b.ndim == 1:
+        assert a.shape == b.shape
+        return np.array([a64 @ b64]).astype(F32)
+    if a.ndim == 1:
+        y = np.matmul(a64, np.swapaxes(b64, -1, -2) if trans_b else b64)
+        return y.astype(F32)
+    if b.ndim == 1:
+        if trans_a:
+            assert a.shape[-1] == a.shape[-2], "trans_a with a 1-D B: Y is sized A.dims[:-1]"
+            a64 = np.swapaxes(a64, -1, -2)
+        return np.matmul(a64, b64).astype(F32)
     if trans_a:
         a64 = np.swapaxes(a64, -1, -2)
     if trans_b:
         b64 = np.swapaxes(b64, -1, -2)
-    if not broadcast:
-        assert a.ndim == b.ndim >= 2 and a.shape[:-2] == b.shape[:-2]
+    nd = max(a.ndim, b.ndim)
+    pa = (1,) * (nd - a.ndim) + a.shape[:-2]
+    pb = (1,) * (nd - b.ndim) + b.shape[:-2]
+    for da, db in zip(pa, pb):
+        assert da == db or da == 1 or db == 1
+    if pa != pb:
+        assert broadcast, "batch dims differ: Caffe2 enforces broadcast=1"
     return np.matmul(a64, b64).astype(F32)
 
 
@@ -391,12 +460,16 @@ def ref_slice(x, starts, ends):
 
 
 def ref_gather(data, indices, axis=0, wrap_indices=None):
-    """Gather, caffe2/operators/gather_op.h: Y = data indexed along `axis` (default 0);
-    shape data.dims[:axis] + indices.dims + data.dims[axis+1:]. Indices are int32 or int64.
-    A negative index is wrapped (idx + dim) only when wrap_indices is set, which defaults to
-    true for axis 0 and false otherwise."""
+    """Gather, caffe2/operators/gather_op.h (newest source: GatherOp with gather_helper::
+    gather_impl): Y = data indexed along `axis` (default 0; a negative axis counts from the
+    back, axis + data.ndim); shape data.dims[:axis] + indices.dims + data.dims[axis+1:].
+    Indices are int32 or int64. A negative index is wrapped (idx + dim) only when wrap_indices
+    is set; the constructor defaults it to (axis_ == 0) on the argument as written, so it is
+    true for axis 0 and false for every other value, -ndim included. An index outside
+    [0, dim) after that is an error (check_indexarray_range)."""
     if wrap_indices is None:
         wrap_indices = axis == 0
+    axis = axis + data.ndim if axis < 0 else axis
     idx = indices.astype(np.int64)
     if wrap_indices:
         idx = np.where(idx < 0, idx + data.shape[axis], idx)
@@ -407,10 +480,36 @@ def ref_gather(data, indices, axis=0, wrap_indices=None):
 def ref_tile(x, tiles, axis):
     """Tile, caffe2/operators/tile_op.h: the block x[i0..i_{axis-1}, ...] (everything from axis
     on) is copied `tiles` times for each outer index -- numpy.tile with reps only at axis.
-    Both `tiles` and `axis` must be given (as arguments or inputs)."""
+    Both `tiles` and `axis` must be given (as arguments or inputs); a negative axis counts from
+    the back (canonical_axis_index). For where they come from see tile_params."""
+    axis = axis + x.ndim if axis < 0 else axis
     reps = [1] * x.ndim
     reps[axis] = tiles
     return np.tile(x, reps)
+
+
+def tile_params(args, tiles_input=None, axis_input=None):
+    """(tiles, axis) as TileOp::DoRunWithType reads them (caffe2/operators/tile_op.h, newest):
+    the arguments `tiles` / `axis` first; with a second input (1-D, one element, int32 or int64,
+    GetArgFromTensor narrows int64 to int32) tiles comes from it -- and when that input is int64
+    the source resets axis to 0 ("Because of a bug in original code, temporarily adds this part
+    to keep backward compatibility"); a third input then sets axis, else the `axis` argument must
+    be present but is NOT used (axis stays 0). With an int32 tiles input and no third input the
+    `axis` argument is used."""
+    tiles, axis = args.get("tiles"), args.get("axis")
+    if tiles_input is not None:
+        assert tiles_input.shape == (1,) and tiles_input.dtype in (np.int32, np.int64)
+        tiles = int(tiles_input[0])
+        if tiles_input.dtype == np.int64:
+            axis = 0
+        if axis_input is not None:
+            assert axis_input.shape == (1,) and axis_input.dtype in (np.int32, np.int64)
+            axis = int(axis_input[0])
+        else:
+            assert "axis" in args
+    else:
+        assert "tiles" in args and "axis" in args
+    return tiles, axis
 
 
 def ref_reshape(x, shape):
@@ -435,9 +534,21 @@ def ref_concat(xs, axis=None, order=None, add_axis=False):
     return np.concatenate(xs, axis=axis), np.array([a.shape[axis] for a in xs], np.int32)
 
 
-def ref_split(x, n_out, axis=1, split=None):
+def dim_from_order(order):
+    """GetDimFromOrderString (caffe2/core/types.h): "NHWC" / "nhwc" -> 3, "NCHW" / "nchw" -> 1,
+    whatever the input's rank (so NHWC is the last axis only of a 4-D input)."""
+    return {"NHWC": 3, "nhwc": 3, "NCHW": 1, "nchw": 1}[order]
+
+
+def ref_split(x, n_out, axis=1, split=None, order=None):
     """Split, caffe2/operators/concat_split_op.h (SplitOp): sizes from the second input (int32)
-    or the `split` argument, else n_out equal parts; axis from `axis` or `order` (NCHW -> 1)."""
+    or the `split` argument, else n_out equal parts. The axis is `axis` when that argument is
+    present, else dim_from_order(`order`, default NCHW -> 1); giving both is an error. The axis
+    is then canonicalised (canonical_axis_index)."""
+    if order is not None:
+        axis = dim_from_order(order)
+    axis = axis + x.ndim if axis < 0 else axis
+    assert 0 <= axis < x.ndim
     if split is None:
         assert x.shape[axis] % n_out == 0
         split = [x.shape[axis] // n_out] * n_out
@@ -468,12 +579,20 @@ def ref_flatten(x, axis=1):
 
 
 def ref_cast(x, to):
-    """Cast, caffe2/operators/cast_op.cc: static_cast per element; float -> int truncates
-    toward zero, bool / uint8 -> float give 0/1 and 0..255."""
+    """Cast, caffe2/operators/cast_op.cc (CastOp<CPUContext>::DoRunWithType: out[i] =
+    CastHelper<DstType, SrcType>::call(data[i]), i.e. static_cast): float -> int truncates
+    toward zero; float -> bool (to = 5, BOOL) is x != 0 (so -0.0 is false and every other
+    value, negative ones included, true); float -> uint8 (to = 6, UINT8) truncates toward zero
+    and is defined only when the truncated value is in [0, 255] (C++ [conv.fpint]), so inputs
+    must lie in (-1, 256); bool / uint8 -> float give 0/1 and 0..255."""
     dt = {DT_FLOAT: np.float32, DT_INT32: np.int32, DT_INT64: np.int64, DT_BOOL: np.bool_,
           DT_UINT8: np.uint8}[to]
-    if np.issubdtype(x.dtype, np.floating) and dt not in (np.float32, np.bool_):
-        return np.trunc(x).astype(dt)
+    if np.issubdtype(x.dtype, np.floating) and dt == np.bool_:
+        return x != 0
+    if np.issubdtype(x.dtype, np.floating) and dt != np.float32:
+        t = np.trunc(x.astype(np.float64))
+        assert np.all((t >= np.iinfo(dt).min) & (t <= np.iinfo(dt).max)), "undefined cast"
+        return t.astype(dt)
     return x.astype(dt)
 
 
@@ -559,7 +678,7 @@ def qnnp_requantize(acc, scale, zero_point, qmin, qmax):
 
 
 def q_conv(xq, x_s, x_zp, wq, w_s, w_zp, bias, y_s, y_zp, stride=(1, 1), pads=(0, 0, 0, 0),
-           relu=False):
+           relu=False, group=1):
     """Int8Conv / Int8ConvRelu, quantized/int8_conv_op.h (QNNPACK qnnp_create_convolution2d_
     nhwc_q8; src/convolution.c, src/q8gemm, src/q8conv). NHWC only: X [N, H, W, C] uint8,
     filter [M, kH, kW, C/group] uint8 (its own scale / zero point), bias int32 [M] (real scale
@@ -567,23 +686,68 @@ def q_conv(xq, x_s, x_zp, wq, w_s, w_zp, bias, y_s, y_zp, stride=(1, 1), pads=(0
     read a buffer filled with x_zp, so they add 0. Requantized with scale
     float(x_scale * w_scale / y_scale) (float32 arithmetic, must be < 1) by qnnp_requantize,
     clamped to [0, 255] or, for Int8ConvRelu, [y_zp, 255]. Geometry from ConvPoolOpBase.
+    `group` splits channels as the float Conv does (group g: input channels [g*C/G, (g+1)*C/G),
+    output channels [g*M/G, (g+1)*M/G)); the depthwise 3x3 special case is q_dwconv.
     """
     x = np.transpose(xq.astype(np.int64) - x_zp, (0, 3, 1, 2))
     w = np.transpose(wq.astype(np.int64) - w_zp, (0, 3, 1, 2))
     n, c, h, wd = x.shape
-    m, _, kh, kw = w.shape
+    m, cg, kh, kw = w.shape
+    assert c == cg * group and m % group == 0
+    mg = m // group
     (oh, ow), (pt, pl, pb, pr) = pool_geometry((h, wd), (kh, kw), stride, pads)
     xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
     acc = np.zeros((n, m, oh, ow), np.int64)
-    for i in range(oh):
-        for j in range(ow):
-            patch = xp[:, :, i * stride[0]:i * stride[0] + kh, j * stride[1]:j * stride[1] + kw]
-            acc[:, :, i, j] = np.einsum("nckl,mckl->nm", patch, w)
+    for g in range(group):
+        xg, wg = xp[:, g * cg:(g + 1) * cg], w[g * mg:(g + 1) * mg]
+        for i in range(oh):
+            for j in range(ow):
+                patch = xg[:, :, i * stride[0]:i * stride[0] + kh,
+                           j * stride[1]:j * stride[1] + kw]
+                acc[:, g * mg:(g + 1) * mg, i, j] = np.einsum("nckl,mckl->nm", patch, wg)
     acc += bias.astype(np.int64).reshape(1, -1, 1, 1)
     scale = F32(F32(x_s) * F32(w_s)) / F32(y_s)
     lo = q_relu_min(y_s, y_zp) if relu else 0
     y = qnnp_requantize(acc, scale, y_zp, lo, 255)
     return np.ascontiguousarray(np.transpose(y, (0, 2, 3, 1)))
+
+
+def q_dwconv(xq, x_s, x_zp, wq, w_s, w_zp, bias, y_s, y_zp, stride=(1, 1), pads=(0, 0, 0, 0),
+             relu=False):
+    """Int8Conv's depthwise path, written the way QNNPACK computes it.
+
+    quantized/int8_conv_op.h: isDepthwise = group > 1 && group == M && group == C && KC == 1 &&
+    KH * KW == 9 && dilation_w == 1; QNNPACK's qnnp_create_convolution2d_nhwc_q8
+    (src/convolution.c) then picks the dwconv micro-kernel (group_input_channels == 1,
+    group_output_channels == 1, 3x3: q8dwconv/up8x9-sse2.c) instead of q8conv. Weights
+    [C, 3, 3, 1] are packed by pack_q8dw_w (src/qnnpack/pack.h) with the bias per channel
+    b' = b + kH*kW*x_zp*w_zp - x_zp * sum_taps(w), and the kernel accumulates the raw input:
+    acc = b' + sum_taps x * (w - w_zp) (int16 products widened to int32). Padded taps point at
+    a buffer filled with x_zp (src/indirection.c). In exact int32 arithmetic this equals
+    b + sum_taps (x - x_zp)(w - w_zp), q_conv's accumulator with group = C. The requantization
+    after the 9 taps is the same q31 code as q8gemm (multiplier and shift from
+    qnnp_compute_conv_quantization_params, src/qnnpack/requantization.h, scale
+    float(x_scale * w_scale / y_scale) < 1): |acc| * multiplier, sign restored, + 2^30, >> 31,
+    then the rounding shift with remainder mask and threshold -- qnnp_requantize.
+    """
+    n, h, wd, c = xq.shape
+    m, kh, kw, kc = wq.shape
+    assert m == c and kc == 1 and kh * kw == 9
+    (oh, ow), (pt, pl, pb, pr) = pool_geometry((h, wd), (kh, kw), stride, pads)
+    xp = np.pad(xq.astype(np.int64), ((0, 0), (pt, pb), (pl, pr), (0, 0)),
+                constant_values=x_zp)
+    w = wq.astype(np.int64)[..., 0]                        # [C, kh, kw]
+    packed_b = (bias.astype(np.int64) + kh * kw * x_zp * w_zp
+                - x_zp * w.reshape(c, -1).sum(axis=1))
+    acc = np.zeros((n, oh, ow, c), np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            win = xp[:, i * stride[0]:i * stride[0] + kh, j * stride[1]:j * stride[1] + kw, :]
+            acc[:, i, j, :] = packed_b + np.einsum("npqc,cpq->nc", win, w - w_zp)
+    assert np.all(np.abs(acc) < 2 ** 31)
+    scale = F32(F32(x_s) * F32(w_s)) / F32(y_s)
+    lo = q_relu_min(y_s, y_zp) if relu else 0
+    return qnnp_requantize(acc, scale, y_zp, lo, 255)
 
 
 def q_fc(xq, x_s, x_zp, wq, w_s, w_zp, bias, y_s, y_zp):
@@ -621,7 +785,7 @@ def q_avgpool(xq, x_s, x_zp, y_s, y_zp, kernel, stride=(1, 1), pads=(0, 0, 0, 0)
     shift = 150 - biased exponent; out = sign(acc) * ((|acc| * multiplier + 2^(shift-1)) >>
     shift) (ties away from zero), + y_zp with int16 saturation, clamped to [0, 255].
     (Caffe2 takes QNNPACK's separate global-average-pooling path when there is no padding, no
-    stride and the kernel covers the whole image; not exercised here.)
+    stride and the kernel covers the whole image: q_global_avgpool.)
     """
     x = np.transpose(xq.astype(np.int64) - x_zp, (0, 3, 1, 2))
     n, c, h, wd = x.shape
@@ -634,15 +798,48 @@ def q_avgpool(xq, x_s, x_zp, y_s, y_zp, kernel, stride=(1, 1), pads=(0, 0, 0, 0)
             acc[:, :, i, j] = xp[:, :, i * stride[0]:i * stride[0] + kh,
                                  j * stride[1]:j * stride[1] + kw].sum(axis=(2, 3))
     scale = F32(x_s) / (F32(y_s) * F32(kh * kw))
+    y = qnnp_avgpool_requantize(acc, scale, y_zp, 0, 255)
+    return np.ascontiguousarray(np.transpose(y, (0, 2, 3, 1)))
+
+
+def qnnp_avgpool_requantize(acc, scale, zero_point, qmin, qmax):
+    """QNNPACK's average-pooling requantization (qnnp_compute_avgpool_quantization_params in
+    src/qnnpack/requantization.h and the q8avgpool / q8gavgpool SSE2 kernels): scale (float32,
+    in [2^-32, 256)) = M * 2^(e-150), multiplier = M | 0x800000 (24 bits), shift =
+    150 - e (>= 16), rounding = 2^(shift-1); out = sign(acc) * ((|acc| * multiplier + rounding)
+    >> shift) (64-bit, ties away from zero), saturated to int16, + zero point with int16
+    saturation, saturated to uint8, clamped to [qmin, qmax]."""
+    scale = F32(scale)
     assert F32(2.0 ** -32) <= scale < F32(256.0)
     bits = f32_bits(scale)
     multiplier = (bits & 0x007FFFFF) | 0x00800000
     shift = 127 + 23 - (bits >> 23)
+    assert 16 <= shift < 64
+    acc = acc.astype(np.int64)
     mag = (np.abs(acc) * multiplier + (1 << (shift - 1))) >> shift
     out = np.where(acc < 0, -mag, mag)
-    out = np.clip(np.clip(out, -32768, 32767) + y_zp, -32768, 32767)
-    y = np.clip(out, 0, 255).astype(np.uint8)
-    return np.ascontiguousarray(np.transpose(y, (0, 2, 3, 1)))
+    out = np.clip(np.clip(out, -32768, 32767) + zero_point, -32768, 32767)
+    return np.clip(np.clip(out, 0, 255), qmin, qmax).astype(np.uint8)
+
+
+def q_global_avgpool(xq, x_s, x_zp, y_s, y_zp):
+    """Int8AveragePool with global_pooling=1 (quantized/int8_average_pool_op.h): the op takes
+    QNNPACK's global path whenever there is no padding, no stride > 1 and the kernel is the
+    whole H x W image, which global_pooling guarantees. qnnp_create_global_average_pooling_nwc_q8
+    and qnnp_setup_global_average_pooling_nwc_q8 (src/global-average-pooling.c) treat the image
+    as width = H * W rows: x_scale / y_scale must be in [2^-8, 2^8); bias = -width * x_zp (int32);
+    scale = x_scale / (y_scale * (float) width) (float32). The q8gavgpool kernels (up8x7 for
+    width <= 7, mp8x7p7q beyond, up8xm for fewer than 8 channels; all SSE2) sum the raw uint8
+    rows onto the bias (missing rows of a 7-row group read a zero buffer, adding 0):
+    acc = sum (x - x_zp), then qnnp_avgpool_requantize with output limits [0, 255]. NHWC in,
+    [N, 1, 1, C] out.
+    """
+    n, h, wd, c = xq.shape
+    width = h * wd
+    assert F32(2.0 ** -8) <= F32(x_s) / F32(y_s) < F32(2.0 ** 8)
+    acc = -width * x_zp + xq.astype(np.int64).reshape(n, width, c).sum(axis=1)
+    scale = F32(x_s) / (F32(y_s) * F32(width))
+    return qnnp_avgpool_requantize(acc, scale, y_zp, 0, 255).reshape(n, 1, 1, c)
 
 
 def quantize_multiplier_smaller_than_one(m):
@@ -990,6 +1187,78 @@ def conv_cases(new):
     assert y.shape == (1, 2, 3 * 2 + 3 + 1 - 1, 4 * 2 + 3 + 1 - 1)
     c.output("Y", y)
 
+    # --- conv_transpose_nhwc: order NHWC (X [N, H, W, C_in], filter [C_in, kH, kW, M],
+    # Y NHWC) with kernel_h/_w, stride_h/_w, pad_t/_l/_b/_r and adj_h/adj_w, bias.
+    rng = np.random.default_rng(1009)
+    c = new("conv_transpose_nhwc")
+    x, w, b = rand(rng, [2, 3, 4, 3]), rand(rng, [3, 3, 2, 4]), rand(rng, [4])
+    c.input("X", x)
+    c.weight("W", w)
+    c.weight("B", b)
+    c.op("ConvTranspose", ["X", "W", "B"], ["Y"], kernel_h=3, kernel_w=2, stride_h=2,
+         stride_w=3, pad_t=1, pad_l=0, pad_b=2, pad_r=1, adj_h=1, adj_w=2, order="NHWC")
+    y = ref_conv_transpose(x, w, b, (2, 3), (1, 0, 2, 1), (1, 2), order="NHWC")
+    assert y.shape == (2, 2 * 2 + 3 + 1 - 3, 3 * 3 + 2 + 2 - 1, 4)
+    c.output("Y", y)
+
+    # --- conv_transpose_group: group = 2 in NCHW (filter [C_in, M/2, kH, kW], bias) and
+    # group = 3 in NHWC (filter [C_in, kH, kW, M/3], no bias: the newest source makes the bias
+    # input optional), both supported by conv_transpose_op_impl.h's CPU op.
+    rng = np.random.default_rng(1010)
+    c = new("conv_transpose_group")
+    x, w, b = rand(rng, [1, 4, 3, 4]), rand(rng, [4, 3, 3, 3]), rand(rng, [6])
+    xh, wh = rand(rng, [2, 3, 3, 6]), rand(rng, [6, 2, 2, 1])
+    c.input("X", x)
+    c.input("X_nhwc", xh)
+    c.weight("W", w)
+    c.weight("B", b)
+    c.weight("W_nhwc", wh)
+    c.op("ConvTranspose", ["X", "W", "B"], ["Y"], kernel=3, stride=2, pad=1, group=2)
+    c.op("ConvTranspose", ["X_nhwc", "W_nhwc"], ["Y_nhwc"], kernels=[2, 2], strides=[1, 2],
+         group=3, order="NHWC")
+    y = ref_conv_transpose(x, w, b, (2, 2), (1, 1, 1, 1), group=2)
+    assert y.shape == (1, 6, 5, 7)
+    c.output("Y", y)
+    y = ref_conv_transpose(xh, wh, None, (1, 2), group=3, order="NHWC")
+    assert y.shape == (2, 4, 6, 3)
+    c.output("Y_nhwc", y)
+
+    # --- conv_transpose_legacy_pad: legacy_pad VALID and SAME. conv_transpose_unpool_op_base.h
+    # handles both alike: pads 0 and out = (in - 1) * stride + kernel + adj (no SAME cropping).
+    rng = np.random.default_rng(1011)
+    c = new("conv_transpose_legacy_pad")
+    x = rand(rng, [1, 2, 3, 4])
+    w1, b1 = rand(rng, [2, 3, 3, 3]), rand(rng, [3])
+    w2, b2 = rand(rng, [2, 2, 3, 2]), rand(rng, [2])
+    c.input("X", x)
+    c.weight("W_valid", w1)
+    c.weight("B_valid", b1)
+    c.weight("W_same", w2)
+    c.weight("B_same", b2)
+    c.op("ConvTranspose", ["X", "W_valid", "B_valid"], ["Y_valid"], kernel=3, stride=2, adj=1,
+         legacy_pad=VALID)
+    c.op("ConvTranspose", ["X", "W_same", "B_same"], ["Y_same"], kernels=[3, 2], strides=[2, 2],
+         adjs=[0, 1], legacy_pad=SAME)
+    yv = ref_conv_transpose(x, w1, b1, (2, 2), adj=(1, 1), legacy_pad=VALID)
+    ys = ref_conv_transpose(x, w2, b2, (2, 2), adj=(0, 1), legacy_pad=SAME)
+    assert yv.shape == (1, 3, 8, 10) and ys.shape == (1, 2, 7, 9)
+    c.output("Y_valid", yv)
+    c.output("Y_same", ys)
+
+    # --- conv_transpose_adj_stride: adj equal to the stride (the constructor enforces only
+    # 0 <= adj <= stride): the last `adj` rows / columns hold the bias alone.
+    rng = np.random.default_rng(1012)
+    c = new("conv_transpose_adj_stride")
+    x, w, b = rand(rng, [1, 2, 3, 3]), rand(rng, [2, 2, 2, 2]), rand(rng, [2])
+    c.input("X", x)
+    c.weight("W", w)
+    c.weight("B", b)
+    c.op("ConvTranspose", ["X", "W", "B"], ["Y"], kernel=2, stride=2, adj=2, pads=[0, 1, 0, 0])
+    y = ref_conv_transpose(x, w, b, (2, 2), (0, 1, 0, 0), (2, 2))
+    assert y.shape == (1, 2, 8, 7)
+    assert np.allclose(y[0, :, 6:, :], b.reshape(2, 1, 1))
+    c.output("Y", y)
+
 
 def pool_cases(new):
     # --- maxpool_args: `kernel` + `stride` (no pad), and kernel_h/_w, stride_h/_w,
@@ -1181,6 +1450,79 @@ def matmul_cases(new):
     c.op("BatchMatMul", ["A4", "B3"], ["Y_bcast"], broadcast=1)
     c.output("Y_trans", ref_batch_matmul(a, b, True, True))
     c.output("Y_bcast", ref_batch_matmul(a4, b3, broadcast=True))
+
+    # --- batch_matmul_vec: 1-D operands (broadcast=1 set, though the newest source does not
+    # consult it for them): vector x batched matrix, with trans_b, and with a 2-D B (Gemv);
+    # batched matrix x vector, and trans_a on square matrices; trans_a on a 1-D A is ignored.
+    rng = np.random.default_rng(4005)
+    c = new("batch_matmul_vec")
+    v4, v3 = rand(rng, [4]), rand(rng, [3])
+    b3, b3t, b2 = rand(rng, [2, 4, 3]), rand(rng, [2, 3, 4]), rand(rng, [4, 5])
+    a3, a3sq = rand(rng, [2, 3, 4]), rand(rng, [2, 3, 3])
+    for n, v in (("V4", v4), ("V3", v3), ("B3", b3), ("B3t", b3t), ("B2", b2), ("A3", a3),
+                 ("A3sq", a3sq)):
+        c.input(n, v)
+    c.op("BatchMatMul", ["V4", "B3"], ["Y_vm"], broadcast=1)
+    c.op("BatchMatMul", ["V4", "B3t"], ["Y_vm_tb"], trans_b=1, broadcast=1)
+    c.op("BatchMatMul", ["V4", "B2"], ["Y_vm2"], trans_a=1, broadcast=1)
+    c.op("BatchMatMul", ["A3", "V4"], ["Y_mv"], broadcast=1)
+    c.op("BatchMatMul", ["A3sq", "V3"], ["Y_mv_ta"], trans_a=1, broadcast=1)
+    for n, y, shape in (("Y_vm", ref_batch_matmul(v4, b3, broadcast=True), (2, 3)),
+                        ("Y_vm_tb", ref_batch_matmul(v4, b3t, trans_b=True, broadcast=True),
+                         (2, 3)),
+                        ("Y_vm2", ref_batch_matmul(v4, b2, trans_a=True, broadcast=True), (5,)),
+                        ("Y_mv", ref_batch_matmul(a3, v4, broadcast=True), (2, 3)),
+                        ("Y_mv_ta", ref_batch_matmul(a3sq, v3, trans_a=True, broadcast=True),
+                         (2, 3))):
+        assert y.shape == shape, (n, y.shape)
+        c.output(n, y)
+
+    # --- batch_matmul_dot: two 1-D operands: a dot product whose output has shape [1].
+    rng = np.random.default_rng(4006)
+    c = new("batch_matmul_dot")
+    a, b = rand(rng, [6]), rand(rng, [6])
+    c.input("A", a)
+    c.input("B", b)
+    c.op("BatchMatMul", ["A", "B"], ["Y"], broadcast=1)
+    y = ref_batch_matmul(a, b, broadcast=True)
+    assert y.shape == (1,)
+    c.output("Y", y)
+
+    # --- batch_matmul_bcast1: broadcast=1 with size-1 batch dims on either side
+    # (ComputeBroadcastBinaryOpDims: numpy rules), with trans_a / trans_b.
+    rng = np.random.default_rng(4007)
+    c = new("batch_matmul_bcast1")
+    a4, b3 = rand(rng, [2, 1, 3, 4]), rand(rng, [3, 4, 2])
+    p4, q4 = rand(rng, [1, 3, 4, 2]), rand(rng, [2, 1, 5, 4])
+    c.input("A", a4)
+    c.input("B", b3)
+    c.input("P", p4)
+    c.input("Q", q4)
+    c.op("BatchMatMul", ["A", "B"], ["Y"], broadcast=1)
+    c.op("BatchMatMul", ["P", "Q"], ["Y_trans"], trans_a=1, trans_b=1, broadcast=1)
+    y = ref_batch_matmul(a4, b3, broadcast=True)
+    assert y.shape == (2, 3, 3, 2)
+    c.output("Y", y)
+    y = ref_batch_matmul(p4, q4, True, True, broadcast=True)
+    assert y.shape == (2, 3, 2, 5)
+    c.output("Y_trans", y)
+
+    # --- batch_matmul_nobcast: no `broadcast` argument where the newest source needs none: a
+    # 1-D operand, and ranks 2 and 3 whose batch dims pad to the same [1].
+    rng = np.random.default_rng(4008)
+    c = new("batch_matmul_nobcast")
+    a2, b3, v = rand(rng, [3, 4]), rand(rng, [1, 4, 5]), rand(rng, [5])
+    c.input("A", a2)
+    c.input("B", b3)
+    c.input("V", v)
+    c.op("BatchMatMul", ["A", "B"], ["Y_pad"])
+    c.op("BatchMatMul", ["B", "V"], ["Y_vec"])
+    y = ref_batch_matmul(a2, b3)
+    assert y.shape == (1, 3, 5)
+    c.output("Y_pad", y)
+    y = ref_batch_matmul(b3, v)
+    assert y.shape == (1, 4)
+    c.output("Y_vec", y)
 
 
 def elementwise_cases(new):
@@ -1397,6 +1739,138 @@ def shape_cases(new):
     assert xi[0, 0] == -1 and xi[1, 2] == 2
     c.output("X_int", xi)
 
+    # --- slice_inputs: starts / ends as the second and third inputs, int32 (GivenTensorIntFill)
+    # and int64 (GivenTensorInt64Fill) constant blobs; same rules as the arguments (negative
+    # means dim + 1 + value, fewer entries than dims keep the rest whole).
+    rng = np.random.default_rng(6010)
+    c = new("slice_inputs")
+    x = rand(rng, [3, 5, 4])
+    c.input("X", x)
+    c.weight("starts32", np.array([0, 1], np.int32))
+    c.weight("ends32", np.array([-1, -2], np.int32))
+    c.weight("starts64", np.array([0, 0, -3], np.int64))
+    c.weight("ends64", np.array([-1, 5, -1], np.int64))
+    c.op("Slice", ["X", "starts32", "ends32"], ["Y32"])
+    c.op("Slice", ["X", "starts64", "ends64"], ["Y64"])
+    y = ref_slice(x, [0, 1], [-1, -2])
+    assert y.shape == (3, 3, 4)
+    c.output("Y32", y)
+    y = ref_slice(x, [0, 0, -3], [-1, 5, -1])
+    assert y.shape == (3, 5, 2)
+    c.output("Y64", y)
+
+    # --- tile_inputs: tiles and axis as inputs 1 and 2 (int32, and int64 with a negative
+    # axis), and an int32 tiles input with the `axis` argument.
+    rng = np.random.default_rng(6011)
+    c = new("tile_inputs")
+    x = rand(rng, [2, 3, 2])
+    t32, a32 = np.array([3], np.int32), np.array([1], np.int32)
+    t64, a64 = np.array([2], np.int64), np.array([-1], np.int64)
+    c.input("X", x)
+    c.weight("tiles32", t32)
+    c.weight("axis32", a32)
+    c.weight("tiles64", t64)
+    c.weight("axis64", a64)
+    c.op("Tile", ["X", "tiles32", "axis32"], ["Y32"])
+    c.op("Tile", ["X", "tiles64", "axis64"], ["Y64"])
+    c.op("Tile", ["X", "tiles32"], ["Y_arg"], axis=2)
+    c.output("Y32", ref_tile(x, *tile_params({}, t32, a32)))
+    y = ref_tile(x, *tile_params({}, t64, a64))
+    assert y.shape == (2, 3, 4)
+    c.output("Y64", y)
+    assert tile_params({"axis": 2}, t32) == (3, 2)
+    c.output("Y_arg", ref_tile(x, *tile_params({"axis": 2}, t32)))
+
+    # --- tile_int64_axis_arg: an int64 tiles input with the `axis` argument (no axis input):
+    # tile_op.h resets axis to 0 for an int64 tiles input, so the argument axis=1 is not used.
+    rng = np.random.default_rng(6012)
+    c = new("tile_int64_axis_arg")
+    x = rand(rng, [2, 3])
+    t64 = np.array([2], np.int64)
+    c.input("X", x)
+    c.weight("tiles", t64)
+    c.op("Tile", ["X", "tiles"], ["Y"], axis=1)
+    assert tile_params({"axis": 1}, t64) == (2, 0)
+    y = ref_tile(x, *tile_params({"axis": 1}, t64))
+    assert y.shape == (4, 3)
+    c.output("Y", y)
+
+    # --- split_order: `order` instead of `axis` on a 4-D input: NHWC (axis 3) with the
+    # `split` argument and with equal parts, NCHW (axis 1) with sizes as an int32 input.
+    rng = np.random.default_rng(6013)
+    c = new("split_order")
+    x = rand(rng, [2, 3, 2, 5])
+    c.input("X", x)
+    c.weight("sizes", np.array([2, 1], np.int32))
+    c.op("Split", ["X"], ["A0", "A1", "A2"], order="NHWC", split=[1, 3, 1])
+    c.op("Split", ["X", "sizes"], ["B0", "B1"], order="NCHW")
+    c.op("Split", ["X"], ["C0", "C1", "C2", "C3", "C4"], order="NHWC")
+    for n, v in zip(["A0", "A1", "A2"], ref_split(x, 3, split=[1, 3, 1], order="NHWC")):
+        c.output(n, v)
+    for n, v in zip(["B0", "B1"], ref_split(x, 2, split=[2, 1], order="NCHW")):
+        c.output(n, v)
+    for n, v in zip(["C0", "C1", "C2", "C3", "C4"], ref_split(x, 5, order="NHWC")):
+        assert v.shape == (2, 3, 2, 1)
+        c.output(n, v)
+
+    # --- split_order_5d: order NHWC on a 5-D input splits axis 3 (GetDimFromOrderString is
+    # 3 for NHWC whatever the rank), not the last axis.
+    rng = np.random.default_rng(6014)
+    c = new("split_order_5d")
+    x = rand(rng, [1, 2, 2, 4, 3])
+    c.input("X", x)
+    c.op("Split", ["X"], ["Y0", "Y1"], order="NHWC")
+    parts = ref_split(x, 2, order="NHWC")
+    assert parts[0].shape == (1, 2, 2, 2, 3)
+    for n, v in zip(["Y0", "Y1"], parts):
+        c.output(n, v)
+
+    # --- gather_axis: axis=1 (wrap_indices defaults to false there; indices in range),
+    # axis=1 with wrap_indices=1 and negative indices, axis=-1 with wrap_indices=1 and int64
+    # indices, axis=2 with 2-D indices, and axis=0 with wrap_indices=0 (explicit).
+    rng = np.random.default_rng(6015)
+    c = new("gather_axis")
+    data = rand(rng, [3, 4, 5])
+    i1 = np.array([3, 0, 2], np.int32)
+    i1n = np.array([[-1, 1], [-4, 2]], np.int32)
+    ilast = np.array([-5, 4, -1], np.int64)
+    i2 = np.array([[4, 0], [1, 1], [3, 2]], np.int32)
+    i0 = np.array([2, 0], np.int64)
+    c.input("data", data)
+    for n, v in (("idx1", i1), ("idx1_neg", i1n), ("idx_last", ilast), ("idx2", i2),
+                 ("idx0", i0)):
+        c.weight(n, v)
+    c.op("Gather", ["data", "idx1"], ["Y_axis1"], axis=1)
+    c.op("Gather", ["data", "idx1_neg"], ["Y_wrap"], axis=1, wrap_indices=1)
+    c.op("Gather", ["data", "idx_last"], ["Y_neg_axis"], axis=-1, wrap_indices=1)
+    c.op("Gather", ["data", "idx2"], ["Y_axis2"], axis=2)
+    c.op("Gather", ["data", "idx0"], ["Y_nowrap0"], axis=0, wrap_indices=0)
+    c.output("Y_axis1", ref_gather(data, i1, 1))
+    y = ref_gather(data, i1n, 1, wrap_indices=True)
+    assert y.shape == (3, 2, 2, 5)
+    c.output("Y_wrap", y)
+    c.output("Y_neg_axis", ref_gather(data, ilast, -1, wrap_indices=True))
+    y = ref_gather(data, i2, 2)
+    assert y.shape == (3, 4, 3, 2)
+    c.output("Y_axis2", y)
+    c.output("Y_nowrap0", ref_gather(data, i0, 0, wrap_indices=False))
+
+    # --- cast_bool_uint8: Cast of a float input to bool (to = 5: x != 0, -0.0 false) and to
+    # uint8 (to = 6: truncation toward zero; inputs kept in (-1, 256) where it is defined).
+    rng = np.random.default_rng(6016)
+    c = new("cast_bool_uint8")
+    x = rand(rng, [3, 4], -0.99, 255.99)
+    x[0, :] = np.array([0.0, -0.0, -0.75, 0.4], F32)
+    x[1, :2] = np.array([255.9, 1e-30], F32)
+    c.input("X", x)
+    c.op("Cast", ["X"], ["Y_bool"], to=DT_BOOL)
+    c.op("Cast", ["X"], ["Y_uint8"], to=DT_UINT8)
+    yb, yu = ref_cast(x, DT_BOOL), ref_cast(x, DT_UINT8)
+    assert yb[0].tolist() == [False, False, True, True] and yb[1, 1]
+    assert yu[0].tolist() == [0, 0, 0, 0] and yu[1, 0] == 255 and yu[1, 1] == 0
+    c.output("Y_bool", yb)
+    c.output("Y_uint8", yu)
+
 
 def int8_cases(new):
     # --- int8_conv (binary): Int8Quantize -> Int8Conv (NHWC, pad 1, bias) -> Int8Dequantize.
@@ -1507,6 +1981,75 @@ def int8_cases(new):
                                               + q_dequantize(bq_, b_s, b_zp)), "int8_sum_relu")
     c.output("Y", y)
 
+    # --- int8_dwconv: depthwise Int8Conv (group == C == M, filter [C, 3, 3, 1]), QNNPACK's
+    # dwconv kernel: pad 1 stride 1, and Int8ConvRelu stride 2 with asymmetric pads.
+    rng = np.random.default_rng(7006)
+    x_s, x_zp, w_s, w_zp, y_s, y_zp = 0.03, 120, 0.015, 131, 0.12, 100
+    y2_s, y2_zp = 0.06, 70
+    c = new("int8_dwconv", tolerance=max(y_s, y2_s))
+    x = rand_on_grid(rng, [2, 6, 5, 4], x_s, x_zp)
+    wq = rng.integers(40, 220, size=[4, 3, 3, 1]).astype(np.uint8)
+    bq = rng.integers(-800, 800, size=[4]).astype(np.int32)
+    c.input("X", x)
+    c.int8_weight("W", wq, w_s, w_zp)
+    c.int8_bias("B", bq, x_s * w_s)
+    c.op("Int8Quantize", ["X"], ["Xq"], Y_scale=x_s, Y_zero_point=x_zp)
+    c.op("Int8Conv", ["Xq", "W", "B"], ["Yq"], kernel=3, pad=1, group=4, order="NHWC",
+         Y_scale=y_s, Y_zero_point=y_zp)
+    c.op("Int8ConvRelu", ["Xq", "W", "B"], ["Zq"], kernel=3, stride=2, pads=[0, 1, 1, 0],
+         group=4, order="NHWC", Y_scale=y2_s, Y_zero_point=y2_zp)
+    c.op("Int8Dequantize", ["Yq"], ["Y"])
+    c.op("Int8Dequantize", ["Zq"], ["Z"])
+    xq = q_quantize(x, x_s, x_zp)
+    yq = q_dwconv(xq, x_s, x_zp, wq, w_s, w_zp, bq, y_s, y_zp, pads=(1, 1, 1, 1))
+    assert np.array_equal(yq, q_conv(xq, x_s, x_zp, wq, w_s, w_zp, bq, y_s, y_zp,
+                                     pads=(1, 1, 1, 1), group=4))
+    zq = q_dwconv(xq, x_s, x_zp, wq, w_s, w_zp, bq, y2_s, y2_zp, (2, 2), (0, 1, 1, 0),
+                  relu=True)
+    assert zq.shape == (2, 3, 2, 4) and zq.min() == y2_zp
+    real_w = q_dequantize(wq, w_s, w_zp)
+    real_b = (bq * F32(F32(x_s) * F32(w_s))).astype(F32)
+    y = q_dequantize(yq, y_s, y_zp)
+    check_int8_against_float(y, y_s, ref_conv(q_dequantize(xq, x_s, x_zp), real_w, real_b,
+                                              (3, 3), pads=(1, 1, 1, 1), group=4,
+                                              order="NHWC"), "int8_dwconv")
+    z = q_dequantize(zq, y2_s, y2_zp)
+    check_int8_against_float(z, y2_s, ref_relu(ref_conv(
+        q_dequantize(xq, x_s, x_zp), real_w, real_b, (3, 3), (2, 2), (0, 1, 1, 0), group=4,
+        order="NHWC")), "int8_dwconv_relu")
+    c.output("Y", y)
+    c.output("Z", z)
+
+    # --- int8_global_avgpool: Int8AveragePool with global_pooling=1 (QNNPACK's global
+    # average pooling): 10 channels over a 3x4 image (multipass kernel, 12 rows) and 3 channels
+    # over 2x3 (fewer than 8 channels, 6 rows), each with its own output scale.
+    rng = np.random.default_rng(7007)
+    x_s, x_zp, y_s, y_zp = 0.05, 128, 0.02, 110
+    x2_s, x2_zp, y2_s, y2_zp = 0.02, 100, 0.03, 140
+    c = new("int8_global_avgpool", tolerance=max(y_s, y2_s))
+    x = rand_on_grid(rng, [2, 3, 4, 10], x_s, x_zp, 60, 200)
+    x2 = rand_on_grid(rng, [3, 2, 3, 3], x2_s, x2_zp, 20, 240)
+    c.input("X", x)
+    c.input("X2", x2)
+    c.op("Int8Quantize", ["X"], ["Xq"], Y_scale=x_s, Y_zero_point=x_zp)
+    c.op("Int8Quantize", ["X2"], ["X2q"], Y_scale=x2_s, Y_zero_point=x2_zp)
+    c.op("Int8AveragePool", ["Xq"], ["Yq"], global_pooling=1, order="NHWC",
+         Y_scale=y_s, Y_zero_point=y_zp)
+    c.op("Int8AveragePool", ["X2q"], ["Y2q"], global_pooling=1, order="NHWC",
+         Y_scale=y2_s, Y_zero_point=y2_zp)
+    c.op("Int8Dequantize", ["Yq"], ["Y"])
+    c.op("Int8Dequantize", ["Y2q"], ["Y2"])
+    for n, xx, xs, xzp, ys, yzp in (("Y", x, x_s, x_zp, y_s, y_zp),
+                                     ("Y2", x2, x2_s, x2_zp, y2_s, y2_zp)):
+        xq = q_quantize(xx, xs, xzp)
+        yq = q_global_avgpool(xq, xs, xzp, ys, yzp)
+        assert np.array_equal(yq, q_avgpool(xq, xs, xzp, ys, yzp, xx.shape[1:3]))
+        y = q_dequantize(yq, ys, yzp)
+        check_int8_against_float(y, ys, ref_pool(q_dequantize(xq, xs, xzp), "avg",
+                                                 global_pooling=True, order="NHWC"),
+                                 "int8_global_avgpool " + n)
+        c.output(n, y)
+
 
 def check_int8_against_float(y, step, want, what):
     """Plausibility: an int8 result is within a quantization step (plus float slack) of the
@@ -1578,6 +2121,30 @@ def cross_check_with_torch():
           "conv transpose")
     close(ref_conv_transpose(x, w, b, (2, 1), (0, 0, 0, 0), (0, 0)),
           F.conv_transpose2d(T(x), T(w), T(b), stride=(2, 1)), "conv transpose s21")
+    # ConvTranspose with groups, NCHW and NHWC (torch's weight [C_in, M/groups, kH, kW] is
+    # Caffe2's NCHW filter), asymmetric pads as a crop of the unpadded result.
+    x, w, b = rand(rng, [2, 4, 3, 4]), rand(rng, [4, 3, 3, 2]), rand(rng, [6])
+    full = F.conv_transpose2d(T(x), T(w), T(b), stride=(2, 3), groups=2, output_padding=(1, 2))
+    close(ref_conv_transpose(x, w, b, (2, 3), (1, 0, 2, 1), (1, 2), group=2),
+          full[:, :, 1:full.shape[2] - 2, 0:full.shape[3] - 1], "conv transpose group")
+    close(ref_conv_transpose(np.transpose(x, (0, 2, 3, 1)), np.transpose(w, (0, 2, 3, 1)), b,
+                             (2, 3), (1, 0, 2, 1), (1, 2), group=2, order="NHWC"),
+          full[:, :, 1:full.shape[2] - 2, 0:full.shape[3] - 1].permute(0, 2, 3, 1),
+          "conv transpose group nhwc")
+    close(ref_conv_transpose(x, w, None, (2, 2), adj=(1, 1), group=2, legacy_pad=SAME),
+          F.conv_transpose2d(T(x), T(w), stride=2, groups=2, output_padding=1),
+          "conv transpose legacy SAME (no cropping)")
+
+    # BatchMatMul against torch.matmul (numpy semantics, 1-D operands, size-1 batch dims).
+    for sa, sb, ta, tb in (([2, 1, 3, 4], [3, 4, 2], False, False),
+                           ([1, 3, 4, 2], [2, 1, 5, 4], True, True),
+                           ([4], [2, 4, 3], False, False), ([4], [2, 3, 4], False, True),
+                           ([2, 3, 4], [4], False, False), ([2, 3, 3], [3], True, False)):
+        a, bm = rand(rng, sa), rand(rng, sb)
+        ta_ = T(a).transpose(-1, -2) if ta and a.ndim > 1 else T(a)
+        tb_ = T(bm).transpose(-1, -2) if tb and bm.ndim > 1 else T(bm)
+        close(ref_batch_matmul(a, bm, ta, tb, broadcast=True), torch.matmul(ta_, tb_),
+              "batch matmul %s %s" % (sa, sb))
 
     # Pooling: max / avg with symmetric pads; count_include_pad both ways where windows stay
     # inside the padded image; ceil-mode (CAFFE_LEGACY_POOLING) max and exclude-pad avg.
@@ -1633,6 +2200,22 @@ def self_check_int8():
         [10, 12, 12, 10, 255]
     assert quantize_multiplier_smaller_than_one(0.75) == (3 << 29, 0)
     assert quantize_multiplier_smaller_than_one(0.1) == (int(np.rint(0.8 * 2 ** 31)), 3)
+    # Average-pooling requantization with scale 0.25: multiplier 2^23, shift 25, rounding
+    # 2^24, so out = (|acc| + 2) >> 2 with the sign restored: 6 -> 2 (1.5 away from zero),
+    # -6 -> -2, 5 -> 1, -5 -> -1, 7 -> 2, 2 -> 1 (0.5 away from zero); + zero point 100.
+    acc = np.array([6, -6, 5, -5, 7, 2, -2, 0], np.int64)
+    assert qnnp_avgpool_requantize(acc, 0.25, 100, 0, 255).tolist() == \
+        [102, 98, 101, 99, 102, 101, 99, 100]
+    # Global pooling of one 2x2 channel: x - zp = [1, 2, 2, 1] sums to 6, scale
+    # x_s / (y_s * 4) = 0.25 -> 1.5 -> 2.
+    xq = np.array([11, 12, 12, 11], np.uint8).reshape(1, 2, 2, 1)
+    assert q_global_avgpool(xq, 0.5, 10, 0.5, 100).tolist() == [[[[102]]]]
+    # Depthwise: one channel, 3x3 of ones against weights w - w_zp = 1 everywhere, no padding,
+    # bias 3 -> acc 12 (raw-input form: b' = 3 + 9*zp*wzp - zp*sum(w)); scale 0.5 -> 6.
+    xq = np.full((1, 3, 3, 1), 6, np.uint8)
+    wq = np.full((1, 3, 3, 1), 8, np.uint8)
+    assert q_dwconv(xq, 0.5, 5, wq, 0.5, 7, np.array([3], np.int32), 0.5, 0).tolist() == \
+        [[[[6]]]]
 
 
 def main():

@@ -26,15 +26,16 @@ Expected<int64_t> canonical(OpContext &ctx, int64_t axis, size_t rank) {
   return axis < 0 ? axis + r : axis;
 }
 
-/// `axis`, else the channel axis of `order` (NCHW: 1, NHWC: the last).
-Expected<int64_t> axisOrOrder(OpContext &ctx, size_t rank) {
+/// `axis`, else the channel axis of `order` as GetDimFromOrderString (caffe2/core/types.h)
+/// gives it whatever the rank: NCHW 1, NHWC 3.
+Expected<int64_t> axisOrOrder(OpContext &ctx) {
   if (ctx.hasArg("axis"))
     return ctx.getInt("axis", 1);
   std::string order = ctx.getString("order", "NCHW");
   if (order == "NCHW")
     return 1;
   if (order == "NHWC")
-    return int64_t(rank) - 1;
+    return 3;
   return ctx.fail("order '" + order + "' must be NCHW or NHWC");
 }
 
@@ -53,7 +54,7 @@ Error loadConcat(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(ctx.numInputs()));
   bool addAxis = ctx.getInt("add_axis", 0) != 0;
   size_t rank = in[0].getType().rank() + (addAxis ? 1 : 0);
-  EMBER_ASSIGN_OR_RETURN(int64_t axis0, axisOrOrder(ctx, rank));
+  EMBER_ASSIGN_OR_RETURN(int64_t axis0, axisOrOrder(ctx));
   EMBER_ASSIGN_OR_RETURN(int64_t axis, canonical(ctx, axis0, rank));
   std::vector<int64_t> sizes;
   SmallVector<NodeValue, 4> parts;
@@ -85,7 +86,7 @@ Error loadConcat(OpContext &ctx) {
 Error loadSplit(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   ArrayRef<dim_t> dims = x.getType().dims;
-  EMBER_ASSIGN_OR_RETURN(int64_t axis0, axisOrOrder(ctx, dims.size()));
+  EMBER_ASSIGN_OR_RETURN(int64_t axis0, axisOrOrder(ctx));
   EMBER_ASSIGN_OR_RETURN(int64_t axis, canonical(ctx, axis0, dims.size()));
   std::vector<int64_t> sizes;
   if (ctx.numInputs() > 1) {
@@ -262,21 +263,25 @@ Error loadExpandDims(OpContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
-/// Tile: the input repeated `tiles` times along `axis` (arguments or inputs 1 and 2).
+/// Tile: the input repeated `tiles` times along `axis`, each given as an argument or as input 1
+/// and 2 (an input overrides the argument). TileOp copies a tiles input into an int32 pair
+/// (tiles, axis) as raw bytes, so an int64 one also overwrites the axis with its high half (0)
+/// unless input 2 gives the axis; an axis argument must then still be present.
 Error loadTile(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   int64_t tiles = ctx.getInt("tiles", 1), axis = ctx.getInt("axis", 0);
-  if (ctx.numInputs() > 1) {
-    EMBER_ASSIGN_OR_RETURN(std::vector<int64_t> t, ctx.constantInts(1));
-    if (t.size() != 1)
-      return ctx.fail("tiles input must hold one value");
-    tiles = t[0];
-  }
-  if (ctx.numInputs() > 2) {
-    EMBER_ASSIGN_OR_RETURN(std::vector<int64_t> a, ctx.constantInts(2));
-    if (a.size() != 1)
-      return ctx.fail("axis input must hold one value");
-    axis = a[0];
+  if (!ctx.hasArg("axis") && ctx.numInputs() < 3)
+    return ctx.fail("argument 'axis' is missing and not given as input 2");
+  if (ctx.numInputs() < 2 && !ctx.hasArg("tiles"))
+    return ctx.fail("argument 'tiles' is missing and not given as input 1");
+  for (unsigned i = 1; i < std::min(ctx.numInputs(), 3u); ++i) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue in, ctx.input(i));
+    EMBER_ASSIGN_OR_RETURN(std::vector<int64_t> v, ctx.constantInts(i));
+    if (in.getType().rank() != 1 || v.size() != 1)
+      return ctx.fail("input " + Twine(i) + " must be a vector of one value");
+    (i == 1 ? tiles : axis) = int64_t(int32_t(v[0]));
+    if (i == 1 && in.getType().kind == ElemKind::Int64)
+      axis = int64_t(int32_t(uint64_t(v[0]) >> 32));
   }
   ArrayRef<dim_t> dims = x.getType().dims;
   EMBER_ASSIGN_OR_RETURN(axis, canonical(ctx, axis, dims.size()));

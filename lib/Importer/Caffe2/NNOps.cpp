@@ -74,7 +74,7 @@ Error loadConv(OpContext &ctx) {
 
 /// ConvTranspose (conv_transpose_op_impl.h, conv_transpose_unpool_op_base.h): W [C, M/group,
 /// k..] (NHWC: [C, k.., M/group]); output (in - 1) * stride + kernel - pad_head - pad_tail + adj;
-/// `adj`/`adjs` extend the output, legacy VALID/SAME padding as for Conv.
+/// `adj`/`adjs` extend the output; legacy VALID and SAME both mean no padding.
 Error loadConvTranspose(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   EMBER_ASSIGN_OR_RETURN(NodeValue w, ctx.input(1));
@@ -100,22 +100,17 @@ Error loadConvTranspose(OpContext &ctx) {
   if (adj.size() != n)
     return ctx.fail("adjs " + intsToString(adj) + " do not describe " + Twine(n) +
                     " spatial dims");
+  if (a.legacyPad == LegacyPad::CaffeLegacyPooling)
+    return ctx.fail("legacy_pad CAFFE_LEGACY_POOLING does not apply to ConvTranspose");
   for (size_t i = 0; i < n; ++i) {
-    if (adj[i] < 0 || adj[i] >= a.strides[i])
-      return ctx.fail("adj " + intsToString(adj) + " must be in [0, stride)");
+    if (adj[i] < 0 || adj[i] > a.strides[i])
+      return ctx.fail("adj " + intsToString(adj) + " must be in [0, stride]");
     if (a.dilations[i] != 1)
       return ctx.fail("ConvTranspose takes no dilation");
-    int64_t s = a.strides[i], k = a.kernels[i];
-    if (a.legacyPad == LegacyPad::Valid) {
+    // ConvTransposeUnpoolBase::ComputeSizeAndPad treats VALID and SAME alike: no padding,
+    // output (in - 1) * stride + kernel + adj.
+    if (a.legacyPad != LegacyPad::NotSet)
       a.pads[i] = a.pads[n + i] = 0;
-    } else if (a.legacyPad == LegacyPad::Same) {
-      // The output is in * stride (plus adj): the padding removes the kernel's overhang.
-      int64_t total = std::max<int64_t>(k - s, 0);
-      a.pads[i] = total / 2;
-      a.pads[n + i] = total - total / 2;
-    } else if (a.legacyPad == LegacyPad::CaffeLegacyPooling) {
-      return ctx.fail("legacy_pad CAFFE_LEGACY_POOLING does not apply to ConvTranspose");
-    }
   }
   dim_t m = w.getType().dims[1] * dim_t(a.group);
   NodeValue bias;

@@ -34,10 +34,6 @@ Expected<NodeValue> coerce2D(OpContext &ctx, NodeValue v, size_t axis) {
   return ctx.reshape(v, {product(dims.take_front(axis)), product(dims.drop_front(axis))});
 }
 
-Expected<NodeValue> transpose2D(OpContext &ctx, NodeValue v, StringRef suffix) {
-  return ctx.transpose(v, {1, 0}, suffix);
-}
-
 /// FC: Y = X W^T + b with X coerced at `axis` to [M, K], W at `axis_w` to [N, K] (FC) or
 /// [K, N] (FCTransposed), b [N]; Y has X's dims before `axis`, then N.
 template <bool Transposed> Error loadFC(OpContext &ctx) {
@@ -62,7 +58,7 @@ template <bool Transposed> Error loadFC(OpContext &ctx) {
     EMBER_ASSIGN_OR_RETURN(w2, ctx.reshape(w, {k, n}));
   } else {
     EMBER_ASSIGN_OR_RETURN(NodeValue wnk, ctx.reshape(w, {n, k}));
-    EMBER_ASSIGN_OR_RETURN(w2, transpose2D(ctx, wnk, "weights_t"));
+    EMBER_ASSIGN_OR_RETURN(w2, ctx.transpose(wnk, {1, 0}, "weights_t"));
   }
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::MatMul, {x2, w2}, {}, "matmul"));
   EMBER_ASSIGN_OR_RETURN(NodeValue b1, ctx.reshape(b, {n}));
@@ -85,10 +81,10 @@ Error loadMatMul(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue a, coerce2D(ctx, in[0], axisA));
   EMBER_ASSIGN_OR_RETURN(NodeValue b, coerce2D(ctx, in[1], axisB));
   if (ctx.getInt("trans_a", 0)) {
-    EMBER_ASSIGN_OR_RETURN(a, transpose2D(ctx, a, "a_t"));
+    EMBER_ASSIGN_OR_RETURN(a, ctx.transpose(a, {1, 0}, "a_t"));
   }
   if (ctx.getInt("trans_b", 0)) {
-    EMBER_ASSIGN_OR_RETURN(b, transpose2D(ctx, b, "b_t"));
+    EMBER_ASSIGN_OR_RETURN(b, ctx.transpose(b, {1, 0}, "b_t"));
   }
   if (a.getType().dims[1] != b.getType().dims[0])
     return ctx.fail("cannot multiply " + a.getType().str() + " by " + b.getType().str());
@@ -96,19 +92,16 @@ Error loadMatMul(OpContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
-/// BatchMatMul: matrices in the last two dims (`trans_a`, `trans_b` swap them). Without
-/// `broadcast` both operands have the same rank >= 2 and equal batch dims; with it numpy's
-/// matmul rules apply (a 1-D operand is a row or column vector whose dim is dropped after).
+/// BatchMatMul: matrices in the last two dims (`trans_a`, `trans_b` swap them), batch dims
+/// broadcast as numpy's matmul does (the newest batch_matmul_op.h applies this whatever
+/// `broadcast` says); a 1-D operand is a row or column vector whose dim is dropped after, and
+/// two 1-D operands give their dot product as [1].
 Error loadBatchMatMul(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(2));
   NodeValue a = in[0], b = in[1];
-  bool broadcast = ctx.getInt("broadcast", 0) != 0;
   bool transA = ctx.getInt("trans_a", 0) != 0, transB = ctx.getInt("trans_b", 0) != 0;
+  (void)ctx.getInt("broadcast", 0); // read for its type check only
   size_t ra = a.getType().rank(), rb = b.getType().rank();
-  if (!broadcast && (ra < 2 || ra != rb || ArrayRef<dim_t>(a.getType().dims).drop_back(2) !=
-                                               ArrayRef<dim_t>(b.getType().dims).drop_back(2)))
-    return ctx.fail("without broadcast, A " + a.getType().str() + " and B " +
-                    b.getType().str() + " must have the same rank >= 2 and batch dims");
   if (ra == 0 || rb == 0)
     return ctx.fail("operands must have rank >= 1");
   bool vecA = ra == 1, vecB = rb == 1;
@@ -149,6 +142,8 @@ Error loadBatchMatMul(OpContext &ctx) {
       dims.push_back(yd[rank - 2]);
     if (!vecB)
       dims.push_back(yd[rank - 1]);
+    if (dims.empty())
+      dims.push_back(1);
     EMBER_ASSIGN_OR_RETURN(y, ctx.reshape(y, dims));
   }
   return ctx.setOutput(0, y);
