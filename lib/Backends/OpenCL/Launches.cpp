@@ -1,0 +1,112 @@
+#include "LaunchBuilder.h"
+
+#include "ember/Support/Error.h"
+
+#include <cstring>
+
+using namespace llvm;
+
+namespace ember {
+namespace opencl {
+
+int64_t floatBits(float f) {
+  int32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return int64_t(uint32_t(bits));
+}
+
+int64_t placeOf(IRValue *v) {
+  ValueRoot r = rootOf(v);
+  return int64_t(regionOf(v)) << 48 | int64_t(r.root->offset + r.offset);
+}
+
+int64_t kindCode(ElemKind k) {
+  switch (k) {
+  case ElemKind::Float32: return 0;
+  case ElemKind::Int32: return 1;
+  case ElemKind::Int64: return 2;
+  case ElemKind::UInt8: return 3;
+  case ElemKind::Int8: return 4;
+  case ElemKind::Bool: return 5;
+  default: return -1;
+  }
+}
+
+std::vector<int64_t> stridesOf(ArrayRef<dim_t> dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;)
+    s[i - 1] = s[i] * int64_t(dims[i]);
+  return s;
+}
+
+bool allFloat32(const Node &n) {
+  for (unsigned i = 0; i < n.getNumResults(); ++i)
+    if (n.getType(i).kind != ElemKind::Float32)
+      return false;
+  for (const NodeValue &v : n.getOperands())
+    if (v.getType().kind != ElemKind::Float32)
+      return false;
+  return true;
+}
+
+Expected<bool> LaunchBuilder::add(const Instruction &I, StringRef kernel, uint64_t count,
+                                  ArrayRef<int64_t> params) {
+  if (count == 0)
+    return true;
+  plan_.launches.push_back({&I, kernel.str(), count, plan_.params.size()});
+  plan_.params.push_back(int64_t(count));
+  plan_.params.insert(plan_.params.end(), params.begin(), params.end());
+  return true;
+}
+
+Expected<bool> LaunchBuilder::copyND(const Instruction &I, int64_t y, int64_t x, int64_t fill,
+                                     size_t elemBytes, ArrayRef<std::array<int64_t, 6>> dims) {
+  uint64_t count = 1;
+  std::vector<int64_t> p = {y, x, fill, int64_t(dims.size())};
+  for (const auto &d : dims) {
+    count *= uint64_t(d[0]);
+    p.insert(p.end(), d.begin(), d.end());
+  }
+  return add(I, "copy_nd_" + std::to_string(elemBytes), count, p);
+}
+
+namespace {
+
+/// The families in turn: the first that knows the kind plans it.
+Error planInstruction(LaunchBuilder &b, const Instruction &I) {
+  if (isMemoryMarker(I.getKind()))
+    return Error::success();
+  for (auto plan : {planElementwise, planDataMovement, planNN, planNormalization, planReduce,
+                    planQuantized, planIndexed, planSelection, planRecurrent, planLoss}) {
+    EMBER_ASSIGN_OR_RETURN(bool planned, plan(b, I));
+    if (planned)
+      return Error::success();
+  }
+  return makeError("no OpenCL kernel");
+}
+
+} // namespace
+
+Expected<LaunchPlan> planLaunches(const IRFunction &IR) {
+  LaunchPlan plan;
+  LaunchBuilder b(plan);
+  for (const auto &I : IR.getInstrs())
+    if (Error e = planInstruction(b, *I))
+      return withContext(std::move(e),
+                         "instruction '" + I->getName() + "' (" + I->getKindName() + ")");
+  return std::move(plan);
+}
+
+bool hasKernel(const Node &n) {
+  if (n.getKind() == NodeKind::Placeholder || n.getKind() == NodeKind::Constant)
+    return true;
+  for (auto supports : {supportsElementwise, supportsDataMovement, supportsNN,
+                        supportsNormalization, supportsReduce, supportsQuantized, supportsIndexed,
+                        supportsSelection, supportsRecurrent, supportsLoss})
+    if (std::optional<bool> yes = supports(n))
+      return *yes;
+  return false;
+}
+
+} // namespace opencl
+} // namespace ember

@@ -1,0 +1,237 @@
+// The OpenCL backend: one program per process (the kernel library, generic over shapes, so every
+// model shares it), and per compiled function three device buffers mirroring the bundle ABI's
+// regions, the parameter array, and one kernel object per launch with its arguments set once:
+// a run is a write of the mutable region, the launches in order, and a read of it back.
+#include "Launches.h"
+
+#include "ember/Backends/Backend.h"
+#include "ember/Support/Error.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <CL/cl.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+
+using namespace llvm;
+
+namespace ember {
+namespace opencl {
+
+namespace {
+
+#include "OpenCLSources.inc"
+
+/// Work-items per work-group: fixed, so each kernel is compiled once for the device.
+constexpr size_t kGroupSize = 64;
+
+Error clError(cl_int status, const Twine &what) {
+  return makeError("OpenCL: " + what + " failed (error " + Twine(status) + ")");
+}
+
+/// The program source: the formulas for float, the element-wise switch, the library.
+std::string programSource() {
+  std::string s = "#pragma OPENCL FP_CONTRACT OFF\n"
+                  "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+                  "#define fm_exp exp\n#define fm_expm1 expm1\n#define fm_log1p log1p\n"
+                  "#define fm_tanh tanh\n#define fm_erf erf\n#define fm_fabs fabs\n"
+                  "#define EMBER_FORMULA static inline __attribute__((overloadable))\n"
+                  "#define EMBER_NO_FMA\n#define EMBER_C float\n";
+  s += kFormulasSource;
+  s += "\n#undef EMBER_C\n";
+  s += elementwiseSwitchSource();
+  for (const char *family : kKernelSources)
+    s += family;
+  return s;
+}
+
+/// The first device of the first platform, a context, an in-order queue and the built program,
+/// shared by every compiled function of the process.
+struct Device {
+  cl_device_id device = nullptr;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+  cl_program program = nullptr;
+  std::string name;
+  std::mutex lock; ///< one run at a time on the shared queue
+
+  static Expected<Device *> get() {
+    static std::once_flag once;
+    static std::unique_ptr<Device> device;
+    static std::string failure;
+    std::call_once(once, [] {
+      auto d = std::make_unique<Device>();
+      if (Error e = d->open())
+        failure = errorToString(std::move(e));
+      else
+        device = std::move(d);
+    });
+    if (!device)
+      return makeError(failure);
+    return device.get();
+  }
+
+private:
+  Error open() {
+    cl_uint platforms = 0;
+    cl_platform_id platform;
+    if (clGetPlatformIDs(1, &platform, &platforms) != CL_SUCCESS || platforms == 0)
+      return makeError("no OpenCL platform found (install pocl-opencl-icd, or a GPU's ICD)");
+    cl_uint devices = 0;
+    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, &devices) != CL_SUCCESS ||
+        devices == 0)
+      return makeError("the OpenCL platform has no device");
+    char buf[256] = {0};
+    clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof(buf) - 1, buf, nullptr);
+    name = buf;
+    cl_int status;
+    context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
+    if (status != CL_SUCCESS)
+      return clError(status, "creating a context on '" + name + "'");
+    queue = clCreateCommandQueue(context, device, 0, &status);
+    if (status != CL_SUCCESS)
+      return clError(status, "creating a command queue");
+    std::string source = programSource();
+    const char *text = source.c_str();
+    program = clCreateProgramWithSource(context, 1, &text, nullptr, &status);
+    if (status != CL_SUCCESS)
+      return clError(status, "creating the program");
+    status = clBuildProgram(program, 1, &device, "-cl-std=CL1.2", nullptr, nullptr);
+    if (status != CL_SUCCESS) {
+      size_t size = 0;
+      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+      std::string log(size, '\0');
+      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+      return makeError("OpenCL: building the kernel library for '" + name + "' failed:\n" + log);
+    }
+    return Error::success();
+  }
+};
+
+class OpenCLFunction final : public CompiledFunction {
+  Device &dev_;
+  const IRFunction &IR_;
+  LaunchPlan plan_;
+  cl_mem regions_[3] = {nullptr, nullptr, nullptr}, params_ = nullptr;
+  std::vector<cl_kernel> kernels_;
+  const uint8_t *uploadedConstants_ = nullptr;
+
+public:
+  OpenCLFunction(Device &dev, const IRFunction &IR, LaunchPlan plan)
+      : dev_(dev), IR_(IR), plan_(std::move(plan)) {}
+
+  ~OpenCLFunction() override {
+    for (cl_kernel k : kernels_)
+      clReleaseKernel(k);
+    for (cl_mem m : regions_)
+      if (m)
+        clReleaseMemObject(m);
+    if (params_)
+      clReleaseMemObject(params_);
+  }
+
+  Error init() {
+    uint64_t sizes[3] = {IR_.constantSize, IR_.mutableSize, IR_.activationsSize};
+    cl_int status;
+    for (unsigned r = 0; r < 3; ++r) {
+      // Empty regions still get a buffer: kernels take all three.
+      regions_[r] = clCreateBuffer(dev_.context, CL_MEM_READ_WRITE,
+                                   std::max<uint64_t>(sizes[r], 64), nullptr, &status);
+      if (status != CL_SUCCESS)
+        return clError(status, "allocating a region of " + Twine(sizes[r]) + " bytes");
+    }
+    std::vector<int64_t> params = plan_.params;
+    params.push_back(0);
+    params_ = clCreateBuffer(dev_.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                             params.size() * sizeof(int64_t), params.data(), &status);
+    if (status != CL_SUCCESS)
+      return clError(status, "allocating the parameters");
+    for (const Launch &l : plan_.launches) {
+      cl_kernel k = clCreateKernel(dev_.program, l.kernel.c_str(), &status);
+      if (status != CL_SUCCESS)
+        return clError(status, "creating kernel '" + l.kernel + "'");
+      kernels_.push_back(k);
+      cl_long p0 = cl_long(l.paramOffset);
+      for (unsigned r = 0; r < 3; ++r)
+        clSetKernelArg(k, r, sizeof(cl_mem), &regions_[r]);
+      clSetKernelArg(k, 3, sizeof(cl_mem), &params_);
+      if ((status = clSetKernelArg(k, 4, sizeof(cl_long), &p0)) != CL_SUCCESS)
+        return clError(status, "setting the arguments of '" + l.kernel + "'");
+    }
+    return Error::success();
+  }
+
+  Error execute(uint8_t *constantWeights, uint8_t *mutableWeights, uint8_t *) override {
+    std::lock_guard<std::mutex> guard(dev_.lock);
+    cl_int status;
+    if (constantWeights != uploadedConstants_ && IR_.constantSize) {
+      status = clEnqueueWriteBuffer(dev_.queue, regions_[0], CL_FALSE, 0, IR_.constantSize,
+                                    constantWeights, 0, nullptr, nullptr);
+      if (status != CL_SUCCESS)
+        return clError(status, "uploading the constant weights");
+      uploadedConstants_ = constantWeights;
+    }
+    if (IR_.mutableSize) {
+      status = clEnqueueWriteBuffer(dev_.queue, regions_[1], CL_FALSE, 0, IR_.mutableSize,
+                                    mutableWeights, 0, nullptr, nullptr);
+      if (status != CL_SUCCESS)
+        return clError(status, "uploading the inputs");
+    }
+    for (size_t i = 0; i < kernels_.size(); ++i) {
+      size_t global = (plan_.launches[i].count + kGroupSize - 1) / kGroupSize * kGroupSize;
+      size_t local = kGroupSize;
+      status = clEnqueueNDRangeKernel(dev_.queue, kernels_[i], 1, nullptr, &global, &local, 0,
+                                      nullptr, nullptr);
+      if (status != CL_SUCCESS)
+        return clError(status, "launching '" + plan_.launches[i].kernel + "' for '" +
+                                   plan_.launches[i].instr->getName() + "'");
+    }
+    if (IR_.mutableSize) {
+      status = clEnqueueReadBuffer(dev_.queue, regions_[1], CL_TRUE, 0, IR_.mutableSize,
+                                   mutableWeights, 0, nullptr, nullptr);
+      if (status != CL_SUCCESS)
+        return clError(status, "reading the outputs back");
+    }
+    return Error::success();
+  }
+};
+
+class OpenCLBackend final : public Backend {
+  Device &dev_;
+
+public:
+  explicit OpenCLBackend(Device &dev) : dev_(dev) {}
+  StringRef getName() const override { return "OpenCL"; }
+  bool isOpSupported(const Node &n) const override { return hasKernel(n); }
+  /// Whatever has a lowering and no kernel of its own is lowered: the library is small.
+  bool shouldLower(const Node &n) const override { return !hasKernel(n); }
+  Expected<std::unique_ptr<CompiledFunction>> compile(const IRFunction &IR,
+                                                      PhaseTimes *phases) const override {
+    auto start = std::chrono::steady_clock::now();
+    EMBER_ASSIGN_OR_RETURN(LaunchPlan plan, planLaunches(IR));
+    auto fn = std::make_unique<OpenCLFunction>(dev_, IR, std::move(plan));
+    EMBER_TRY(fn->init());
+    if (phases)
+      phases->push_back({"OpenCL setup", std::chrono::duration<double, std::milli>(
+                                             std::chrono::steady_clock::now() - start)
+                                             .count()});
+    return std::move(fn);
+  }
+};
+
+} // namespace
+} // namespace opencl
+
+Expected<std::unique_ptr<Backend>> createOpenCLBackend(const BackendOptions &opts) {
+  if (!opts.target.empty() || !opts.cpu.empty() || !opts.features.empty() ||
+      !opts.codeModel.empty() || !opts.relocModel.empty() || opts.dumpLLVMIR ||
+      opts.dumpLLVMAsm || opts.threads != 1 || opts.profile)
+    return makeError("the OpenCL backend takes no target, CPU, code generation, thread, LLVM "
+                     "dump or profiling options yet");
+  EMBER_ASSIGN_OR_RETURN(opencl::Device * dev, opencl::Device::get());
+  return std::make_unique<opencl::OpenCLBackend>(*dev);
+}
+
+} // namespace ember
