@@ -40,6 +40,9 @@ std::vector<int64_t> stridesOf(llvm::ArrayRef<dim_t> dims);
 int64_t floatBits(float f);
 /// The kernels' element kind codes (Common.cl's loadAs); -1 for kinds they do not take.
 int64_t kindCode(ElemKind k);
+/// The suffix of the kernel instantiated for kind \p k (Common.cl's FOR_EACH_KIND): "f32",
+/// "bf16", "u8", "bool", ...; quantized kinds are their storage kinds (qint8 "i8").
+llvm::StringRef kindSuffix(ElemKind k);
 bool allFloat32(const Node &n);
 
 // One per family: plan \p I's launches (false: not a kind of this family), and whether the

@@ -32,6 +32,27 @@ int64_t kindCode(ElemKind k) {
   }
 }
 
+StringRef kindSuffix(ElemKind k) {
+  switch (k) {
+  case ElemKind::Float32: return "f32";
+  case ElemKind::Float64: return "f64";
+  case ElemKind::Float16: return "f16";
+  case ElemKind::BFloat16: return "bf16";
+  case ElemKind::Int8:
+  case ElemKind::QInt8: return "i8";
+  case ElemKind::UInt8:
+  case ElemKind::QUInt8: return "u8";
+  case ElemKind::Int16: return "i16";
+  case ElemKind::UInt16: return "u16";
+  case ElemKind::Int32: return "i32";
+  case ElemKind::UInt32: return "u32";
+  case ElemKind::Int64: return "i64";
+  case ElemKind::UInt64: return "u64";
+  case ElemKind::Bool: return "bool";
+  }
+  return "";
+}
+
 std::vector<int64_t> stridesOf(ArrayRef<dim_t> dims) {
   std::vector<int64_t> s(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;)

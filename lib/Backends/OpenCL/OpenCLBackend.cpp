@@ -114,7 +114,7 @@ class OpenCLFunction final : public CompiledFunction {
   Device &dev_;
   const IRFunction &IR_;
   LaunchPlan plan_;
-  cl_mem regions_[3] = {nullptr, nullptr, nullptr}, params_ = nullptr;
+  cl_mem regions_[3] = {nullptr, nullptr, nullptr}, params_ = nullptr, error_ = nullptr;
   std::vector<cl_kernel> kernels_;
   const uint8_t *uploadedConstants_ = nullptr;
 
@@ -130,6 +130,8 @@ public:
         clReleaseMemObject(m);
     if (params_)
       clReleaseMemObject(params_);
+    if (error_)
+      clReleaseMemObject(error_);
   }
 
   Error init() {
@@ -148,6 +150,9 @@ public:
                              params.size() * sizeof(int64_t), params.data(), &status);
     if (status != CL_SUCCESS)
       return clError(status, "allocating the parameters");
+    error_ = clCreateBuffer(dev_.context, CL_MEM_READ_WRITE, sizeof(cl_int), nullptr, &status);
+    if (status != CL_SUCCESS)
+      return clError(status, "allocating the error word");
     for (const Launch &l : plan_.launches) {
       cl_kernel k = clCreateKernel(dev_.program, l.kernel.c_str(), &status);
       if (status != CL_SUCCESS)
@@ -157,6 +162,7 @@ public:
       for (unsigned r = 0; r < 3; ++r)
         clSetKernelArg(k, r, sizeof(cl_mem), &regions_[r]);
       clSetKernelArg(k, 3, sizeof(cl_mem), &params_);
+      clSetKernelArg(k, 5, sizeof(cl_mem), &error_);
       if ((status = clSetKernelArg(k, 4, sizeof(cl_long), &p0)) != CL_SUCCESS)
         return clError(status, "setting the arguments of '" + l.kernel + "'");
     }
@@ -179,6 +185,11 @@ public:
       if (status != CL_SUCCESS)
         return clError(status, "uploading the inputs");
     }
+    cl_int noError = 0, failed = 0;
+    status = clEnqueueWriteBuffer(dev_.queue, error_, CL_FALSE, 0, sizeof(cl_int), &noError, 0,
+                                  nullptr, nullptr);
+    if (status != CL_SUCCESS)
+      return clError(status, "clearing the error word");
     for (size_t i = 0; i < kernels_.size(); ++i) {
       size_t global = (plan_.launches[i].count + kGroupSize - 1) / kGroupSize * kGroupSize;
       size_t local = kGroupSize;
@@ -188,6 +199,15 @@ public:
         return clError(status, "launching '" + plan_.launches[i].kernel + "' for '" +
                                    plan_.launches[i].instr->getName() + "'");
     }
+    status = clEnqueueReadBuffer(dev_.queue, error_, CL_TRUE, 0, sizeof(cl_int), &failed, 0,
+                                 nullptr, nullptr);
+    if (status != CL_SUCCESS)
+      return clError(status, "reading the error word");
+    if (failed)
+      for (const Launch &l : plan_.launches)
+        if (l.paramOffset + 1 == size_t(failed))
+          return makeError("instruction '" + l.instr->getName() + "' (" +
+                           l.instr->getKindName() + "): an index is out of range");
     if (IR_.mutableSize) {
       status = clEnqueueReadBuffer(dev_.queue, regions_[1], CL_TRUE, 0, IR_.mutableSize,
                                    mutableWeights, 0, nullptr, nullptr);
