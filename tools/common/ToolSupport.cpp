@@ -25,8 +25,10 @@ DEFINE_string(model_input, "",
               "int8q/uint8q followed by ,SCALE,OFFSET. Without it an input takes its -input "
               "file's type");
 DEFINE_string(backend, "CPU",
-              "Backend to compile for: CPU (LLVM, JIT-compiled for this machine) or "
-              "Interpreter (the reference)");
+              "Backend to compile for: CPU (LLVM, JIT-compiled for this machine), Interpreter "
+              "(the reference) or OpenCL (the first OpenCL device; docs/opencl-backend.md)");
+DEFINE_int32(opencl_platform, 0, "OpenCL: the platform to use, by index");
+DEFINE_int32(opencl_device, 0, "OpenCL: the device of that platform to use, by index");
 DEFINE_string(target, "", "Target triple to compile for, e.g. aarch64-linux-gnu (default: this "
                           "machine's; another machine's only for bundles)");
 DEFINE_string(mcpu, "", "Target CPU, e.g. skylake-avx512, cortex-a72 (default: this machine's, "
@@ -365,6 +367,8 @@ CompileOptions compileOptionsFromFlags() {
   co.backendOptions.dumpLLVMAsm = FLAGS_dump_llvm_asm;
   co.backendOptions.profile = FLAGS_profile;
   co.backendOptions.threads = unsigned(std::max(FLAGS_threads, 0));
+  co.backendOptions.openclPlatform = unsigned(std::max(FLAGS_opencl_platform, 0));
+  co.backendOptions.openclDevice = unsigned(std::max(FLAGS_opencl_device, 0));
   co.verifyEach = FLAGS_verify_each;
   auto splitList = [](StringRef list) {
     SmallVector<StringRef, 8> parts;

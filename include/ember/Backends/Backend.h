@@ -30,6 +30,8 @@ struct BackendOptions {
   /// Threads the heavy kernels (convolutions, matrix products) split their work over: each
   /// creates them for its call and joins them before returning. 1: none, and no pthreads.
   unsigned threads = 1;
+  /// OpenCL: the platform and the device on it, by index (clGetPlatformIDs order).
+  unsigned openclPlatform = 0, openclDevice = 0;
 };
 
 /// Time per phase of a backend's compile, in order (-time-phases).

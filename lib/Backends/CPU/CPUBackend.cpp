@@ -156,6 +156,8 @@ public:
 Expected<std::unique_ptr<Backend>> createCPUBackend(const BackendOptions &opts) {
   if (opts.threads < 1 || opts.threads > 64)
     return makeError("-threads must be from 1 to 64, not " + Twine(opts.threads));
+  if (opts.openclPlatform || opts.openclDevice)
+    return makeError("-opencl-platform and -opencl-device are for -backend=OpenCL");
   EMBER_ASSIGN_OR_RETURN(cpu::CPUTargetOptions target, cpu::CPUTargetOptions::fromOptions(opts));
   // Resolve the triple, CPU and features now, so a mistake is reported before any work.
   EMBER_TRY(cpu::createTargetMachine(target).takeError());

@@ -121,9 +121,9 @@ Expected<std::unique_ptr<Backend>> createInterpreterBackend(const BackendOptions
   // It walks the IR in this process: there is no code to target, dump or cross-compile.
   if (!opts.target.empty() || !opts.cpu.empty() || !opts.features.empty() ||
       !opts.codeModel.empty() || !opts.relocModel.empty() || opts.dumpLLVMIR ||
-      opts.dumpLLVMAsm || opts.threads != 1)
-    return makeError("the Interpreter backend takes no target, CPU, code generation, thread or "
-                     "LLVM dump options (they are for -backend=CPU)");
+      opts.dumpLLVMAsm || opts.threads != 1 || opts.openclPlatform || opts.openclDevice)
+    return makeError("the Interpreter backend takes no target, CPU, code generation, thread, "
+                     "LLVM dump or OpenCL device options (they are for -backend=CPU or OpenCL)");
   return std::make_unique<interp::InterpreterBackend>(opts.profile);
 }
 

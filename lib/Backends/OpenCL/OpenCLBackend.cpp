@@ -12,6 +12,7 @@
 #include <CL/cl.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -57,32 +58,46 @@ struct Device {
   std::string name;
   std::mutex lock; ///< one run at a time on the shared queue
 
-  static Expected<Device *> get() {
-    static std::once_flag once;
-    static std::unique_ptr<Device> device;
-    static std::string failure;
-    std::call_once(once, [] {
-      auto d = std::make_unique<Device>();
-      if (Error e = d->open())
-        failure = errorToString(std::move(e));
-      else
-        device = std::move(d);
-    });
-    if (!device)
-      return makeError(failure);
-    return device.get();
+  /// The device \p device of platform \p platform, opened once per process.
+  static Expected<Device *> get(unsigned platform, unsigned device) {
+    static std::mutex mutex;
+    static std::map<std::pair<unsigned, unsigned>, std::unique_ptr<Device>> opened;
+    static std::map<std::pair<unsigned, unsigned>, std::string> failures;
+    std::lock_guard<std::mutex> guard(mutex);
+    auto key = std::make_pair(platform, device);
+    if (auto it = opened.find(key); it != opened.end())
+      return it->second.get();
+    if (auto it = failures.find(key); it != failures.end())
+      return makeError(it->second);
+    auto d = std::make_unique<Device>();
+    if (Error e = d->open(platform, device)) {
+      failures[key] = errorToString(std::move(e));
+      return makeError(failures[key]);
+    }
+    return (opened[key] = std::move(d)).get();
   }
 
 private:
-  Error open() {
+  Error open(unsigned platformIndex, unsigned deviceIndex) {
     cl_uint platforms = 0;
-    cl_platform_id platform;
-    if (clGetPlatformIDs(1, &platform, &platforms) != CL_SUCCESS || platforms == 0)
+    if (clGetPlatformIDs(0, nullptr, &platforms) != CL_SUCCESS || platforms == 0)
       return makeError("no OpenCL platform found (install pocl-opencl-icd, or a GPU's ICD)");
+    if (platformIndex >= platforms)
+      return makeError("-opencl-platform " + Twine(platformIndex) + ": there are " +
+                       Twine(platforms) + " OpenCL platform(s)");
+    std::vector<cl_platform_id> ids(platforms);
+    clGetPlatformIDs(platforms, ids.data(), nullptr);
     cl_uint devices = 0;
-    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, &devices) != CL_SUCCESS ||
+    if (clGetDeviceIDs(ids[platformIndex], CL_DEVICE_TYPE_ALL, 0, nullptr, &devices) !=
+            CL_SUCCESS ||
         devices == 0)
-      return makeError("the OpenCL platform has no device");
+      return makeError("OpenCL platform " + Twine(platformIndex) + " has no device");
+    if (deviceIndex >= devices)
+      return makeError("-opencl-device " + Twine(deviceIndex) + ": platform " +
+                       Twine(platformIndex) + " has " + Twine(devices) + " device(s)");
+    std::vector<cl_device_id> devs(devices);
+    clGetDeviceIDs(ids[platformIndex], CL_DEVICE_TYPE_ALL, devices, devs.data(), nullptr);
+    device = devs[deviceIndex];
     char buf[256] = {0};
     clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof(buf) - 1, buf, nullptr);
     name = buf;
@@ -90,7 +105,8 @@ private:
     context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
     if (status != CL_SUCCESS)
       return clError(status, "creating a context on '" + name + "'");
-    queue = clCreateCommandQueue(context, device, 0, &status);
+    // Profiling costs nothing until a run asks its launches for events (-profile).
+    queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &status);
     if (status != CL_SUCCESS)
       return clError(status, "creating a command queue");
     std::string source = programSource();
@@ -114,13 +130,31 @@ class OpenCLFunction final : public CompiledFunction {
   Device &dev_;
   const IRFunction &IR_;
   LaunchPlan plan_;
+  bool profiling_;
+  std::vector<InstructionTime> profile_; ///< per computing instruction, in order
+  std::vector<size_t> profileRow_;       ///< per launch: its instruction's row in profile_
   cl_mem regions_[3] = {nullptr, nullptr, nullptr}, params_ = nullptr, error_ = nullptr;
   std::vector<cl_kernel> kernels_;
   const uint8_t *uploadedConstants_ = nullptr;
 
 public:
-  OpenCLFunction(Device &dev, const IRFunction &IR, LaunchPlan plan)
-      : dev_(dev), IR_(IR), plan_(std::move(plan)) {}
+  OpenCLFunction(Device &dev, const IRFunction &IR, LaunchPlan plan, bool profiling)
+      : dev_(dev), IR_(IR), plan_(std::move(plan)), profiling_(profiling) {
+    // Every computing instruction gets a row (a view has no launch and stays at 0 ms); a
+    // launch adds its event's time to its instruction's row.
+    std::map<const Instruction *, size_t> rowOf;
+    for (const auto &I : IR.getInstrs())
+      if (!isMemoryMarker(I->getKind())) {
+        rowOf[I.get()] = profile_.size();
+        profile_.push_back({I.get(), 0});
+      }
+    for (const Launch &l : plan_.launches)
+      profileRow_.push_back(rowOf[l.instr]);
+  }
+
+  std::vector<InstructionTime> getProfile() const override {
+    return profiling_ ? profile_ : std::vector<InstructionTime>();
+  }
 
   ~OpenCLFunction() override {
     for (cl_kernel k : kernels_)
@@ -190,11 +224,12 @@ public:
                                   nullptr, nullptr);
     if (status != CL_SUCCESS)
       return clError(status, "clearing the error word");
+    std::vector<cl_event> events(profiling_ ? kernels_.size() : 0);
     for (size_t i = 0; i < kernels_.size(); ++i) {
       size_t global = (plan_.launches[i].count + kGroupSize - 1) / kGroupSize * kGroupSize;
       size_t local = kGroupSize;
       status = clEnqueueNDRangeKernel(dev_.queue, kernels_[i], 1, nullptr, &global, &local, 0,
-                                      nullptr, nullptr);
+                                      nullptr, profiling_ ? &events[i] : nullptr);
       if (status != CL_SUCCESS)
         return clError(status, "launching '" + plan_.launches[i].kernel + "' for '" +
                                    plan_.launches[i].instr->getName() + "'");
@@ -203,6 +238,14 @@ public:
                                  nullptr, nullptr);
     if (status != CL_SUCCESS)
       return clError(status, "reading the error word");
+    for (size_t i = 0; i < events.size(); ++i) {
+      cl_ulong start = 0, end = 0;
+      clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_START, sizeof(start), &start,
+                              nullptr);
+      clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
+      profile_[profileRow_[i]].millis += double(end - start) * 1e-6;
+      clReleaseEvent(events[i]);
+    }
     if (failed)
       for (const Launch &l : plan_.launches)
         if (l.paramOffset + 1 == size_t(failed))
@@ -220,9 +263,10 @@ public:
 
 class OpenCLBackend final : public Backend {
   Device &dev_;
+  bool profiling_;
 
 public:
-  explicit OpenCLBackend(Device &dev) : dev_(dev) {}
+  OpenCLBackend(Device &dev, bool profiling) : dev_(dev), profiling_(profiling) {}
   StringRef getName() const override { return "OpenCL"; }
   bool isOpSupported(const Node &n) const override { return hasKernel(n); }
   /// Whatever has a lowering and no kernel of its own is lowered: the library is small.
@@ -231,7 +275,7 @@ public:
                                                       PhaseTimes *phases) const override {
     auto start = std::chrono::steady_clock::now();
     EMBER_ASSIGN_OR_RETURN(LaunchPlan plan, planLaunches(IR));
-    auto fn = std::make_unique<OpenCLFunction>(dev_, IR, std::move(plan));
+    auto fn = std::make_unique<OpenCLFunction>(dev_, IR, std::move(plan), profiling_);
     EMBER_TRY(fn->init());
     if (phases)
       phases->push_back({"OpenCL setup", std::chrono::duration<double, std::milli>(
@@ -247,11 +291,13 @@ public:
 Expected<std::unique_ptr<Backend>> createOpenCLBackend(const BackendOptions &opts) {
   if (!opts.target.empty() || !opts.cpu.empty() || !opts.features.empty() ||
       !opts.codeModel.empty() || !opts.relocModel.empty() || opts.dumpLLVMIR ||
-      opts.dumpLLVMAsm || opts.threads != 1 || opts.profile)
-    return makeError("the OpenCL backend takes no target, CPU, code generation, thread, LLVM "
-                     "dump or profiling options yet");
-  EMBER_ASSIGN_OR_RETURN(opencl::Device * dev, opencl::Device::get());
-  return std::make_unique<opencl::OpenCLBackend>(*dev);
+      opts.dumpLLVMAsm || opts.threads != 1)
+    return makeError("the OpenCL backend takes no target, CPU, code generation, thread or LLVM "
+                     "dump options (they are for -backend=CPU); -opencl-platform and "
+                     "-opencl-device choose the device");
+  EMBER_ASSIGN_OR_RETURN(opencl::Device * dev,
+                         opencl::Device::get(opts.openclPlatform, opts.openclDevice));
+  return std::make_unique<opencl::OpenCLBackend>(*dev, opts.profile);
 }
 
 } // namespace ember
