@@ -9,6 +9,9 @@ output saved beside the model):
     alone). Compile time and the bundle's three regions come from model-compiler.
   - ember's Interpreter (the reference; only for the models named by --interpreter-models, with
     fewer runs: it is not built for speed), through model-runner.
+  - ember's OpenCL backend (docs/opencl-backend.md; PoCL here) through model-runner, with fewer
+    runs (--opencl-iterations): latency including the upload of the inputs and the read-back of
+    the outputs, and its ratio to the CPU backend's bundle.
   - onnxruntime 1.30 (npm's onnxruntime-node, CPU provider) with 1 and 2 intra-op threads,
     through utils/bench/ort-run.js, with its peak resident memory.
   - every output is compared with torch's: |got - want| <= 1e-4 max|want| + 1e-4 |want| (zoo.sh's
@@ -144,11 +147,12 @@ def best_of(repeats, measure):
     return min((measure() for _ in range(repeats)), key=lambda m: float(m.group(1)))
 
 
-def ember_interpreter(build, case, iterations, tmp):
+def ember_runner(build, case, iterations, tmp, backend):
+    """model-runner's latency on \p backend (Interpreter, OpenCL) and its output's match."""
     import numpy as np
-    out = os.path.join(tmp, "interp")
+    out = os.path.join(tmp, backend)
     text = run([os.path.join(build, "tools", "model-runner"), "-model=" + case + "/model.onnx",
-                "-input=" + case + "/test_data_set_0/input_0.pb", "-backend=Interpreter",
+                "-input=" + case + "/test_data_set_0/input_0.pb", "-backend=" + backend,
                 "-iterations=%d" % iterations, "-output-dir=" + out])
     lat = re.search(r"latency: median ([\d.]+) ms, min ([\d.]+) ms", text)
     got = np.load(os.path.join(out, sorted(os.listdir(out))[0]))
@@ -192,6 +196,7 @@ def main():
     ap.add_argument("--iterations", type=int, default=20)
     ap.add_argument("--interpreter-models", default=",".join(INTERPRETED))
     ap.add_argument("--interpreter-iterations", type=int, default=1)
+    ap.add_argument("--opencl-iterations", type=int, default=3)
     ap.add_argument("--build", default=os.environ.get("EMBER_BUILD_DIR", os.path.join(ROOT, "build")))
     ap.add_argument("--output", default=os.path.join(ROOT, "docs", "performance.md"))
     args = ap.parse_args()
@@ -216,8 +221,9 @@ def main():
             row["ember"] = ember_bundle(args.build, case, args.iterations, work)
             row["ember2"] = ember_bundle(args.build, case, args.iterations, work, threads=2)
             if name in interpreted:
-                row["interp"] = ember_interpreter(args.build, case, args.interpreter_iterations,
-                                                  work)
+                row["interp"] = ember_runner(args.build, case, args.interpreter_iterations,
+                                             work, "Interpreter")
+            row["opencl"] = ember_runner(args.build, case, args.opencl_iterations, work, "OpenCL")
             row["ort1"] = onnxruntime(case, 1, args.iterations, work)
             row["ort2"] = onnxruntime(case, 2, args.iterations, work)
             rows.append(row)
@@ -248,24 +254,28 @@ def main():
         "ember: the model compiled by `model-compiler` into a bundle for this machine and run from "
         "a C program (`examples/bundles/dynamic_runner.c`), single-threaded unless said. onnxruntime 1.30 "
         "(CPU provider, `utils/bench/ort-run.js`) with 1 and 2 intra-op threads. The Interpreter "
-        "(the reference) gets %d run(s). Every output matched torch's (|got - want| <= "
+        "(the reference) gets %d run(s); the OpenCL backend (on PoCL, through `model-runner`, "
+        "inputs uploaded and outputs read back in every run) %d. Every output matched torch's (|got - want| <= "
         "1e-4 max|want| + 1e-4 |want|) unless marked WRONG. GFLOP counts 2 per multiply-add of "
-        "Conv, Gemm and MatMul." % (args.iterations, REPEATS, args.interpreter_iterations),
+        "Conv, Gemm and MatMul." % (args.iterations, REPEATS, args.interpreter_iterations,
+                                   args.opencl_iterations),
         "",
         "| model | GFLOP | ember | onnxruntime | ember / onnxruntime | ember GFLOP/s | of peak "
         "| ember, 2 threads | onnxruntime, 2 threads | ember / onnxruntime, 2 threads "
-        "| ember 1 -> 2 threads | ember Interpreter |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| ember 1 -> 2 threads | ember Interpreter | ember OpenCL | OpenCL / CPU |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in rows:
         e = r["ember"]
         gflops = r["gflop"] / (e["median"] / 1e3)
         lines.append(
-            "| %s | %.3g | %s | %s | **%.2fx** | %.1f | %.0f%% | %s | %s | **%.2fx** | %.2fx | %s |" % (
+            "| %s | %.3g | %s | %s | **%.2fx** | %.1f | %.0f%% | %s | %s | **%.2fx** | %.2fx | %s "
+            "| %s | %.1fx |" % (
                 r["name"], r["gflop"], cell(e), cell(r["ort1"]), e["median"] / r["ort1"]["median"],
                 gflops, 100 * gflops / peak, cell(r["ember2"]), cell(r["ort2"]),
                 r["ember2"]["median"] / r["ort2"]["median"], e["median"] / r["ember2"]["median"],
-                cell(r["interp"]) if "interp" in r else "-"))
+                cell(r["interp"]) if "interp" in r else "-", cell(r["opencl"]),
+                r["opencl"]["median"] / e["median"]))
 
     def geomean(xs):
         return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
@@ -311,7 +321,8 @@ def main():
     with open(args.output, "w") as f:
         f.write("\n".join(lines))
     print("\n".join(lines))
-    results = [r[k] for r in rows for k in ("ember", "ember2", "interp", "ort1", "ort2") if k in r]
+    results = [r[k] for r in rows for k in ("ember", "ember2", "interp", "opencl", "ort1", "ort2")
+               if k in r]
     if not all(x["ok"] for x in results):
         sys.exit(1)
 
