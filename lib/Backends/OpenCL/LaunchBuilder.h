@@ -22,10 +22,12 @@ public:
   explicit LaunchBuilder(LaunchPlan &plan) : plan_(plan) {}
 
   /// Adds a launch of \p count work-items of \p kernel for \p I; its parameters are \p count
-  /// (P[0] in the kernel) followed by \p params. Nothing for count 0. True (planned), so a
+  /// (P[0] in the kernel) followed by \p params, in work-groups of \p group. Nothing for count
+  /// 0. \p failure is the run's error when the kernel calls FAIL(). True (planned), so a
   /// family's planner can return it.
   llvm::Expected<bool> add(const Instruction &I, llvm::StringRef kernel, uint64_t count,
-                           llvm::ArrayRef<int64_t> params);
+                           llvm::ArrayRef<int64_t> params, size_t group = kDefaultGroup,
+                           llvm::StringRef failure = "an index is out of range");
   /// A strided copy (Library's copy_nd_<bytes>); per output dim {out dim, out stride, in dim,
   /// in stride, start, step}; \p fill is the place of the value read outside the input, or -1.
   llvm::Expected<bool> copyND(const Instruction &I, int64_t y, int64_t x, int64_t fill,
@@ -38,12 +40,9 @@ int64_t placeOf(IRValue *v);
 std::vector<int64_t> stridesOf(llvm::ArrayRef<dim_t> dims);
 /// A float's bits, as kernels read them with PF().
 int64_t floatBits(float f);
-/// The kernels' element kind codes (Common.cl's loadAs); -1 for kinds they do not take.
-int64_t kindCode(ElemKind k);
 /// The suffix of the kernel instantiated for kind \p k (Common.cl's FOR_EACH_KIND): "f32",
 /// "bf16", "u8", "bool", ...; quantized kinds are their storage kinds (qint8 "i8").
 llvm::StringRef kindSuffix(ElemKind k);
-bool allFloat32(const Node &n);
 
 // One per family: plan \p I's launches (false: not a kind of this family), and whether the
 // family's kernels run \p n (std::nullopt: not a kind of this family).
@@ -61,6 +60,11 @@ EMBER_OPENCL_FAMILY(Selection)
 EMBER_OPENCL_FAMILY(Recurrent)
 EMBER_OPENCL_FAMILY(Loss)
 #undef EMBER_OPENCL_FAMILY
+
+/// The GEMM fast path of float32 convolutions and matrix products (LaunchesGemm.cpp), tried
+/// before the families, and the scratch bytes its im2col needs.
+llvm::Expected<bool> planGemm(LaunchBuilder &b, const Instruction &I);
+uint64_t gemmScratchBytes(const Instruction &I);
 
 } // namespace opencl
 } // namespace ember

@@ -20,18 +20,6 @@ int64_t placeOf(IRValue *v) {
   return int64_t(regionOf(v)) << 48 | int64_t(r.root->offset + r.offset);
 }
 
-int64_t kindCode(ElemKind k) {
-  switch (k) {
-  case ElemKind::Float32: return 0;
-  case ElemKind::Int32: return 1;
-  case ElemKind::Int64: return 2;
-  case ElemKind::UInt8: return 3;
-  case ElemKind::Int8: return 4;
-  case ElemKind::Bool: return 5;
-  default: return -1;
-  }
-}
-
 StringRef kindSuffix(ElemKind k) {
   switch (k) {
   case ElemKind::Float32: return "f32";
@@ -60,21 +48,12 @@ std::vector<int64_t> stridesOf(ArrayRef<dim_t> dims) {
   return s;
 }
 
-bool allFloat32(const Node &n) {
-  for (unsigned i = 0; i < n.getNumResults(); ++i)
-    if (n.getType(i).kind != ElemKind::Float32)
-      return false;
-  for (const NodeValue &v : n.getOperands())
-    if (v.getType().kind != ElemKind::Float32)
-      return false;
-  return true;
-}
-
 Expected<bool> LaunchBuilder::add(const Instruction &I, StringRef kernel, uint64_t count,
-                                  ArrayRef<int64_t> params) {
+                                  ArrayRef<int64_t> params, size_t group,
+                                  StringRef failure) {
   if (count == 0)
     return true;
-  plan_.launches.push_back({&I, kernel.str(), count, plan_.params.size()});
+  plan_.launches.push_back({&I, kernel.str(), count, plan_.params.size(), group, failure.str()});
   plan_.params.push_back(int64_t(count));
   plan_.params.insert(plan_.params.end(), params.begin(), params.end());
   return true;
@@ -97,7 +76,7 @@ namespace {
 Error planInstruction(LaunchBuilder &b, const Instruction &I) {
   if (isMemoryMarker(I.getKind()))
     return Error::success();
-  for (auto plan : {planElementwise, planDataMovement, planNN, planNormalization, planReduce,
+  for (auto plan : {planGemm, planElementwise, planDataMovement, planNN, planNormalization, planReduce,
                     planQuantized, planIndexed, planSelection, planRecurrent, planLoss}) {
     EMBER_ASSIGN_OR_RETURN(bool planned, plan(b, I));
     if (planned)
@@ -117,6 +96,8 @@ Expected<LaunchPlan> planLaunches(const IRFunction &IR) {
                          "instruction '" + I->getName() + "' (" + I->getKindName() + ")");
   return std::move(plan);
 }
+
+uint64_t scratchBytes(const Instruction &I) { return gemmScratchBytes(I); }
 
 bool hasKernel(const Node &n) {
   if (n.getKind() == NodeKind::Placeholder || n.getKind() == NodeKind::Constant)

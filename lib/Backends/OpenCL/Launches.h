@@ -13,13 +13,20 @@
 namespace ember {
 namespace opencl {
 
-/// One kernel launch: `count` work-items of `kernel`, reading its parameters at `paramOffset`
-/// in the model's parameter array.
+/// Work-items per work-group unless a launch says otherwise: fixed, so that PoCL compiles each
+/// kernel once (it compiles per kernel and group size).
+constexpr size_t kDefaultGroup = 64;
+
+/// One kernel launch: `count` work-items of `kernel` in groups of `group`, reading its
+/// parameters at `paramOffset` in the model's parameter array; `failure` says what went wrong
+/// when the kernel calls FAIL().
 struct Launch {
   const Instruction *instr;
   std::string kernel;
   uint64_t count;
   size_t paramOffset;
+  size_t group;
+  std::string failure;
 };
 
 /// The launches of a planned IRFunction, in order, and the parameter array they read.
@@ -32,9 +39,11 @@ llvm::Expected<LaunchPlan> planLaunches(const IRFunction &IR);
 
 /// Whether the kernel library runs \p n (its kind and element types).
 bool hasKernel(const Node &n);
+/// The scratch memory \p I's launches need (Backend::getScratchBytes).
+uint64_t scratchBytes(const Instruction &I);
 
-/// The element-wise switch functions (ember_ew_unary, ember_ew_binary) from kernels/Ops.def,
-/// as OpenCL C.
+/// The element-wise operations of kernels/Ops.def as OpenCL C: the EMBER_EW_*_CASES(K) macros
+/// that kernels/Elementwise.cl expands once per element kind.
 std::string elementwiseSwitchSource();
 
 } // namespace opencl

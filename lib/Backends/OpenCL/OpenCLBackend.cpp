@@ -25,14 +25,12 @@ namespace {
 
 #include "OpenCLSources.inc"
 
-/// Work-items per work-group: fixed, so each kernel is compiled once for the device.
-constexpr size_t kGroupSize = 64;
-
 Error clError(cl_int status, const Twine &what) {
   return makeError("OpenCL: " + what + " failed (error " + Twine(status) + ")");
 }
 
-/// The program source: the formulas for float, the element-wise switch, the library.
+/// The program source: the formulas for float and double, the element-wise switch, the
+/// library.
 std::string programSource() {
   std::string s = "#pragma OPENCL FP_CONTRACT OFF\n"
                   "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
@@ -40,6 +38,9 @@ std::string programSource() {
                   "#define fm_tanh tanh\n#define fm_erf erf\n#define fm_fabs fabs\n"
                   "#define EMBER_FORMULA static inline __attribute__((overloadable))\n"
                   "#define EMBER_NO_FMA\n#define EMBER_C float\n";
+  s += kFormulasSource;
+  // And for double, so float64 kernels compute as the Interpreter does (overloads pick it).
+  s += "\n#undef EMBER_C\n#define EMBER_C double\n";
   s += kFormulasSource;
   s += "\n#undef EMBER_C\n";
   s += elementwiseSwitchSource();
@@ -226,8 +227,8 @@ public:
       return clError(status, "clearing the error word");
     std::vector<cl_event> events(profiling_ ? kernels_.size() : 0);
     for (size_t i = 0; i < kernels_.size(); ++i) {
-      size_t global = (plan_.launches[i].count + kGroupSize - 1) / kGroupSize * kGroupSize;
-      size_t local = kGroupSize;
+      size_t local = plan_.launches[i].group;
+      size_t global = (plan_.launches[i].count + local - 1) / local * local;
       status = clEnqueueNDRangeKernel(dev_.queue, kernels_[i], 1, nullptr, &global, &local, 0,
                                       nullptr, profiling_ ? &events[i] : nullptr);
       if (status != CL_SUCCESS)
@@ -250,7 +251,7 @@ public:
       for (const Launch &l : plan_.launches)
         if (l.paramOffset + 1 == size_t(failed))
           return makeError("instruction '" + l.instr->getName() + "' (" +
-                           l.instr->getKindName() + "): an index is out of range");
+                           l.instr->getKindName() + "): " + l.failure);
     if (IR_.mutableSize) {
       status = clEnqueueReadBuffer(dev_.queue, regions_[1], CL_TRUE, 0, IR_.mutableSize,
                                    mutableWeights, 0, nullptr, nullptr);
@@ -271,6 +272,7 @@ public:
   bool isOpSupported(const Node &n) const override { return hasKernel(n); }
   /// Whatever has a lowering and no kernel of its own is lowered: the library is small.
   bool shouldLower(const Node &n) const override { return !hasKernel(n); }
+  uint64_t getScratchBytes(const Instruction &I) const override { return scratchBytes(I); }
   Expected<std::unique_ptr<CompiledFunction>> compile(const IRFunction &IR,
                                                       PhaseTimes *phases) const override {
     auto start = std::chrono::steady_clock::now();

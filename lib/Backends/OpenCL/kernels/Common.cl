@@ -28,19 +28,6 @@ static inline __global uchar *place(__global uchar *C, __global uchar *M,
   return (region == 0 ? C : region == 1 ? M : A) + offset;
 }
 
-// Element kinds of the kernels below that take more than float: 0 float32, 1 int32, 2 int64,
-// 3 uint8, 4 int8, 5 bool (kindCode in LaunchBuilder.h).
-static inline double loadAs(__global const uchar *p, long i, long kind) {
-  switch (kind) {
-  case 0: return ((__global const float *)p)[i];
-  case 1: return ((__global const int *)p)[i];
-  case 2: return ((__global const long *)p)[i];
-  case 3: return p[i];
-  case 4: return ((__global const char *)p)[i];
-  default: return p[i] != 0;
-  }
-}
-
 // Element kinds by suffix (kindSuffix in LaunchBuilder.h): LOAD_<k>(p, i) reads element i of
 // the bytes at p as the kind's compute type (COMPUTE_<k>), STORE_<k>(p, i, v) writes it.
 // float16 and bfloat16 are stored as 16-bit values and computed in float: vload_half and

@@ -1,0 +1,92 @@
+// The fast path of float32 convolutions and matrix products: a GEMM whose work-items each
+// compute an 8 x 32 block of the result in float16 vectors (16 accumulators: a CPU device's
+// vector registers, which is what PoCL runs on), and the im2col that turns a convolution's
+// input into the GEMM's right-hand matrix. About 25x the one-element-per-work-item kernels of
+// NN.cl on PoCL. Common.cl says how kernels are called.
+
+#define GEMM_ROWS 8
+#define GEMM_COLS 32
+
+// C[M, N] = A[M, K] x B[K, N] (+ bias[m] when its place is not -1); row-major, leading
+// dimensions K, N and N: [blocks, c, a, b, bias, M, N, K]. Work-item i computes rows
+// 8 * (i / ceil(N / 32)) .. and columns 32 * (i % ceil(N / 32)) .. of C. Blocks at the bottom
+// edge read their last real row again for the missing ones (and do not store them); blocks at
+// the right edge gather their columns with zeros past N: both keep the 16 accumulators in
+// registers.
+__kernel void gemm_f32(ARGS) {
+  P += p0;
+  long item = get_global_id(0);
+  if (item >= P[0])
+    return;
+  long Mm = P[5], N = P[6], K = P[7];
+  long blocksN = (N + GEMM_COLS - 1) / GEMM_COLS;
+  long m0 = item / blocksN * GEMM_ROWS, n0 = item % blocksN * GEMM_COLS;
+  long rows = min((long)GEMM_ROWS, Mm - m0), cols = min((long)GEMM_COLS, N - n0);
+  __global const float *b = FP(P[3]) + n0;
+  __global float *c = FP(P[1]);
+  __global const float *bias = P[4] >= 0 ? FP(P[4]) : 0;
+  __global const float *ar[GEMM_ROWS];
+  for (int r = 0; r < GEMM_ROWS; ++r)
+    ar[r] = FP(P[2]) + (m0 + min((long)r, rows - 1)) * K;
+  float16 lo[GEMM_ROWS], hi[GEMM_ROWS];
+  for (int r = 0; r < GEMM_ROWS; ++r)
+    lo[r] = hi[r] = (float16)(0.0f);
+  for (long k = 0; k < K; ++k) {
+    float16 b0, b1;
+    if (cols == GEMM_COLS) {
+      b0 = vload16(0, b + k * N);
+      b1 = vload16(0, b + k * N + 16);
+    } else {
+      float edge[GEMM_COLS];
+      for (int j = 0; j < GEMM_COLS; ++j)
+        edge[j] = j < cols ? b[k * N + j] : 0.0f;
+      b0 = vload16(0, edge);
+      b1 = vload16(0, edge + 16);
+    }
+    for (int r = 0; r < GEMM_ROWS; ++r) {
+      float16 av = (float16)(ar[r][k]);
+      lo[r] = fma(av, b0, lo[r]);
+      hi[r] = fma(av, b1, hi[r]);
+    }
+  }
+  for (int r = 0; r < rows; ++r) {
+    float add = bias ? bias[m0 + r] : 0.0f;
+    __global float *cr = c + (m0 + r) * N + n0;
+    if (cols == GEMM_COLS) {
+      vstore16(lo[r] + add, 0, cr);
+      vstore16(hi[r] + add, 0, cr + 16);
+    } else {
+      float out[GEMM_COLS];
+      vstore16(lo[r] + add, 0, out);
+      vstore16(hi[r] + add, 0, out + 16);
+      for (int j = 0; j < cols; ++j)
+        cr[j] = out[j];
+    }
+  }
+}
+
+// The columns of one image of a 2-D convolution: cols[(c * KH + kh) * KW + kw, oh * OW + ow] =
+// x[c, oh * SH - PT + kh * DH, ow * SW - PL + kw * DW], 0 in the padding: [rows, cols, x, C, H,
+// W, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW]. One work-item per (k, oh): a row of OW values.
+__kernel void im2col_f32(ARGS) {
+  P += p0;
+  long i = get_global_id(0);
+  if (i >= P[0])
+    return;
+  long H = P[4], W = P[5], OH = P[6], OW = P[7], KH = P[8], KW = P[9];
+  long SW = P[11], PL = P[13], DW = P[15];
+  long oh = i % OH, k = i / OH;
+  long kw = k % KW, kh = (k / KW) % KH, ch = k / (KW * KH);
+  long ih = oh * P[10] - P[12] + kh * P[14];
+  __global float *out = FP(P[1]) + k * OH * OW + oh * OW;
+  if (ih < 0 || ih >= H) {
+    for (long ow = 0; ow < OW; ++ow)
+      out[ow] = 0.0f;
+    return;
+  }
+  __global const float *row = FP(P[2]) + (ch * H + ih) * W;
+  for (long ow = 0; ow < OW; ++ow) {
+    long iw = ow * SW - PL + kw * DW;
+    out[ow] = iw >= 0 && iw < W ? row[iw] : 0.0f;
+  }
+}
