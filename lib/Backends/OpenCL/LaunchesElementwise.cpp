@@ -1,4 +1,7 @@
-// The OpenCL launches of element-wise operations, Cast and Clip (kernels/Elementwise.cl).
+// The OpenCL launches of the element-wise family (kernels/Elementwise.cl): the rows of
+// kernels/Ops.def through the per-kind ew_unary, ew_binary and ew_compare kernels, and Pow,
+// Clip, Where, Cast, IsNaN and IsInf through kernels of their own; every element kind the
+// Interpreter takes for each.
 #include "LaunchBuilder.h"
 
 #include "ember/Support/Error.h"
@@ -12,148 +15,299 @@ namespace opencl {
 
 namespace {
 
-enum class UnaryOp {
-#define EW_UNARY(Name, Expr) Name,
+/// The element kinds an Ops.def row is written for (All: the compare rows).
+enum class OpKinds { Float, Int, Unsigned, Numeric, Bool, All };
+
+struct OpRow {
+  const char *name;
+  OpKinds kinds;
+  const char *expression;
+};
+
+const OpRow kUnaryRows[] = {
+#define EW_UNARY(Name, Kinds, Expr) {#Name, OpKinds::Kinds, #Expr},
 #include "kernels/Ops.def"
 #undef EW_UNARY
 };
-enum class BinaryOp {
-#define EW_BINARY(Name, Expr) Name,
+const OpRow kBinaryRows[] = {
+#define EW_BINARY(Name, Kinds, Expr) {#Name, OpKinds::Kinds, #Expr},
 #include "kernels/Ops.def"
 #undef EW_BINARY
 };
-
-/// Unary node function name ("exp") -> op, for the functions Ops.def has a row for.
-const StringMap<UnaryOp> &unaryFunctions() {
-  static const StringMap<UnaryOp> table = [] {
-    StringMap<UnaryOp> ops, byFunction;
-#define EW_UNARY(Name, Expr) ops[#Name] = UnaryOp::Name;
+const OpRow kCompareRows[] = {
+#define EW_COMPARE(Name, Expr) {#Name, OpKinds::All, #Expr},
 #include "kernels/Ops.def"
-#undef EW_UNARY
-#define UNARY_FUNCTION(E, NAME, DOMAIN, DOC)                                                       \
-  if (ops.count(#E))                                                                               \
-    byFunction[NAME] = ops.lookup(#E);
+#undef EW_COMPARE
+};
+
+/// The kinds the kernels tell apart; None for the quantized kinds, which no kernel here takes.
+enum class KindClass { Float, Signed, Unsigned, Bool, None };
+
+KindClass classOf(ElemKind k) {
+  if (isQuantizedKind(k))
+    return KindClass::None;
+  if (isFloatKind(k))
+    return KindClass::Float;
+  if (k == ElemKind::Bool)
+    return KindClass::Bool;
+  if (k == ElemKind::UInt8 || k == ElemKind::UInt16 || k == ElemKind::UInt32 ||
+      k == ElemKind::UInt64)
+    return KindClass::Unsigned;
+  return KindClass::Signed;
+}
+
+bool covers(OpKinds kinds, KindClass c) {
+  switch (kinds) {
+  case OpKinds::Float: return c == KindClass::Float;
+  case OpKinds::Int: return c == KindClass::Signed || c == KindClass::Unsigned;
+  case OpKinds::Unsigned: return c == KindClass::Unsigned;
+  case OpKinds::Numeric: return c == KindClass::Float || c == KindClass::Signed ||
+                                c == KindClass::Unsigned;
+  case OpKinds::Bool: return c == KindClass::Bool;
+  case OpKinds::All: return c != KindClass::None;
+  }
+  return false;
+}
+
+/// The op code (row index) of the row of \p rows named \p name that covers kind \p k, or -1.
+template <size_t N> int64_t findRow(const OpRow (&rows)[N], StringRef name, ElemKind k) {
+  KindClass c = classOf(k);
+  for (size_t i = 0; i < N; ++i)
+    if (name == rows[i].name && covers(rows[i].kinds, c))
+      return int64_t(i);
+  return -1;
+}
+
+/// A Unary node's function: its Ops.def name (ElementwiseFunctions.def's enum) and domain.
+struct UnaryFunction {
+  const char *name;
+  const char *domain;
+};
+
+const StringMap<UnaryFunction> &unaryFunctions() {
+  static const StringMap<UnaryFunction> table = [] {
+    StringMap<UnaryFunction> t;
+#define UNARY_FUNCTION(E, NAME, DOMAIN, DOC) t[NAME] = {#E, #DOMAIN};
 #include "ember/Graph/Nodes/ElementwiseFunctions.def"
-#undef UNARY_FUNCTION
-    return byFunction;
+    return t;
   }();
   return table;
+}
+
+/// ElementwiseFunctions.def's domains: Float, Signed (Float and signed integers), Numeric, Bool.
+bool inDomain(StringRef domain, KindClass c) {
+  if (domain == "Float")
+    return c == KindClass::Float;
+  if (domain == "Signed")
+    return c == KindClass::Float || c == KindClass::Signed;
+  if (domain == "Numeric")
+    return c == KindClass::Float || c == KindClass::Signed || c == KindClass::Unsigned;
+  return domain == "Bool" && c == KindClass::Bool;
+}
+
+/// A one-operand operation: its Ops.def name and float attributes.
+struct UnaryOp {
+  StringRef name;
+  float p0 = 0, p1 = 0;
+};
+
+/// The Ops.def row name of a one-operand node kind, and its attributes from \p a; no name if
+/// \p k is not one. Unary nodes name the function (ElementwiseFunctions.def's enum).
+template <typename Kind> UnaryOp unaryOp(Kind k, const AttrList &a) {
+  switch (k) {
+  case Kind::Unary: {
+    auto f = unaryFunctions().find(a.get<AttrKind::Function>());
+    return {f == unaryFunctions().end() ? "" : f->second.name};
+  }
+  case Kind::Relu: return {"Relu"};
+  case Kind::Sigmoid: return {"Sigmoid"};
+  case Kind::Tanh: return {"Tanh"};
+  case Kind::LeakyRelu: return {"LeakyRelu", a.get<AttrKind::Alpha>()};
+  case Kind::Elu: return {"Elu", a.get<AttrKind::Alpha>()};
+  case Kind::Celu: return {"Celu", a.get<AttrKind::Alpha>()};
+  case Kind::ThresholdedRelu: return {"ThresholdedRelu", a.get<AttrKind::Alpha>()};
+  case Kind::Selu: return {"Selu", a.get<AttrKind::Alpha>(), a.get<AttrKind::Gamma>()};
+  case Kind::HardSigmoid:
+    return {"HardSigmoid", a.get<AttrKind::Alpha>(), a.get<AttrKind::Beta>()};
+  case Kind::Shrink: return {"Shrink", a.get<AttrKind::Bias>(), a.get<AttrKind::Lambd>()};
+  default: return {};
+  }
+}
+
+/// The Ops.def row name of a two-operand node kind (Mod by its FMod attribute), or "".
+template <typename Kind> StringRef binaryOp(Kind k, const AttrList &a) {
+  switch (k) {
+  case Kind::Add: return "Add";
+  case Kind::Sub: return "Sub";
+  case Kind::Mul: return "Mul";
+  case Kind::Div: return "Div";
+  case Kind::Max: return "Max";
+  case Kind::Min: return "Min";
+  case Kind::Mod: return a.get<AttrKind::FMod>() ? "FMod" : "Mod";
+  case Kind::PRelu: return "PRelu";
+  case Kind::ShiftLeft: return "ShiftLeft";
+  case Kind::ShiftRight: return "ShiftRight";
+  case Kind::And: return "And";
+  case Kind::Or: return "Or";
+  case Kind::Xor: return "Xor";
+  default: return "";
+  }
+}
+
+template <typename Kind> StringRef compareOp(Kind k) {
+  switch (k) {
+  case Kind::Equal: return "Equal";
+  case Kind::Less: return "Less";
+  case Kind::LessOrEqual: return "LessOrEqual";
+  case Kind::Greater: return "Greater";
+  case Kind::GreaterOrEqual: return "GreaterOrEqual";
+  default: return "";
+  }
+}
+
+/// A kind's index in Elementwise.cl's EW_KINDS (FOR_EACH_KIND's order), for the kernels that
+/// take a second kind as a parameter; -1 for the quantized kinds.
+int64_t kindIndex(ElemKind k) {
+  static const char *const kSuffixes[] = {"f32", "f64", "f16", "bf16", "i8",  "u8",  "i16",
+                                          "u16", "i32", "u32", "i64",  "u64", "bool"};
+  if (isQuantizedKind(k))
+    return -1;
+  for (int64_t i = 0; i < 13; ++i)
+    if (kindSuffix(k) == kSuffixes[i])
+      return i;
+  return -1;
+}
+
+bool isPowBase(ElemKind k) {
+  return isFloatKind(k) || k == ElemKind::Int32 || k == ElemKind::Int64;
+}
+
+bool isNumeric(ElemKind k) {
+  KindClass c = classOf(k);
+  return c != KindClass::Bool && c != KindClass::None;
+}
+
+/// The EMBER_EW_<TABLE>_<CLASS>_CASES(K) macros: one `case` per row of \p rows covering the
+/// kinds of \p classes, returning its expression (Elementwise.cl's EW_FUNCTIONS expands them).
+template <size_t N>
+std::string casesMacro(const std::string &macro, const OpRow (&rows)[N],
+                       std::initializer_list<KindClass> classes) {
+  std::string s = "#define " + macro + "(K)";
+  for (size_t i = 0; i < N; ++i)
+    for (KindClass c : classes)
+      if (covers(rows[i].kinds, c)) {
+        s += " \\\n  case " + std::to_string(i) + ": return (" + rows[i].expression + ");";
+        break;
+      }
+  return s + "\n";
+}
+
+Error noRow(const Instruction &I, ElemKind k) {
+  return makeError("no OpenCL kernel for " + I.getKindName() + " of " + elemKindName(k));
 }
 
 } // namespace
 
 Expected<bool> planElementwise(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
+  ElemKind k = out.kind;
   uint64_t n = out.numElements();
   auto in = [&](unsigned i) { return placeOf(I.getInput(i)); };
+  auto inKind = [&](unsigned i) { return I.getInput(i)->getType().kind; };
   int64_t y = placeOf(I.getOutput());
   const AttrList &a = I.getAttrs();
+  std::string suffix = kindSuffix(k).str();
+  if (UnaryOp u = unaryOp(I.getKind(), a); !u.name.empty()) {
+    int64_t op = findRow(kUnaryRows, u.name, k);
+    if (op < 0)
+      return noRow(I, k);
+    return b.add(I, "ew_unary_" + suffix, n,
+                 {op, y, in(0), floatBits(u.p0), floatBits(u.p1)});
+  }
+  if (StringRef name = binaryOp(I.getKind(), a); !name.empty()) {
+    int64_t op = findRow(kBinaryRows, name, k);
+    if (op < 0)
+      return noRow(I, k);
+    // Only the integer Div, FMod and Mod rows fail (EW_FAIL()), on a zero divisor.
+    StringRef failure = name == "Div" ? "integer division by zero" : "integer remainder by zero";
+    return b.add(I, "ew_binary_" + suffix, n, {op, y, in(0), in(1)}, kDefaultGroup, failure);
+  }
+  if (StringRef name = compareOp(I.getKind()); !name.empty()) {
+    int64_t op = findRow(kCompareRows, name, inKind(0));
+    if (op < 0)
+      return noRow(I, inKind(0));
+    return b.add(I, "ew_compare_" + kindSuffix(inKind(0)).str(), n, {op, y, in(0), in(1)});
+  }
   switch (I.getKind()) {
-  case InstrKind::Relu:
-  case InstrKind::Sigmoid:
-  case InstrKind::Tanh:
-  case InstrKind::Unary:
-  case InstrKind::LeakyRelu:
-  case InstrKind::Elu:
-  case InstrKind::HardSigmoid: {
-    UnaryOp op = UnaryOp::Relu;
-    float p0 = 0, p1 = 0;
-    switch (I.getKind()) {
-    case InstrKind::Sigmoid: op = UnaryOp::Sigmoid; break;
-    case InstrKind::Tanh: op = UnaryOp::Tanh; break;
-    case InstrKind::LeakyRelu: op = UnaryOp::LeakyRelu, p0 = a.get<AttrKind::Alpha>(); break;
-    case InstrKind::Elu: op = UnaryOp::Elu, p0 = a.get<AttrKind::Alpha>(); break;
-    case InstrKind::HardSigmoid:
-      op = UnaryOp::HardSigmoid, p0 = a.get<AttrKind::Alpha>(), p1 = a.get<AttrKind::Beta>();
-      break;
-    case InstrKind::Unary: op = unaryFunctions().lookup(a.get<AttrKind::Function>()); break;
-    default: break;
-    }
-    return b.add(I, "ew_unary", n, {int64_t(op), y, in(0), floatBits(p0), floatBits(p1)});
-  }
-  case InstrKind::Add:
-  case InstrKind::Sub:
-  case InstrKind::Mul:
-    if (out.kind == ElemKind::Int32) {
-      int64_t op = I.getKind() == InstrKind::Add ? 0 : I.getKind() == InstrKind::Sub ? 1 : 2;
-      return b.add(I, "ew_integer", n, {op, y, in(0), in(1), kindCode(out.kind), -1});
-    }
-    [[fallthrough]];
-  case InstrKind::Div:
-  case InstrKind::Max:
-  case InstrKind::Min:
   case InstrKind::Pow:
-  case InstrKind::PRelu: {
-    BinaryOp op = I.getKind() == InstrKind::Add   ? BinaryOp::Add
-                  : I.getKind() == InstrKind::Sub ? BinaryOp::Sub
-                  : I.getKind() == InstrKind::Mul ? BinaryOp::Mul
-                  : I.getKind() == InstrKind::Div ? BinaryOp::Div
-                  : I.getKind() == InstrKind::Max ? BinaryOp::Max
-                  : I.getKind() == InstrKind::Min ? BinaryOp::Min
-                  : I.getKind() == InstrKind::Pow ? BinaryOp::Pow
-                                                  : BinaryOp::PRelu;
-    return b.add(I, "ew_binary", n, {int64_t(op), y, in(0), in(1)});
-  }
+    if (!isPowBase(k) || !isNumeric(inKind(1)))
+      return noRow(I, k);
+    return b.add(I, "ew_pow_" + suffix, n, {y, in(0), in(1), kindIndex(inKind(1))},
+                 kDefaultGroup, "integer 0 raised to a negative power");
   case InstrKind::Clip:
-    if (out.kind != ElemKind::Float32)
-      return b.add(I, "ew_integer", n, {3, y, in(0), in(1), kindCode(out.kind), in(2)});
-    return b.add(I, "clip", n, {y, in(0), in(1), in(2)});
+    if (!isNumeric(k))
+      return noRow(I, k);
+    return b.add(I, "ew_clip_" + suffix, n, {y, in(0), in(1), in(2)});
+  case InstrKind::Where:
+    if (kindIndex(k) < 0)
+      return noRow(I, k);
+    return b.add(I, "ew_where_" + std::to_string(elemSize(k)), n, {y, in(0), in(1), in(2)});
   case InstrKind::Cast:
-    return b.add(I, "cast", n,
-               {y, in(0), kindCode(I.getInput(0)->getType().kind), kindCode(out.kind)});
+    if (kindIndex(k) < 0 || kindIndex(inKind(0)) < 0)
+      return noRow(I, k);
+    return b.add(I, "ew_cast_" + kindSuffix(inKind(0)).str(), n, {y, in(0), kindIndex(k)});
+  case InstrKind::IsNaN:
+  case InstrKind::IsInf: {
+    if (!isFloatKind(inKind(0)))
+      return noRow(I, inKind(0));
+    bool isInf = I.getKind() == InstrKind::IsInf;
+    int64_t neg = isInf && a.get<AttrKind::DetectNegative>() != 0;
+    int64_t pos = isInf && a.get<AttrKind::DetectPositive>() != 0;
+    return b.add(I, "ew_classify_" + kindSuffix(inKind(0)).str(), n,
+                 {y, in(0), int64_t(!isInf), neg, pos});
+  }
   default:
     return false;
   }
 }
 
 std::optional<bool> supportsElementwise(const Node &n) {
-  switch (n.getKind()) {
-  case NodeKind::Unary:
-    return allFloat32(n) && unaryFunctions().count(n.attr<AttrKind::Function>());
-  case NodeKind::Cast:
-    return kindCode(n.getType(0).kind) >= 0 && kindCode(n.getOperand(0).getType().kind) >= 0;
-  case NodeKind::Add:
-  case NodeKind::Sub:
-  case NodeKind::Mul:
-    return allFloat32(n) || n.getType(0).kind == ElemKind::Int32;
-  case NodeKind::Clip: {
-    ElemKind k = n.getType(0).kind;
-    return k == ElemKind::Float32 || k == ElemKind::Int32 || k == ElemKind::UInt8 ||
-           k == ElemKind::Int8;
-  }
-  case NodeKind::Relu:
-  case NodeKind::Sigmoid:
-  case NodeKind::Tanh:
-  case NodeKind::LeakyRelu:
-  case NodeKind::Elu:
-  case NodeKind::HardSigmoid:
-  case NodeKind::Div:
-  case NodeKind::Max:
-  case NodeKind::Min:
-  case NodeKind::Pow:
-  case NodeKind::PRelu:
-    return allFloat32(n);
-  default:
+  if (n.getNumResults() == 0) // Save
     return std::nullopt;
+  ElemKind k = n.getType(0).kind;
+  auto inKind = [&](unsigned i) { return n.getOperand(i).getType().kind; };
+  if (n.getKind() == NodeKind::Unary) {
+    auto f = unaryFunctions().find(n.attr<AttrKind::Function>());
+    return f != unaryFunctions().end() && inDomain(f->second.domain, classOf(k)) &&
+           findRow(kUnaryRows, f->second.name, k) >= 0;
+  }
+  if (UnaryOp u = unaryOp(n.getKind(), n.getAttrs()); !u.name.empty())
+    return findRow(kUnaryRows, u.name, k) >= 0;
+  if (StringRef name = binaryOp(n.getKind(), n.getAttrs()); !name.empty())
+    return findRow(kBinaryRows, name, k) >= 0;
+  if (StringRef name = compareOp(n.getKind()); !name.empty())
+    return findRow(kCompareRows, name, inKind(0)) >= 0;
+  switch (n.getKind()) {
+  case NodeKind::Pow: return isPowBase(k) && isNumeric(inKind(1));
+  case NodeKind::Clip: return isNumeric(k);
+  case NodeKind::Where: return kindIndex(k) >= 0;
+  case NodeKind::Cast: return kindIndex(k) >= 0 && kindIndex(inKind(0)) >= 0;
+  case NodeKind::IsNaN:
+  case NodeKind::IsInf: return isFloatKind(inKind(0));
+  default: return std::nullopt;
   }
 }
 
 std::string elementwiseSwitchSource() {
-  std::string s = "float ember_ew_unary(int op, float x, float p0, float p1) {\n"
-                  "  switch (op) {\n";
-  int k = 0;
-#define EW_UNARY(Name, Expr)                                                                       \
-  s += "  case " + std::to_string(k++) + ": return " #Expr ";\n";
-#include "kernels/Ops.def"
-#undef EW_UNARY
-  s += "  }\n  return NAN;\n}\n\nfloat ember_ew_binary(int op, float a, float b) {\n"
-       "  switch (op) {\n";
-  k = 0;
-#define EW_BINARY(Name, Expr)                                                                      \
-  s += "  case " + std::to_string(k++) + ": return " #Expr ";\n";
-#include "kernels/Ops.def"
-#undef EW_BINARY
-  s += "  }\n  return NAN;\n}\n";
+  using C = KindClass;
+  std::string s = "// The element-wise operations of kernels/Ops.def (LaunchesElementwise.cpp).\n";
+  s += casesMacro("EMBER_EW_UNARY_FLOAT_CASES", kUnaryRows, {C::Float});
+  s += casesMacro("EMBER_EW_UNARY_INT_CASES", kUnaryRows, {C::Signed, C::Unsigned});
+  s += casesMacro("EMBER_EW_UNARY_BOOL_CASES", kUnaryRows, {C::Bool});
+  s += casesMacro("EMBER_EW_BINARY_FLOAT_CASES", kBinaryRows, {C::Float});
+  s += casesMacro("EMBER_EW_BINARY_INT_CASES", kBinaryRows, {C::Signed, C::Unsigned});
+  s += casesMacro("EMBER_EW_BINARY_BOOL_CASES", kBinaryRows, {C::Bool});
+  s += casesMacro("EMBER_EW_COMPARE_CASES", kCompareRows, {C::Float}); // all rows: every kind
   return s;
 }
 
