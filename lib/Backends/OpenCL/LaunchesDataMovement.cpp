@@ -1,4 +1,5 @@
-// The OpenCL launches of copies, views and gathers (kernels/DataMovement.cl).
+// The OpenCL launches of the strided copies, Pad, Trilu and Range (kernels/DataMovement.cl);
+// Resize's are LaunchesResize.cpp's, the indexed kinds' LaunchesIndexed.cpp's.
 #include "LaunchBuilder.h"
 
 #include "ember/Support/Error.h"
@@ -7,6 +8,10 @@ using namespace llvm;
 
 namespace ember {
 namespace opencl {
+
+// LaunchesResize.cpp.
+Expected<bool> planResize(LaunchBuilder &b, const Instruction &I);
+bool supportsResize(const Node &n);
 
 Expected<bool> planDataMovement(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
@@ -51,15 +56,15 @@ Expected<bool> planDataMovement(LaunchBuilder &b, const Instruction &I) {
     return b.copyND(I, y, in(0), -1, out.elementSize(), d);
   }
   case InstrKind::Pad: {
-    if (a.get<AttrKind::Mode>() != "constant")
-      return makeError("only constant padding runs on OpenCL");
+    const std::string &mode = a.get<AttrKind::Mode>();
     ArrayRef<dim_t> id = I.getInput(0)->getType().dims;
-    std::vector<int64_t> is = stridesOf(id), os = stridesOf(out.dims);
+    std::vector<int64_t> is = stridesOf(id);
     const auto &pads = a.get<AttrKind::Pads>();
-    std::vector<std::array<int64_t, 6>> d;
+    int64_t code = mode == "constant" ? 0 : mode == "edge" ? 1 : 2; // dm_pad_source's
+    std::vector<int64_t> p = {y, in(0), in(1), code, int64_t(id.size())};
     for (size_t k = 0; k < id.size(); ++k)
-      d.push_back({int64_t(out.dims[k]), os[k], int64_t(id[k]), is[k], -pads[k], 1});
-    return b.copyND(I, y, in(0), in(1), out.elementSize(), d);
+      p.insert(p.end(), {int64_t(out.dims[k]), int64_t(id[k]), is[k], pads[k]});
+    return b.add(I, "pad_nd_" + std::to_string(out.elementSize()), n, p);
   }
   case InstrKind::Concat: {
     int64_t axis = a.get<AttrKind::Axis>();
@@ -79,19 +84,16 @@ Expected<bool> planDataMovement(LaunchBuilder &b, const Instruction &I) {
     }
     return true;
   }
-  case InstrKind::Gather: {
-    ArrayRef<dim_t> dd = I.getInput(0)->getType().dims;
-    int64_t axis = a.get<AttrKind::Axis>();
-    int64_t outer = 1, inner = 1;
-    for (int64_t k = 0; k < axis; ++k)
-      outer *= int64_t(dd[k]);
-    for (size_t k = size_t(axis) + 1; k < dd.size(); ++k)
-      inner *= int64_t(dd[k]);
-    const Type &idx = I.getInput(1)->getType();
-    return b.add(I, "gather", n,
-               {y, in(0), in(1), int64_t(idx.elementSize()), outer, int64_t(dd[axis]), inner,
-                int64_t(idx.numElements()), int64_t(out.elementSize())});
+  case InstrKind::Trilu: {
+    size_t r = out.dims.size();
+    return b.add(I, "trilu_" + std::to_string(out.elementSize()), n,
+                 {y, in(0), int64_t(out.dims[r - 2]), int64_t(out.dims[r - 1]),
+                  a.get<AttrKind::Upper>(), a.get<AttrKind::DiagonalOffset>()});
   }
+  case InstrKind::Range:
+    return b.add(I, ("range_" + kindSuffix(out.kind)).str(), n, {y, in(0), in(1)});
+  case InstrKind::Resize:
+    return planResize(b, I);
   default:
     return false;
   }
@@ -117,11 +119,22 @@ std::optional<bool> supportsDataMovement(const Node &n) {
   case NodeKind::Concat:
     return copyableKind(n.getType(0));
   case NodeKind::Pad:
-    return copyableKind(n.getType(0)) && n.attr<AttrKind::Mode>() == "constant";
-  case NodeKind::Gather: {
-    size_t b = n.getType(0).elementSize();
-    return b == 4 || b == 8;
-  }
+    return copyableKind(n.getType(0));
+  case NodeKind::Trilu: // its zero is all-zero bytes in every kind but the quantized ones
+    return copyableKind(n.getType(0)) && !n.getType(0).isQuantized();
+  case NodeKind::Range:
+    switch (n.getType(0).kind) {
+    case ElemKind::Float32:
+    case ElemKind::Float64:
+    case ElemKind::Int16:
+    case ElemKind::Int32:
+    case ElemKind::Int64:
+      return true;
+    default:
+      return false;
+    }
+  case NodeKind::Resize:
+    return supportsResize(n);
   default:
     return std::nullopt;
   }

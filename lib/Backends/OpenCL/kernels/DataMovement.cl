@@ -1,10 +1,13 @@
-// Data movement kernels (Nodes/DataMovement.def). Common.cl says how kernels are called.
+// Data movement kernels (Nodes/DataMovement.def): the strided copies, Pad, Trilu and Range.
+// Common.cl says how kernels are called. The indexed kinds (gathers, scatters, ...) are in
+// Indexed.cl, Resize in Resize.cl. Moves are instantiated per element size in bytes, not per
+// kind: they never look at values, so one kernel serves every kind of that size.
 
-// A strided copy of elements of `size` bytes covering Transpose, Broadcast, Slice, Pad
-// (constant), Concat's parts and plain copies: [n, y, x, fill place or -1, rank, then per dim
-// d: out dim, out stride, in dim, in stride, start, step]. Output element at coordinates c goes
-// to y[sum c * out stride]; it reads x at in coordinate start + c * step, or the fill value when
-// that falls outside [0, in dim).
+// A strided copy of elements of `size` bytes covering Transpose, Broadcast, Slice, Concat's
+// parts and plain copies: [n, y, x, fill place or -1, rank, then per dim d: out dim, out
+// stride, in dim, in stride, start, step]. Output element at coordinates c goes to y[sum c * out
+// stride]; it reads x at in coordinate start + c * step, or the fill value when that falls
+// outside [0, in dim).
 #define COPY_ND(NAME, T)                                                                        \
   __kernel void NAME(ARGS) {                                                                    \
     P += p0;                                                                                    \
@@ -31,23 +34,86 @@ COPY_ND(copy_nd_2, ushort)
 COPY_ND(copy_nd_4, uint)
 COPY_ND(copy_nd_8, ulong)
 
-// Gather of 4- or 8-byte elements: data viewed as [outer, axis, inner], indices (int32 or
-// int64, negative ones count from the end) of count nIdx: [n, y, data, idx, idx bytes, outer,
-// axis, inner, nIdx, element bytes]; output [outer, nIdx, inner].
-__kernel void gather(ARGS) {
-  P += p0;
-  long i = get_global_id(0);
-  if (i >= P[0])
-    return;
-  long inner = P[7], nIdx = P[8], axis = P[6];
-  long k = i % inner, j = (i / inner) % nIdx, o = i / (inner * nIdx);
-  long idx = P[4] == 8 ? ((__global const long *)PLACE(P[3]))[j]
-                       : ((__global const int *)PLACE(P[3]))[j];
-  if (idx < 0)
-    idx += axis;
-  long src = (o * axis + idx) * inner + k;
-  if (P[9] == 8)
-    ((__global ulong *)PLACE(P[1]))[i] = ((__global const ulong *)PLACE(P[2]))[src];
-  else
-    ((__global uint *)PLACE(P[1]))[i] = ((__global const uint *)PLACE(P[2]))[src];
+// Where result index o of a padded axis (input length n, `begin` cells added in front) reads
+// the input, or -1 for the pad value; mode 0 constant, 1 edge, 2 reflect. The same map as
+// include/ember/Graph/PadSource.h (the shape rule gives n > 0 outside constant mode).
+static inline long dm_pad_source(long o, long n, long begin, long mode) {
+  long i = o - begin;
+  if (i >= 0 && i < n)
+    return i;
+  if (mode == 0)
+    return -1;
+  if (mode == 1 || n == 1)
+    return i < 0 ? 0 : n - 1;
+  // reflect: mirror at both borders without repeating them, i.e. period 2(n-1).
+  long period = 2 * (n - 1), m = ((i % period) + period) % period;
+  return m < n ? m : period - m;
 }
+
+// Pad in every mode into a row-major result: [n, y, x, fill place, mode, rank, then per dim:
+// out dim, in dim, in stride, begin].
+#define PAD_ND(NAME, T)                                                                         \
+  __kernel void NAME(ARGS) {                                                                    \
+    P += p0;                                                                                    \
+    long i = get_global_id(0);                                                                  \
+    if (i >= P[0])                                                                              \
+      return;                                                                                   \
+    long mode = P[4], rank = P[5], rest = i, in = 0;                                            \
+    bool inside = true;                                                                         \
+    for (long d = rank - 1; d >= 0 && inside; --d) {                                            \
+      __global const long *q = P + 6 + 4 * d;                                                   \
+      long s = dm_pad_source(rest % q[0], q[1], q[3], mode);                                    \
+      rest /= q[0];                                                                             \
+      inside = s >= 0;                                                                          \
+      in += s * q[2];                                                                           \
+    }                                                                                           \
+    ((__global T *)PLACE(P[1]))[i] =                                                            \
+        ((__global const T *)PLACE(inside ? P[2] : P[3]))[inside ? in : 0];                     \
+  }
+PAD_ND(pad_nd_1, uchar)
+PAD_ND(pad_nd_2, ushort)
+PAD_ND(pad_nd_4, uint)
+PAD_ND(pad_nd_8, ulong)
+
+// Trilu: [n, y, x, rows, cols, upper, k]. Element (r, j) of each matrix stays when j - r >= k
+// (upper) or j - r <= k (lower); the rest becomes 0, all-zero bytes in every kind it takes.
+#define TRILU(NAME, T)                                                                          \
+  __kernel void NAME(ARGS) {                                                                    \
+    P += p0;                                                                                    \
+    long i = get_global_id(0);                                                                  \
+    if (i >= P[0])                                                                              \
+      return;                                                                                   \
+    long cols = P[4], diag = i % cols - (i / cols) % P[3], k = P[6];                            \
+    bool keep = P[5] ? diag >= k : diag <= k;                                                   \
+    ((__global T *)PLACE(P[1]))[i] = keep ? ((__global const T *)PLACE(P[2]))[i] : (T)0;        \
+  }
+TRILU(trilu_1, uchar)
+TRILU(trilu_2, ushort)
+TRILU(trilu_4, uint)
+TRILU(trilu_8, ulong)
+
+// Range: [n, y, start place, delta place]; y[i] = start + i * delta. Integers wrap (computed in
+// 64-bit unsigned), floats compute in double and round once, as the Interpreter's.
+#define RANGE_INT(K)                                                                            \
+  __kernel void range_##K(ARGS) {                                                               \
+    P += p0;                                                                                    \
+    long i = get_global_id(0);                                                                  \
+    if (i >= P[0])                                                                              \
+      return;                                                                                   \
+    ulong start = (ulong)LOAD_##K(PLACE(P[2]), 0), delta = (ulong)LOAD_##K(PLACE(P[3]), 0);     \
+    STORE_##K(PLACE(P[1]), i, start + (ulong)i * delta);                                        \
+  }
+#define RANGE_FLOAT(K)                                                                          \
+  __kernel void range_##K(ARGS) {                                                               \
+    P += p0;                                                                                    \
+    long i = get_global_id(0);                                                                  \
+    if (i >= P[0])                                                                              \
+      return;                                                                                   \
+    double start = LOAD_##K(PLACE(P[2]), 0), delta = LOAD_##K(PLACE(P[3]), 0);                  \
+    STORE_##K(PLACE(P[1]), i, start + (double)i * delta);                                       \
+  }
+RANGE_FLOAT(f32)
+RANGE_FLOAT(f64)
+RANGE_INT(i16)
+RANGE_INT(i32)
+RANGE_INT(i64)
