@@ -1,7 +1,9 @@
-// The OpenCL launches of matrix products, convolutions (float and integer) and pools
-// (kernels/NN.cl, and the integer products of kernels/Quantized.cl).
+// The OpenCL launches of convolutions and matrix products, fused or not (kernels/NN.cl), and,
+// through LaunchesNNPool.cpp, of the pools (kernels/NNPool.cl). The integer products of the
+// Quantized family are in LaunchesQuantized.cpp.
 #include "LaunchBuilder.h"
 
+#include "ember/Graph/FusedActivations.h"
 #include "ember/Support/Error.h"
 
 using namespace llvm;
@@ -9,118 +11,155 @@ using namespace llvm;
 namespace ember {
 namespace opencl {
 
+// LaunchesNNPool.cpp: the pools, as planNN and supportsNN.
+Expected<bool> planNNPool(LaunchBuilder &b, const Instruction &I);
+std::optional<bool> supportsNNPool(const Node &n);
+
+namespace {
+
+/// The activations NN.cl's nn_activation applies, by its codes (1-based, 0 none). A row of
+/// Nodes/FusedActivations.def not listed here has no kernel: its fused nodes are lowered.
+const char *const kKernelActivations[] = {"relu", "clip", "leaky_relu", "sigmoid", "tanh",
+                                          "hard_sigmoid", "hard_swish", "gelu", "gelu_tanh"};
+
+/// nn_activation's code for a FusedActivation attribute with \p args, or -1.
+int64_t activationCode(StringRef name, ArrayRef<float> args) {
+  const FusedActivationInfo *row;
+  if (!resolveFusedActivation(name, args.size(), row))
+    return -1;
+  if (!row)
+    return 0;
+  for (size_t c = 0; c < std::size(kKernelActivations); ++c)
+    if (row->name == kKernelActivations[c])
+      return int64_t(c + 1);
+  return -1;
+}
+
+/// [code, a bits, b bits] of an instruction's activation (none for the unfused kinds).
+std::array<int64_t, 3> activationParams(const Instruction &I) {
+  switch (I.getKind()) {
+  case InstrKind::FusedConv:
+  case InstrKind::FusedMatMul:
+  case InstrKind::FullyConnected: {
+    const std::vector<float> &args = I.attr<AttrKind::FusedActivationArgs>();
+    return {activationCode(I.attr<AttrKind::FusedActivation>(), args),
+            floatBits(args.size() > 0 ? args[0] : 0.f), floatBits(args.size() > 1 ? args[1] : 0.f)};
+  }
+  default:
+    return {0, 0, 0};
+  }
+}
+
+bool allOfKind(const Node &n, ElemKind k) {
+  for (unsigned i = 0; i < n.getNumResults(); ++i)
+    if (n.getType(i).kind != k)
+      return false;
+  for (const NodeValue &v : n.getOperands())
+    if (v.getType().kind != k)
+      return false;
+  return true;
+}
+
+/// Float kinds, one for every operand and result. Fused: an activation the kernels have, and on
+/// float64 none (nn_activation computes in float; the lowered node computes in double). Fused
+/// float32 nodes are lowered anyway: their Conv or MatMul then takes the GEMM fast path
+/// (LaunchesGemm.cpp), and the activation node gives the same values.
+bool floatProductRuns(const Node &n, bool fused) {
+  ElemKind k = n.getType(0).kind;
+  if (!isFloatKind(k) || !allOfKind(n, k))
+    return false;
+  if (!fused)
+    return true;
+  int64_t code = activationCode(n.attr<AttrKind::FusedActivation>(),
+                                n.attr<AttrKind::FusedActivationArgs>());
+  return k != ElemKind::Float32 && (code == 0 || (code > 0 && k != ElemKind::Float64));
+}
+
+} // namespace
+
 Expected<bool> planNN(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
   uint64_t n = out.numElements();
   auto in = [&](unsigned i) { return placeOf(I.getInput(i)); };
   int64_t y = placeOf(I.getOutput());
-  const AttrList &a = I.getAttrs();
+  std::string suffix = kindSuffix(out.kind).str();
+  std::array<int64_t, 3> act = activationParams(I);
   switch (I.getKind()) {
   case InstrKind::MatMul:
-  case InstrKind::IntegerMatMul: {
+  case InstrKind::FusedMatMul: {
     const Type &at = I.getInput(0)->getType(), &bt = I.getInput(1)->getType();
     size_t r = out.dims.size();
     int64_t m = int64_t(out.dims[r - 2]), nn = int64_t(out.dims[r - 1]);
     int64_t k = int64_t(at.dims[r - 1]);
-    std::vector<int64_t> p = {y, in(0), in(1), m, nn, k, int64_t(r - 2)};
+    std::vector<int64_t> p = {y, in(0), in(1), -1, act[0], act[1], act[2], m, nn, k,
+                              int64_t(r - 2)};
+    // Per batch dim, outermost first: its size and each operand's matrix stride along it.
+    std::vector<std::array<int64_t, 3>> batch(r - 2);
     int64_t as = m * k, bs = k * nn;
-    std::vector<std::array<int64_t, 3>> batch;
     for (size_t d = r - 2; d-- > 0;) {
-      batch.insert(batch.begin(), {int64_t(out.dims[d]), at.dims[d] == 1 ? 0 : as,
-                                   bt.dims[d] == 1 ? 0 : bs});
+      batch[d] = {int64_t(out.dims[d]), at.dims[d] == 1 ? 0 : as, bt.dims[d] == 1 ? 0 : bs};
       as *= int64_t(at.dims[d]);
       bs *= int64_t(bt.dims[d]);
     }
-    for (const auto &b : batch)
-      p.insert(p.end(), b.begin(), b.end());
-    if (I.getKind() == InstrKind::IntegerMatMul) {
-      p.insert(p.end(), {kindCode(at.kind), kindCode(bt.kind), in(2), in(3)});
-      return b.add(I, "integer_matmul", n, p);
-    }
-    return b.add(I, "matmul", n, p);
+    for (const auto &e : batch)
+      p.insert(p.end(), e.begin(), e.end());
+    return b.add(I, "matmul_" + suffix, n, p);
+  }
+  case InstrKind::FullyConnected: {
+    // The input's rows (all dims but the last) times the weights [K, N], plus the bias [N].
+    const Type &wt = I.getInput(1)->getType();
+    int64_t k = int64_t(wt.dims[0]), nn = int64_t(wt.dims[1]);
+    return b.add(I, "matmul_" + suffix, n,
+                 {y, in(0), in(1), in(2), act[0], act[1], act[2], int64_t(n) / nn, nn, k, 0});
   }
   case InstrKind::Conv:
-  case InstrKind::ConvTranspose:
-  case InstrKind::IntegerConv: {
+  case InstrKind::FusedConv:
+  case InstrKind::ConvTranspose: {
     const Type &xt = I.getInput(0)->getType(), &wt = I.getInput(1)->getType();
-    const auto &s = a.get<AttrKind::Strides>(), &pd = a.get<AttrKind::Pads>(),
-               &dl = a.get<AttrKind::Dilations>();
-    // Spatial dims as [H, W]; a 1-D window [W] runs as H = 1.
-    bool oneD = xt.dims.size() == 3;
-    auto hw = [&](ArrayRef<dim_t> d, size_t k) -> int64_t {
-      return oneD ? (k == 0 ? 1 : int64_t(d[2])) : int64_t(d[2 + k]);
-    };
-    auto win = [&](const std::vector<int64_t> &v, size_t k, int64_t one) -> int64_t {
-      return oneD ? (k == 0 ? one : v[0]) : v[k];
-    };
-    bool transposed = I.getKind() == InstrKind::ConvTranspose;
+    const auto &s = I.attr<AttrKind::Strides>(), &pd = I.attr<AttrKind::Pads>(),
+               &dl = I.attr<AttrKind::Dilations>();
+    size_t ns = xt.dims.size() - 2;
     std::vector<int64_t> p = {y,
                               in(0),
                               in(1),
                               in(2),
+                              int64_t(I.getKind() == InstrKind::ConvTranspose),
+                              act[0],
+                              act[1],
+                              act[2],
                               int64_t(xt.dims[0]),
                               int64_t(xt.dims[1]),
-                              hw(xt.dims, 0),
-                              hw(xt.dims, 1),
                               int64_t(out.dims[1]),
-                              hw(out.dims, 0),
-                              hw(out.dims, 1),
-                              hw(wt.dims, 0),
-                              hw(wt.dims, 1),
-                              win(s, 0, 1),
-                              win(s, 1, 1),
-                              oneD ? 0 : pd[0],
-                              oneD ? pd[0] : pd[1],
-                              win(dl, 0, 1),
-                              win(dl, 1, 1),
-                              a.get<AttrKind::Group>()};
-    if (I.getKind() == InstrKind::IntegerConv) {
-      const Type &wz = I.getInput(4)->getType();
-      p.insert(p.end(), {kindCode(xt.kind), kindCode(wt.kind), in(3), in(4),
-                         wz.numElements() == 1 ? 0 : 1});
-      return b.add(I, "integer_conv2d", n, p);
-    }
-    return b.add(I, transposed ? "conv_transpose2d" : "conv2d", n, p);
-  }
-  case InstrKind::MaxPool:
-  case InstrKind::AvgPool: {
-    const Type &xt = I.getInput(0)->getType();
-    const auto &k = a.get<AttrKind::Kernels>(), &s = a.get<AttrKind::Strides>(),
-               &pd = a.get<AttrKind::Pads>();
-    bool isMax = I.getKind() == InstrKind::MaxPool;
-    std::vector<int64_t> dl = isMax ? a.get<AttrKind::Dilations>() : std::vector<int64_t>{1, 1};
-    int64_t idx = isMax ? placeOf(I.getOutput(1)) : -1;
-    int64_t include = isMax ? 0 : a.get<AttrKind::CountIncludePad>();
-    return b.add(I, "pool2d", n,
-               {y, in(0), idx, int64_t(xt.dims[0] * xt.dims[1]), int64_t(xt.dims[2]),
-                int64_t(xt.dims[3]), int64_t(out.dims[2]), int64_t(out.dims[3]), k[0], k[1],
-                s[0], s[1], pd[0], pd[1], pd[2], pd[3], dl[0], dl[1], int64_t(!isMax),
-                include});
+                              I.attr<AttrKind::Group>(),
+                              int64_t(ns)};
+    // End pads only shape the output dims (and output_padding the transposed one's).
+    for (size_t d = 0; d < ns; ++d)
+      p.insert(p.end(), {int64_t(xt.dims[2 + d]), int64_t(out.dims[2 + d]),
+                         int64_t(wt.dims[2 + d]), s[d], pd[d], dl[d]});
+    return b.add(I, "conv_" + suffix, n, p);
   }
   default:
-    return false;
+    return planNNPool(b, I);
   }
 }
 
 std::optional<bool> supportsNN(const Node &n) {
   switch (n.getKind()) {
-  case NodeKind::MatMul:
-    return allFloat32(n);
+  case NodeKind::MatMul: {
+    ElemKind k = n.getType(0).kind;
+    return allOfKind(n, k) && k != ElemKind::Bool && !isQuantizedKind(k);
+  }
+  case NodeKind::FusedMatMul:
+  case NodeKind::FullyConnected:
+    return floatProductRuns(n, true);
   case NodeKind::Conv:
   case NodeKind::ConvTranspose:
-    return allFloat32(n) && (n.getType(0).rank() == 4 || n.getType(0).rank() == 3);
-  case NodeKind::IntegerConv:
-    return (n.getType(0).rank() == 4 || n.getType(0).rank() == 3) &&
-           n.getOperand(3).getType().numElements() == 1;
-  case NodeKind::IntegerMatMul:
-    return n.getOperand(2).getType().numElements() == 1 &&
-           n.getOperand(3).getType().numElements() == 1;
-  case NodeKind::MaxPool:
-    return n.getType(0).kind == ElemKind::Float32 && n.getType(0).rank() == 4;
-  case NodeKind::AvgPool:
-    return allFloat32(n) && n.getType(0).rank() == 4;
+  case NodeKind::FusedConv:
+    // The kernel keeps a window position per spatial axis, up to MAX_RANK (Common.cl) of them.
+    return floatProductRuns(n, n.getKind() == NodeKind::FusedConv) &&
+           n.getType(0).rank() <= 2 + 6;
   default:
-    return std::nullopt;
+    return supportsNNPool(n);
   }
 }
 
