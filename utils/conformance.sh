@@ -12,7 +12,7 @@ build="${EMBER_BUILD_DIR:-$root/build}"
 data=/usr/share/libonnx-testdata/data
 suites="$data/node,$data/pytorch-converted,$data/pytorch-operator,$data/simple"
 expected="$root/tests/conformance/passing.txt"
-backends=(Interpreter CPU)
+backends=(Interpreter CPU OpenCL)
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 

@@ -39,7 +39,8 @@ struct RunOptions {
   std::vector<std::string> pipeline;
   /// Inputs by placeholder name; other inputs get randomTensor values.
   std::map<std::string, Tensor> inputs;
-  /// Options for the backends under test (not the Interpreter, which takes none).
+  /// Options for the CPU backend (threads, target features: what CPUBackendTest varies); the
+  /// other backends under test run with their defaults, against the same reference.
   BackendOptions backend;
 };
 
