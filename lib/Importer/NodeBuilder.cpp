@@ -7,11 +7,22 @@ using namespace llvm;
 
 namespace ember {
 
-Expected<const Tensor *> NodeBuilder::constantValue(StringMap<NodeValue> &values,
-                                                    const std::string &name, NodeValue v,
-                                                    const std::string &why) {
+Expected<SmallVector<NodeValue, 4>> NodeBuilder::inputs(unsigned count) {
+  SmallVector<NodeValue, 4> values;
+  for (unsigned i = 0; i < count; ++i) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue v, input(i));
+    values.push_back(v);
+  }
+  return values;
+}
+
+Expected<const Tensor *> NodeBuilder::constantInput(unsigned i) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue v, input(i));
   if (v.node->getKind() == NodeKind::Constant)
     return &static_cast<Constant *>(v.node)->getPayload();
+  std::string name = inputName(i);
+  std::string why = "input " + std::to_string(i) + " ('" + name +
+                    "') must be a constant known at compile time";
   if (!opts_.evaluateConstant)
     return makeError(why);
   auto value = opts_.evaluateConstant(v);
@@ -19,8 +30,13 @@ Expected<const Tensor *> NodeBuilder::constantValue(StringMap<NodeValue> &values
     return withContext(value.takeError(), why);
   // Later readers of the same value see the folded constant directly.
   Constant *c = module_.createConstant(std::move(*value), name);
-  values[name] = c->getResult();
+  values()[name] = c->getResult();
   return &c->getPayload();
+}
+
+Expected<std::vector<int64_t>> NodeBuilder::constantInts(unsigned i) {
+  EMBER_ASSIGN_OR_RETURN(const Tensor *t, constantInput(i));
+  return tensorInts(*t, "input " + Twine(i) + " ('" + inputName(i) + "')");
 }
 
 Expected<std::vector<int64_t>> tensorInts(const Tensor &t, const Twine &what) {

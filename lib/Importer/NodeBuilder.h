@@ -23,13 +23,10 @@ protected:
   Module &module_;
   Function &fn_;
 
-  /// The value bound to \p name (an operand the loader needs at compile time) as a Constant's
-  /// payload: a Constant already, or computed from Constants only (then evaluated once through
-  /// ImportOptions::evaluateConstant and \p values rebound to the result); else an error
-  /// saying \p why it must be constant.
-  llvm::Expected<const Tensor *> constantValue(llvm::StringMap<NodeValue> &values,
-                                               const std::string &name, NodeValue v,
-                                               const std::string &why);
+  /// Input \p i's name in the model, and the map from names to the values bound so far (a
+  /// folded operand is rebound in it).
+  virtual std::string inputName(unsigned i) const = 0;
+  virtual llvm::StringMap<NodeValue> &values() = 0;
 
 public:
   NodeBuilder(const ImportOptions &opts, Module &m, Function &f)
@@ -40,6 +37,17 @@ public:
   /// The name of what is being loaded (the operator's, else its first output's): the nodes
   /// created for it are named after it.
   virtual std::string baseName() const = 0;
+
+  /// Input \p i as a graph value; an error naming it when it is missing or not yet defined.
+  virtual llvm::Expected<NodeValue> input(unsigned i) = 0;
+  /// Inputs 0 .. count-1, all required.
+  llvm::Expected<llvm::SmallVector<NodeValue, 4>> inputs(unsigned count);
+  /// Input \p i's value when it is a Constant (weights, shape tensors) or computed from
+  /// Constants only (then evaluated once through ImportOptions::evaluateConstant, and the input
+  /// rebound to the result), else an error.
+  llvm::Expected<const Tensor *> constantInput(unsigned i);
+  /// A constant input read as int64 values (shapes, axes).
+  llvm::Expected<std::vector<int64_t>> constantInts(unsigned i);
 
   /// Creates \p kind on \p operands, named after this operator (plus \p suffix).
   llvm::Expected<NodeValue> create(NodeKind kind, llvm::ArrayRef<NodeValue> operands,

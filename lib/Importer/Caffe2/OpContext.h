@@ -63,6 +63,9 @@ class OpContext : public NodeBuilder {
   const caffe2::Argument *findArg(llvm::StringRef name) const;
   void argError(llvm::StringRef name, llvm::StringRef expected);
 
+  std::string inputName(unsigned i) const override { return op_.input(int(i)); }
+  llvm::StringMap<NodeValue> &values() override { return blobs_; }
+
 public:
   OpContext(const caffe2::OperatorDef &op, const ImportOptions &opts, Module &m, Function &f,
             llvm::StringMap<NodeValue> &blobs, llvm::StringMap<QuantParams> &quant)
@@ -74,13 +77,7 @@ public:
   std::string baseName() const override;
 
   unsigned numInputs() const { return unsigned(op_.input_size()); }
-  llvm::Expected<NodeValue> input(unsigned i);
-  /// Inputs 0 .. count-1, all required.
-  llvm::Expected<llvm::SmallVector<NodeValue, 4>> inputs(unsigned count);
-  /// The input's value when it is a Constant (weights from init_net) or computed from
-  /// Constants only (then evaluated once), else an error.
-  llvm::Expected<const Tensor *> constantInput(unsigned i);
-  llvm::Expected<std::vector<int64_t>> constantInts(unsigned i);
+  llvm::Expected<NodeValue> input(unsigned i) override;
 
   unsigned numOutputs() const { return unsigned(op_.output_size()); }
   /// Binds output \p i's blob name to \p v. Caffe2 nets rebind names (in-place operators

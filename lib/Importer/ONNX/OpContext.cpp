@@ -99,27 +99,6 @@ Expected<NodeValue> OpContext::input(unsigned i) {
   return it->second;
 }
 
-Expected<SmallVector<NodeValue, 4>> OpContext::inputs(unsigned count) {
-  SmallVector<NodeValue, 4> values;
-  for (unsigned i = 0; i < count; ++i) {
-    EMBER_ASSIGN_OR_RETURN(NodeValue v, input(i));
-    values.push_back(v);
-  }
-  return values;
-}
-
-Expected<const Tensor *> OpContext::constantInput(unsigned i) {
-  EMBER_ASSIGN_OR_RETURN(NodeValue v, input(i));
-  return constantValue(values_, node_.input(i), v,
-                       "input " + std::to_string(i) + " ('" + node_.input(i) +
-                           "') must be a constant known at compile time");
-}
-
-Expected<std::vector<int64_t>> OpContext::constantInts(unsigned i) {
-  EMBER_ASSIGN_OR_RETURN(const Tensor *t, constantInput(i));
-  return tensorInts(*t, "input " + Twine(i) + " ('" + node_.input(i) + "')");
-}
-
 Error OpContext::setOutput(unsigned i, NodeValue v) {
   if (!hasOutput(i))
     return Error::success();

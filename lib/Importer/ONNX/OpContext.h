@@ -58,6 +58,9 @@ class OpContext : public NodeBuilder {
   const onnx::AttributeProto *findAttr(llvm::StringRef name,
                                        onnx::AttributeProto::AttributeType type);
 
+  std::string inputName(unsigned i) const override { return node_.input(int(i)); }
+  llvm::StringMap<NodeValue> &values() override { return values_; }
+
 public:
   OpContext(const onnx::NodeProto &node, const ImportOptions &opts, int64_t opset, Module &m,
             Function &f, llvm::StringMap<NodeValue> &values)
@@ -72,15 +75,7 @@ public:
   /// Inputs: an empty name means an omitted optional input.
   unsigned numInputs() const { return node_.input_size(); }
   bool hasInput(unsigned i) const { return int(i) < node_.input_size() && !node_.input(i).empty(); }
-  llvm::Expected<NodeValue> input(unsigned i);
-  /// Inputs 0 .. count-1, all required.
-  llvm::Expected<llvm::SmallVector<NodeValue, 4>> inputs(unsigned count);
-  /// The input's value when it is a Constant (weights, shape tensors) or computed from
-  /// Constants only (then it is evaluated once and the input rebound to the result), else an
-  /// error.
-  llvm::Expected<const Tensor *> constantInput(unsigned i);
-  /// A constant input read as int64 values (shapes, axes).
-  llvm::Expected<std::vector<int64_t>> constantInts(unsigned i);
+  llvm::Expected<NodeValue> input(unsigned i) override;
 
   unsigned numOutputs() const { return node_.output_size(); }
   bool hasOutput(unsigned i) const {
