@@ -22,8 +22,9 @@ external_output. In init_net.pbtxt each `values` list is written in the text for
 Independent check (no ember involved), run on every fresh export before it is put in place, and on
 cached ones with --check: both .pbtxt files are encoded with protoc (Google's C++ text parser) and
 must give byte for byte the .pb files; then the written nets are executed by a small float64 numpy
-interpreter of exactly the operators emitted here, implementing Caffe2's CPU semantics (cited per
-operator), whose output must match torch's: |got - want| <= atol + 1e-4 |want|, atol =
+interpreter of the operators emitted here, whose meaning is utils/models/caffe2_numpy.py's
+references of Caffe2's CPU semantics (cited per operator; make_caffe2_test_models.py uses the
+same ones), and its output must match torch's: |got - want| <= atol + 1e-4 |want|, atol =
 max(1e-5, 1e-4 max|want|) (utils/zoo.sh's rule).
 
     /usr/bin/python3 utils/models/export_caffe2_zoo.py [--out build/zoo/caffe2] [--set ci|full]
@@ -31,20 +32,22 @@ max(1e-5, 1e-4 max|want|) (utils/zoo.sh's rule).
 """
 
 import argparse
-import atexit
 import hashlib
-import math
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import caffe2_numpy  # noqa: E402  (the schema and the numpy references of the operators)
 import export_zoo  # noqa: E402  (seeds, build, calibrate_batchnorm)
+from caffe2_numpy import (  # noqa: E402
+    CAFFE_LEGACY_POOLING, NOTSET, SAME, VALID, caffe2_pb2, compute_size_and_pad, ref_concat,
+    ref_conv, ref_dropout, ref_fc, ref_flatten, ref_given_tensor_fill, ref_pool, ref_relu,
+    ref_reshape, ref_spatial_bn, ref_sum)
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SCHEMA_DIR = os.path.join(ROOT, "lib", "Importer", "Caffe2")
@@ -56,29 +59,6 @@ SETS["full"] = SETS["ci"] + ["resnet50", "densenet121", "googlenet", "alexnet"]
 INPUT = "data"
 IMAGE = (1, 3, 224, 224)
 RTOL = 1e-4
-
-# caffe2/proto/caffe2_legacy.proto: enum LegacyPadding
-NOTSET, VALID, SAME, CAFFE_LEGACY_POOLING = 0, 1, 2, 3
-
-
-# ------------------------------------------------------------------------------------------------
-# Schema
-
-_PB2 = None
-
-
-def caffe2_pb2():
-    """ember's caffe2.proto compiled by protoc into a temporary directory (removed at exit)."""
-    global _PB2
-    if _PB2 is None:
-        tmp = tempfile.mkdtemp(prefix="caffe2_pb2.")
-        atexit.register(shutil.rmtree, tmp, True)
-        subprocess.run(["protoc", "--proto_path=" + SCHEMA_DIR, "--python_out=" + tmp,
-                        "caffe2.proto"], check=True)
-        sys.path.insert(0, tmp)
-        import caffe2_pb2 as pb2
-        _PB2 = pb2
-    return _PB2
 
 
 def build(name):
@@ -108,11 +88,12 @@ def script_stamp():
     import google.protobuf
     import torch
     import torchvision
-    return "export_caffe2_zoo %s export_zoo %s caffe2.proto %s torch %s torchvision %s " \
-           "protobuf %s\n" % (file_digest(os.path.abspath(__file__)),
-                              file_digest(os.path.abspath(export_zoo.__file__)),
-                              file_digest(SCHEMA), torch.__version__, torchvision.__version__,
-                              google.protobuf.__version__)
+    return "export_caffe2_zoo %s caffe2_numpy %s export_zoo %s caffe2.proto %s torch %s " \
+           "torchvision %s protobuf %s\n" % (
+               file_digest(os.path.abspath(__file__)),
+               file_digest(os.path.abspath(caffe2_numpy.__file__)),
+               file_digest(os.path.abspath(export_zoo.__file__)), file_digest(SCHEMA),
+               torch.__version__, torchvision.__version__, google.protobuf.__version__)
 
 
 NET_FILES = ["predict_net.pb", "init_net.pb", "predict_net.pbtxt", "init_net.pbtxt"]
@@ -588,7 +569,9 @@ def write_case(net, case_dir, x, y):
 
 
 # ------------------------------------------------------------------------------------------------
-# The independent check: a float64 numpy interpreter of the emitted Caffe2 operators
+# The independent check: a float64 numpy interpreter of the emitted Caffe2 operators. Each op_*
+# reads the OperatorDef's arguments as Caffe2's op does and calls caffe2_numpy's reference, where
+# the operator's meaning (Caffe2's CPU source, cited there) is written.
 
 class Args:
     """An OperatorDef's arguments, read as Caffe2's ArgumentHelper does."""
@@ -612,56 +595,17 @@ class Args:
         return [int(v) for v in self.a[name].ints] if name in self.a else []
 
 
-def compute_size_and_pad(in_size, stride, kernel, dilation, legacy_pad, pad_head, pad_tail):
-    """ConvPoolOpBase::ComputeSizeAndPad (caffe2/operators/conv_pool_op_base.h), with its float
-    arithmetic: returns (out_size, pad_head, pad_tail)."""
-    import numpy as np
-    f32 = np.float32
-    dkernel = dilation * (kernel - 1) + 1
-    if legacy_pad == NOTSET:
-        if in_size + pad_head + pad_tail < dkernel:
-            raise ValueError("window larger than the padded input")
-        out = int(f32(in_size + pad_head + pad_tail - dkernel) / f32(stride) + f32(1))
-    elif legacy_pad == VALID:
-        pad_head = pad_tail = 0
-        out = (in_size - dkernel) // stride + 1
-    elif legacy_pad == SAME:
-        if dilation != 1:
-            raise ValueError("dilation with legacy SAME")
-        target = (in_size + stride - 1) // stride
-        needed = (target - 1) * stride + kernel - in_size
-        pad_head = needed // 2  # CAFFE2_PAD_HEAD_MORE is false
-        pad_tail = needed - pad_head
-        out = (in_size + needed - dkernel) // stride + 1
-    elif legacy_pad == CAFFE_LEGACY_POOLING:
-        # Caffe rounds the output size up (ceil) where Caffe2 rounds down; only pad_head is used
-        # and pad_tail is derived. Note `kernel`, not the dilated kernel, as in the source.
-        if pad_head < 0:
-            raise ValueError("negative pad")
-        out = int(math.ceil(f32(in_size + pad_head * 2 - kernel) / f32(stride) + f32(1)))
-        if pad_head > 0 and (out - 1) * stride >= in_size + pad_head:
-            out -= 1
-        standard = int(f32(in_size + pad_head * 2 - kernel) / f32(stride) + f32(1))
-        if out < standard:
-            raise AssertionError("legacy pooling size below the standard one")
-        pad_tail = pad_head + stride * (out - standard)
-    else:
-        raise ValueError("legacy_pad %d" % legacy_pad)
-    return out, pad_head, pad_tail
-
-
 class ConvPoolParams:
     """The arguments ConvPoolOpBase's constructor reads (conv_pool_op_base.h): kernels/kernel/
     kernel_h+kernel_w, strides/stride/stride_h+stride_w, dilations/dilation/dilation_h+dilation_w,
     pads/pad/pad_t+pad_l+pad_b+pad_r (pads are [head dims..., tail dims...]), legacy_pad,
-    global_pooling, group, order; then InferOutputSize for a 4-D NCHW input."""
+    global_pooling, group, order (2-D kernels only)."""
 
-    def __init__(self, op, a):
+    def __init__(self, a):
         self.legacy = a.int("legacy_pad", NOTSET)
         self.global_pooling = a.int("global_pooling", 0)
         self.group = a.int("group", 1)
-        if a.str("order", "NCHW") != "NCHW":
-            raise ValueError("only NCHW")
+        self.order = a.str("order", "NCHW")
         kernel, dilation = a.ints("kernels"), a.ints("dilations")
         stride, pads = a.ints("strides"), a.ints("pads")
         if self.legacy in (VALID, SAME) and (a.has("pads") or a.has("pad")):
@@ -694,197 +638,51 @@ class ConvPoolParams:
             raise ValueError("group with dilation")
         self.kernel, self.stride, self.pads, self.dilation = kernel, stride, pads, dilation
 
-    def output_hw(self, hw):
-        """InferOutputSize: (out dims, kernel, pads) for input spatial dims hw."""
-        if self.global_pooling:
-            return [1, 1], list(hw), [0, 0, 0, 0]
-        pads = list(self.pads)
-        out = []
-        for d in range(2):
-            o, pads[d], pads[2 + d] = compute_size_and_pad(
-                hw[d], self.stride[d], self.kernel[d], self.dilation[d], self.legacy,
-                pads[d], pads[2 + d])
-            out.append(o)
-        return out, list(self.kernel), pads
-
-
-def windows(x, out_hw, kernel, stride, dilation, pad_head, fill):
-    """[N, C, OH, OW, kH, kW] view of x padded with `fill`: element (oh, ow, i, j) is input
-    (oh*s - pad_t + i*d, ow*s - pad_l + j*d); positions outside the input read `fill`."""
-    import numpy as np
-    n, c, h, w = x.shape
-    need = [(out_hw[d] - 1) * stride[d] + dilation[d] * (kernel[d] - 1) + 1 for d in range(2)]
-    tail = [max(0, need[d] - pad_head[d] - (h, w)[d]) for d in range(2)]
-    xp = np.pad(x, ((0, 0), (0, 0), (pad_head[0], tail[0]), (pad_head[1], tail[1])),
-                constant_values=fill)
-    sn, sc, sh, sw = xp.strides
-    return np.lib.stride_tricks.as_strided(
-        xp, (n, c, out_hw[0], out_hw[1], kernel[0], kernel[1]),
-        (sn, sc, sh * stride[0], sw * stride[1], sh * dilation[0], sw * dilation[1]),
-        writeable=False)
-
 
 def op_conv(op, a, x, w, b=None):
-    """Conv (conv_op.h / conv_op_impl.h, NCHW): Y[n, m, oh, ow] = b[m] + sum over the group's
-    channels c and kernel taps (i, j) of W[m, c, i, j] X[n, g*C/G + c, oh*s - pad_t + i*d,
-    ow*s - pad_l + j*d], outside the input reading 0; output size from ConvPoolOpBase (pads
-    [t, l, b, r], floor). W is [M, C/group, kH, kW]; the bias input is optional."""
-    import numpy as np
-    p = ConvPoolParams(op, a)
-    if p.global_pooling or p.legacy != NOTSET:
-        raise ValueError("conv with global_pooling / legacy_pad not emitted")
-    n, c, h, wd = x.shape
-    m, cg, kh, kw = w.shape
-    if [kh, kw] != p.kernel or cg * p.group != c or m % p.group:
-        raise ValueError("Conv: W %s vs kernel %s, C %d, group %d" % (w.shape, p.kernel, c,
-                                                                     p.group))
-    out_hw, kernel, pads = p.output_hw((h, wd))
-    win = windows(x, out_hw, kernel, p.stride, p.dilation, pads[:2], 0.0)
-    g, mg = p.group, m // p.group
-    y = np.empty((n, m) + tuple(out_hw))
-    for gi in range(g):
-        cols = win[:, gi * cg:(gi + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(
-            n * out_hw[0] * out_hw[1], cg * kh * kw)
-        r = cols @ w[gi * mg:(gi + 1) * mg].reshape(mg, -1).T
-        y[:, gi * mg:(gi + 1) * mg] = r.reshape(n, out_hw[0], out_hw[1], mg).transpose(0, 3, 1, 2)
-    if b is not None:
-        y += b.reshape(1, m, 1, 1)
-    return [y]
+    """Conv (optional bias): ref_conv."""
+    p = ConvPoolParams(a)
+    if p.global_pooling:
+        raise ValueError("Conv with global_pooling")
+    return [ref_conv(x, w, b, p.kernel, p.stride, p.pads, p.dilation, p.group, p.legacy,
+                     p.order)]
 
 
 def op_pool(kind):
     def run(op, a, x):
-        """MaxPool / AveragePool (pool_op.h, pool_op.cc, NCHW): a window is clipped to the input,
-        [max(o*s - pad_head, 0), min(o*s - pad_head + k, in)) per dim; MaxPool takes its max,
-        AveragePool its mean, dividing by the clipped window's size unless count_include_pad
-        (default false) makes it kernel_h*kernel_w. Output size and pads from ConvPoolOpBase
-        (legacy_pad 3 rounds up); global_pooling reduces all of H x W. No dilation."""
-        import numpy as np
-        p = ConvPoolParams(op, a)
+        """MaxPool / AveragePool: ref_pool (PoolOp rejects dilation)."""
+        p = ConvPoolParams(a)
         if p.dilation != [1, 1]:
             raise ValueError("Pooling op does not support dilation")
-        n, c, h, w = x.shape
-        if p.global_pooling:
-            r = x.reshape(n, c, h * w)
-            return [(r.max(axis=2) if kind == "max" else r.mean(axis=2)).reshape(n, c, 1, 1)]
-        for d in range(2):
-            if not (p.pads[d] < p.kernel[d] and p.pads[2 + d] < p.kernel[d]):
-                raise ValueError("Pad should be smaller than kernel")
-        out_hw, kernel, pads = p.output_hw((h, w))
-        if kind == "max":
-            return [windows(x, out_hw, kernel, p.stride, [1, 1], pads[:2], -np.inf)
-                    .max(axis=(4, 5))]
-        s = windows(x, out_hw, kernel, p.stride, [1, 1], pads[:2], 0.0).sum(axis=(4, 5))
-        if a.int("count_include_pad", 0):
-            return [s / (kernel[0] * kernel[1])]
-        count = windows(np.ones((1, 1, h, w)), out_hw, kernel, p.stride, [1, 1], pads[:2],
-                        0.0).sum(axis=(4, 5))
-        return [s / count]
+        return [ref_pool(x, kind, p.kernel, p.stride, p.pads, p.legacy,
+                         bool(a.int("count_include_pad", 0)), bool(p.global_pooling), p.order)]
     return run
 
 
 def op_spatial_bn(op, a, x, scale, bias, mean, var):
-    """SpatialBN with is_test (spatial_batch_norm_op.h / .cc): alpha = scale / sqrt(var +
-    epsilon), beta = bias - alpha * mean, Y = alpha X + beta per channel; epsilon default 1e-5."""
-    import numpy as np
+    """SpatialBN, only is_test with one output: ref_spatial_bn."""
     if not a.int("is_test", 0) or len(op.output) != 1:
         raise ValueError("SpatialBN: only is_test with one output is emitted")
-    eps = a.float("epsilon", 1e-5)
-    alpha = scale / np.sqrt(var + eps)
-    beta = bias - alpha * mean
-    shape = (1, -1) + (1,) * (x.ndim - 2)
-    return [x * alpha.reshape(shape) + beta.reshape(shape)]
-
-
-def op_relu(op, a, x):
-    """Relu (relu_op.cc): max(X, 0)."""
-    import numpy as np
-    return [np.maximum(x, 0)]
-
-
-def op_sum(op, a, *xs):
-    """Sum (utility_ops.h SumOp): elementwise sum of inputs of one shape (no broadcasting)."""
-    if any(t.shape != xs[0].shape for t in xs):
-        raise ValueError("Sum of different shapes")
-    y = xs[0].copy()
-    for t in xs[1:]:
-        y = y + t
-    return [y]
-
-
-def op_fc(op, a, x, w, b):
-    """FC (fully_connected_op.h): X flattened to [M, K] at `axis` (default 1), W to [N, K] at
-    `axis_w` (default 1); Y = X W^T + b, shape X.dims[:axis] + [N]."""
-    import numpy as np
-    axis, axis_w = a.int("axis", 1), a.int("axis_w", 1)
-    m = int(np.prod(x.shape[:axis]))
-    n = int(np.prod(w.shape[:axis_w]))
-    k = x.size // m
-    if w.size != n * k or b.shape != (n,):
-        raise ValueError("FC: X %s, W %s, b %s" % (x.shape, w.shape, b.shape))
-    y = x.reshape(m, k) @ w.reshape(n, k).T + b
-    return [y.reshape(tuple(x.shape[:axis]) + (n,))]
-
-
-def op_flatten(op, a, x):
-    """Flatten (flatten_op.h): [prod(dims[:axis]), prod(dims[axis:])], axis default 1."""
-    import numpy as np
-    axis = a.int("axis", 1)
-    return [x.reshape(int(np.prod(x.shape[:axis])), -1)]
-
-
-def op_reshape(op, a, x):
-    """Reshape (reshape_op.h) with the `shape` argument: 0 copies the input's dim at that
-    index, at most one -1 is inferred; second output old_shape (int64) is the input's shape."""
-    import numpy as np
-    shape = a.ints("shape")
-    shape = [x.shape[i] if d == 0 else d for i, d in enumerate(shape)]
-    if shape.count(-1) > 1:
-        raise ValueError("more than one -1")
-    known = int(np.prod([d for d in shape if d != -1]))
-    if -1 in shape:
-        if x.size % known:
-            raise ValueError("shape does not divide")
-        shape[shape.index(-1)] = x.size // known
-    elif known != x.size:
-        raise ValueError("shape does not agree")
-    return [x.reshape(shape), np.array(x.shape, np.int64)]
+    return [ref_spatial_bn(x, scale, bias, mean, var, a.float("epsilon", 1e-5),
+                           a.str("order", "NCHW"))]
 
 
 def op_concat(op, a, *xs):
-    """Concat (concat_split_op.h): along `axis` (else the channel dim of `order`, NCHW -> 1);
-    add_axis 0; second output split_info (int32): each input's size along the axis."""
-    import numpy as np
-    if a.has("axis"):
-        axis = a.int("axis", 1)
-    else:
-        axis = {"NCHW": 1, "NHWC": 3}[a.str("order", "NCHW")]
-    if a.int("add_axis", 0):
-        raise ValueError("add_axis not emitted")
-    return [np.concatenate(xs, axis=axis), np.array([t.shape[axis] for t in xs], np.int32)]
-
-
-def op_dropout(op, a, x):
-    """Dropout (dropout_op.cc) with is_test: Y = X (training-time scaling, not here)."""
-    if not a.int("is_test", 0):
-        raise ValueError("Dropout without is_test is random")
-    return [x.copy()]
-
-
-def op_given_tensor_fill(op, a):
-    """GivenTensorFill (given_tensor_fill_op.h): a float tensor of `shape` from `values`."""
-    import numpy as np
-    shape = a.ints("shape")
-    vals = np.array(a.a["values"].floats, dtype=np.float32).astype(np.float64)
-    if vals.size != int(np.prod(shape)):
-        raise ValueError("GivenTensorFill: %d values for shape %s" % (vals.size, shape))
-    return [vals.reshape(shape)]
+    """Concat (and its split_info output): ref_concat."""
+    axis = a.int("axis", -1) if a.has("axis") else None
+    return list(ref_concat(xs, axis, a.str("order", "NCHW"), bool(a.int("add_axis", 0))))
 
 
 OPS = {"Conv": op_conv, "MaxPool": op_pool("max"), "AveragePool": op_pool("avg"),
-       "SpatialBN": op_spatial_bn, "Relu": op_relu, "Sum": op_sum, "FC": op_fc,
-       "Flatten": op_flatten, "Reshape": op_reshape, "Concat": op_concat, "Dropout": op_dropout,
-       "GivenTensorFill": op_given_tensor_fill}
+       "SpatialBN": op_spatial_bn, "Concat": op_concat,
+       "Relu": lambda op, a, x: [ref_relu(x)],
+       "Sum": lambda op, a, *xs: [ref_sum(xs)],
+       "FC": lambda op, a, x, w, b: [ref_fc(x, w, b, a.int("axis", 1), a.int("axis_w", 1))],
+       "Flatten": lambda op, a, x: [ref_flatten(x, a.int("axis", 1))],
+       "Reshape": lambda op, a, x: list(ref_reshape(x, a.ints("shape"))),
+       "Dropout": lambda op, a, x: [ref_dropout(x, a.int("is_test", 0))],
+       "GivenTensorFill": lambda op, a: [ref_given_tensor_fill(
+           a.ints("shape"), a.a["values"].floats).astype("float64")]}
 
 
 def run_net(net, ws):
