@@ -42,29 +42,47 @@ std::vector<dim_t> spatialDims(const Type &channelsFirst) {
   return std::vector<dim_t>(channelsFirst.dims.begin() + 2, channelsFirst.dims.end());
 }
 
+/// What Conv and ConvTranspose read alike: input and filter in channels-first order (transposed
+/// from NHWC), and the window arguments, a missing kernel taken from the filter.
+struct ConvOperands {
+  NodeValue x, w;
+  bool nhwc;
+  ConvPoolArgs args;
+};
+
+Expected<ConvOperands> readConvOperands(OpContext &ctx) {
+  ConvOperands c;
+  EMBER_ASSIGN_OR_RETURN(c.x, ctx.input(0));
+  EMBER_ASSIGN_OR_RETURN(c.w, ctx.input(1));
+  if (c.x.getType().rank() < 3 || c.w.getType().rank() != c.x.getType().rank())
+    return ctx.fail("input " + c.x.getType().str() + " and filter " + c.w.getType().str() +
+                    " must have the same rank >= 3");
+  c.nhwc = ctx.getString("order", "NCHW") == "NHWC";
+  EMBER_ASSIGN_OR_RETURN(c.x, channelsFirst(ctx, c.x, c.nhwc, "nchw"));
+  EMBER_ASSIGN_OR_RETURN(c.w, channelsFirst(ctx, c.w, c.nhwc, "filter_nchw"));
+  std::vector<int64_t> filterKernels(c.w.getType().dims.begin() + 2, c.w.getType().dims.end());
+  EMBER_ASSIGN_OR_RETURN(c.args, readConvPoolArgs(ctx, filterKernels));
+  return c;
+}
+
+/// The bias, input 2, or zeros of \p channels when the operator has none.
+Expected<NodeValue> biasOrZeros(OpContext &ctx, const Type &filter, dim_t channels) {
+  if (ctx.numInputs() > 2)
+    return ctx.input(2);
+  return ctx.createConstant(Tensor(filter.withDims({channels})), "bias")->getResult();
+}
+
 /// Conv (conv_op_impl.h): Y = X * W + b; X [N, C, spatial..] or NHWC, W [M, C/group, k..]
 /// (NHWC: [M, k.., C/group]), optional b [M].
 Error loadConv(OpContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
-  EMBER_ASSIGN_OR_RETURN(NodeValue w, ctx.input(1));
-  if (x.getType().rank() < 3 || w.getType().rank() != x.getType().rank())
-    return ctx.fail("input " + x.getType().str() + " and filter " + w.getType().str() +
-                    " must have the same rank >= 3");
-  bool nhwc = ctx.getString("order", "NCHW") == "NHWC";
-  EMBER_ASSIGN_OR_RETURN(x, channelsFirst(ctx, x, nhwc, "nchw"));
-  EMBER_ASSIGN_OR_RETURN(w, channelsFirst(ctx, w, nhwc, "filter_nchw"));
-  std::vector<int64_t> filterKernels(w.getType().dims.begin() + 2, w.getType().dims.end());
-  EMBER_ASSIGN_OR_RETURN(ConvPoolArgs a, readConvPoolArgs(ctx, filterKernels));
+  EMBER_ASSIGN_OR_RETURN(ConvOperands c, readConvOperands(ctx));
+  NodeValue x = c.x, w = c.w;
+  bool nhwc = c.nhwc;
+  ConvPoolArgs &a = c.args;
   if (a.global)
     return ctx.fail("global_pooling does not apply to a convolution");
   EMBER_TRY(resolvePads(ctx, a, spatialDims(x.getType())));
-  dim_t m = w.getType().dims[0];
-  NodeValue bias;
-  if (ctx.numInputs() > 2) {
-    EMBER_ASSIGN_OR_RETURN(bias, ctx.input(2));
-  } else {
-    bias = ctx.createConstant(Tensor(w.getType().withDims({m})), "bias")->getResult();
-  }
+  EMBER_ASSIGN_OR_RETURN(NodeValue bias, biasOrZeros(ctx, w.getType(), w.getType().dims[0]));
   AttrList attrs = windowAttrs(a);
   attrs.set<AttrKind::Dilations>(a.dilations).set<AttrKind::Group>(a.group);
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Conv, {x, w, bias}, attrs));
@@ -76,16 +94,10 @@ Error loadConv(OpContext &ctx) {
 /// k..] (NHWC: [C, k.., M/group]); output (in - 1) * stride + kernel - pad_head - pad_tail + adj;
 /// `adj`/`adjs` extend the output; legacy VALID and SAME both mean no padding.
 Error loadConvTranspose(OpContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
-  EMBER_ASSIGN_OR_RETURN(NodeValue w, ctx.input(1));
-  if (x.getType().rank() < 3 || w.getType().rank() != x.getType().rank())
-    return ctx.fail("input " + x.getType().str() + " and filter " + w.getType().str() +
-                    " must have the same rank >= 3");
-  bool nhwc = ctx.getString("order", "NCHW") == "NHWC";
-  EMBER_ASSIGN_OR_RETURN(x, channelsFirst(ctx, x, nhwc, "nchw"));
-  EMBER_ASSIGN_OR_RETURN(w, channelsFirst(ctx, w, nhwc, "filter_nchw"));
-  std::vector<int64_t> filterKernels(w.getType().dims.begin() + 2, w.getType().dims.end());
-  EMBER_ASSIGN_OR_RETURN(ConvPoolArgs a, readConvPoolArgs(ctx, filterKernels));
+  EMBER_ASSIGN_OR_RETURN(ConvOperands c, readConvOperands(ctx));
+  NodeValue x = c.x, w = c.w;
+  bool nhwc = c.nhwc;
+  ConvPoolArgs &a = c.args;
   size_t n = a.kernels.size();
   if (n != x.getType().rank() - 2)
     return ctx.fail("kernels " + intsToString(a.kernels) + " do not match input " +
@@ -112,13 +124,8 @@ Error loadConvTranspose(OpContext &ctx) {
     if (a.legacyPad != LegacyPad::NotSet)
       a.pads[i] = a.pads[n + i] = 0;
   }
-  dim_t m = w.getType().dims[1] * dim_t(a.group);
-  NodeValue bias;
-  if (ctx.numInputs() > 2) {
-    EMBER_ASSIGN_OR_RETURN(bias, ctx.input(2));
-  } else {
-    bias = ctx.createConstant(Tensor(w.getType().withDims({m})), "bias")->getResult();
-  }
+  EMBER_ASSIGN_OR_RETURN(NodeValue bias,
+                         biasOrZeros(ctx, w.getType(), w.getType().dims[1] * dim_t(a.group)));
   AttrList attrs = windowAttrs(a);
   attrs.set<AttrKind::Dilations>(a.dilations)
       .set<AttrKind::Group>(a.group)

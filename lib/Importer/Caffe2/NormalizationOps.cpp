@@ -1,6 +1,6 @@
 // Caffe2's normalizations: Softmax (softmax_op.cc), SpatialBN in test mode
 // (spatial_batch_norm_op.h) and LRN (local_response_normalization_op.cc).
-#include "OpContext.h"
+#include "ConvPoolArgs.h"
 
 #include "ember/Support/Error.h"
 
@@ -43,14 +43,8 @@ Error loadSpatialBN(OpContext &ctx) {
   size_t rank = x.getType().rank();
   if (rank < 2)
     return ctx.fail("input must have rank >= 2, got " + x.getType().str());
-  std::vector<int64_t> toFirst = {0, int64_t(rank) - 1}, toLast = {0};
-  for (size_t i = 1; i + 1 < rank; ++i)
-    toFirst.push_back(int64_t(i));
-  for (size_t i = 2; i < rank; ++i)
-    toLast.push_back(int64_t(i));
-  toLast.push_back(1);
   if (nhwc && rank > 2) {
-    EMBER_ASSIGN_OR_RETURN(x, ctx.transpose(x, toFirst, "nchw"));
+    EMBER_ASSIGN_OR_RETURN(x, ctx.transpose(x, toChannelsFirst(rank), "nchw"));
   }
   dim_t c = x.getType().dims[1];
   for (unsigned i = 1; i < 5; ++i)
@@ -66,7 +60,7 @@ Error loadSpatialBN(OpContext &ctx) {
       NodeValue y, ctx.create(NodeKind::BatchNorm, ops,
                               AttrList().set<AttrKind::Epsilon>(ctx.getFloat("epsilon", 1e-5f))));
   if (nhwc && rank > 2) {
-    EMBER_ASSIGN_OR_RETURN(y, ctx.transpose(y, toLast, "nhwc"));
+    EMBER_ASSIGN_OR_RETURN(y, ctx.transpose(y, toChannelsLast(rank), "nhwc"));
   }
   return ctx.setOutput(0, y);
 }
@@ -82,7 +76,7 @@ Error loadLRN(OpContext &ctx) {
   if (size <= 0)
     return ctx.fail("argument 'size' must be > 0");
   if (nhwc) {
-    EMBER_ASSIGN_OR_RETURN(x, ctx.transpose(x, {0, 3, 1, 2}, "nchw"));
+    EMBER_ASSIGN_OR_RETURN(x, ctx.transpose(x, toChannelsFirst(4), "nchw"));
   }
   AttrList attrs;
   attrs.set<AttrKind::Alpha>(ctx.getFloat("alpha", 0))
@@ -91,7 +85,7 @@ Error loadLRN(OpContext &ctx) {
       .set<AttrKind::Size>(size);
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::LRN, {x}, attrs));
   if (nhwc) {
-    EMBER_ASSIGN_OR_RETURN(y, ctx.transpose(y, {0, 2, 3, 1}, "nhwc"));
+    EMBER_ASSIGN_OR_RETURN(y, ctx.transpose(y, toChannelsLast(4), "nhwc"));
   }
   ctx.leaveUndefined(1);
   return ctx.setOutput(0, y);
