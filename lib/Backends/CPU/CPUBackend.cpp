@@ -7,6 +7,7 @@
 #include "KernelVariants.h"
 #include "JIT.h"
 #include "ObjectWriter.h"
+#include "Common/PhaseClock.h"
 
 #include "ember/Backends/Backend.h"
 #include "ember/Support/Error.h"

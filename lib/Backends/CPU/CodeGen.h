@@ -21,7 +21,6 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"
 
-#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -201,21 +200,6 @@ void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);
 /// assembly from a copy: emitting runs codegen passes over the module).
 llvm::Error dumpModule(const llvm::Module &M, llvm::TargetMachine &TM,
                        const BackendOptions &opts);
-
-/// Appends the time since the last lap (or its construction) to a phase list, if one is given.
-class PhaseClock {
-  PhaseTimes *out_;
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-
-public:
-  explicit PhaseClock(PhaseTimes *out) : out_(out) {}
-  void lap(const char *phase) {
-    auto now = std::chrono::steady_clock::now();
-    if (out_)
-      out_->push_back({phase, std::chrono::duration<double, std::milli>(now - last_).count()});
-    last_ = now;
-  }
-};
 
 } // namespace cpu
 } // namespace ember

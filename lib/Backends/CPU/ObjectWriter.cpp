@@ -4,17 +4,14 @@
 #include "ObjectWriter.h"
 
 #include "CodeGen.h"
+#include "Common/BundleObject.h"
+#include "Common/PhaseClock.h"
 
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/StringSet.h"
-#include "llvm/IR/Constants.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Object/ObjectFile.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/raw_ostream.h"
-
 
 using namespace llvm;
 
@@ -45,40 +42,6 @@ bool listed(ArrayRef<const char *> names, StringRef n) {
   return llvm::any_of(names, [&](const char *x) { return n == x; });
 }
 
-/// The constant config struct of the dynamic bundle API (see ObjectOptions::configName).
-void addConfig(llvm::Module &M, const IRFunction &IR, const ObjectOptions &opts) {
-  LLVMContext &ctx = M.getContext();
-  llvm::Type *i64 = llvm::Type::getInt64Ty(ctx), *i8 = llvm::Type::getInt8Ty(ctx);
-  llvm::Type *ptr = PointerType::get(ctx, 0);
-  StructType *entryTy = StructType::get(ctx, {ptr, i64, i64, i8});
-  std::vector<llvm::Constant *> entries;
-  for (const BundleSymbol &s : opts.symbols) {
-    llvm::Constant *str = ConstantDataArray::getString(ctx, s.name);
-    auto *name = new GlobalVariable(M, str->getType(), true, GlobalValue::PrivateLinkage, str,
-                                    opts.configName + ".name");
-    name->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
-    entries.push_back(ConstantStruct::get(
-        entryTy, {name, ConstantInt::get(i64, s.offset), ConstantInt::get(i64, s.size),
-                  ConstantInt::get(i8, s.isInput ? 'i' : 'o')}));
-  }
-  auto *tableTy = ArrayType::get(entryTy, entries.size());
-  auto *table = new GlobalVariable(M, tableTy, true, GlobalValue::PrivateLinkage,
-                                   ConstantArray::get(tableTy, entries),
-                                   opts.configName + ".symbols");
-  table->setAlignment(Align(8));
-  StructType *configTy = StructType::get(ctx, {i64, i64, i64, i64, i64, ptr});
-  auto *config = new GlobalVariable(
-      M, configTy, true, GlobalValue::ExternalLinkage,
-      ConstantStruct::get(configTy,
-                          {ConstantInt::get(i64, IR.constantSize),
-                           ConstantInt::get(i64, IR.mutableSize),
-                           ConstantInt::get(i64, IR.activationsSize),
-                           ConstantInt::get(i64, kTensorAlignment),
-                           ConstantInt::get(i64, opts.symbols.size()), table}),
-      opts.configName);
-  config->setAlignment(Align(8));
-}
-
 } // namespace
 
 Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts,
@@ -92,11 +55,8 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
   EMBER_ASSIGN_OR_RETURN(GeneratedModule G,
                          generateModule(IR, ctx, *TM, opts.entryName, backend.threads));
   llvm::Module &M = *G.module;
-  if (!opts.configName.empty()) {
-    if (M.getNamedValue(opts.configName))
-      return makeError("the config name '" + opts.configName + "' clashes with a symbol");
-    addConfig(M, IR, opts);
-  }
+  if (!opts.configName.empty())
+    EMBER_TRY(addBundleConfig(M, IR, opts));
   clock.lap("LLVM IR generation");
   optimizeModule(M, *TM);
   clock.lap("LLVM O3");
@@ -128,12 +88,8 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
                        "': a bundle must keep no state");
 
   EMBER_TRY(dumpModule(M, *TM, backend));
-  SmallVector<char, 0> object;
-  raw_svector_ostream objectStream(object);
-  legacy::PassManager PM;
-  if (TM->addPassesToEmitFile(PM, objectStream, nullptr, CodeGenFileType::ObjectFile))
-    return makeError("the target cannot emit an object file");
-  PM.run(M);
+  using ObjectBytes = SmallVector<char, 0>;
+  EMBER_ASSIGN_OR_RETURN(ObjectBytes object, emitObjectCode(M, *TM));
   // Code generation turns math intrinsics (llvm.pow on a target without a vector form, say)
   // into libm calls the IR does not show: the object's undefined symbols are what it needs.
   auto parsed = object::ObjectFile::createObjectFile(
@@ -155,14 +111,7 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
       info.linkFlags.insert(info.linkFlags.begin(), "-lm");
     }
   }
-  std::error_code ec;
-  raw_fd_ostream os(opts.path, ec, sys::fs::OF_None);
-  if (ec)
-    return makeError("cannot write '" + opts.path + "': " + ec.message());
-  os.write(object.data(), object.size());
-  os.close();
-  if (os.has_error())
-    return makeError("cannot write '" + opts.path + "': " + os.error().message());
+  EMBER_TRY(writeObjectFile(opts.path, object));
   clock.lap("object file");
   return info;
 }
