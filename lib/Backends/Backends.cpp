@@ -47,7 +47,7 @@ Error Backend::writeConstants(const IRFunction &IR, uint8_t *region) const {
 
 Expected<ObjectInfo> Backend::emitObject(const IRFunction &, const ObjectOptions &,
                                          PhaseTimes *) const {
-  return makeError("the " + getName() + " backend cannot write bundles (use -backend=CPU)");
+  return makeError("the " + getName() + " backend cannot write bundles (use -backend=CPU or OpenCL)");
 }
 
 std::vector<std::string> getBackendNames() {

@@ -120,11 +120,16 @@ void writeHeader(raw_ostream &os, const IRFunction &IR, const BundleOptions &b,
      << "_MUTABLE_MEM_SIZE bytes: write the inputs at their offsets, read the\n"
      << "//                   outputs at theirs.\n"
      << "//   activations:    " << U << "_ACTIVATIONS_MEM_SIZE bytes of scratch.\n"
-     << "//   Each region aligned to " << U
-     << "_MEM_ALIGN bytes. No heap and no global state: threads may call\n"
-     << "//   it at once with their own mutable and activations regions. Returns 0, or an error\n"
-     << "//   code below.\n//\n"
-     << "// Placeholders, at byte offsets into the mutable region:\n";
+     << "//   Each region aligned to " << U << "_MEM_ALIGN bytes. ";
+  if (obj.keepsState)
+    os << "The first call sets up the device the\n"
+       << "//   bundle runs on and keeps it (heap and global state); calls from several threads\n"
+       << "//   take turns. Returns 0, or an error code below.\n//\n";
+  else
+    os << "No heap and no global state: threads may call\n"
+       << "//   it at once with their own mutable and activations regions. Returns 0, or an error\n"
+       << "//   code below.\n//\n";
+  os << "// Placeholders, at byte offsets into the mutable region:\n";
   for (const Placement &p : places)
     os << "//   " << (p.isInput ? "input  '" : "output '") << commentSafe(p.var->getName())
        << "' (" << U << "_" << p.symbol << "): " << describe(p.var->getType()) << ", "
@@ -219,6 +224,7 @@ void writeManifest(raw_ostream &os, const IRFunction &IR, const BundleOptions &b
       for (const std::string &e : obj.errors)
         j.value(e);
     });
+    j.attribute("reentrant", !obj.keepsState);
     j.attributeArray("link_flags", [&] {
       for (const std::string &f : obj.linkFlags)
         j.value(f);

@@ -5,7 +5,7 @@
 // manifest agrees with the header and the weights, compiling twice gives identical bytes,
 // cross-compiled objects are valid ELF for their target, the target's features choose the
 // kernel variant, run-time errors come back as the codes the header lists, and bad options are
-// refused cleanly. AArch64BundleTest.cpp runs aarch64 bundles under qemu.
+// refused cleanly. OpenCL bundles (-backend=OpenCL) run resnet18 and the digits example. AArch64BundleTest.cpp runs aarch64 bundles under qemu.
 #include "BundleTestUtils.h"
 
 #include <iterator>
@@ -67,6 +67,22 @@ TEST(Bundle, Caffe2ZooModelsMatchTorch) {
   }
 }
 
+TEST(Bundle, OpenCLBundleMatchesTorch) {
+  // resnet18 compiled with -backend=OpenCL: the object carries the kernel library and the C
+  // runtime, and the same runner runs it on the first OpenCL device (PoCL here).
+  std::string dir = std::string(EMBER_BUILD_DIR) + "/zoo/models/resnet18";
+  TempDir work;
+  EXPECT_EQ(checkCase(dir, work.path(), zooTolerance(dir), {"-backend=OpenCL"}), "");
+  llvm::json::Object m = readManifest(work.path() + "/bundle/net.json");
+  std::vector<std::string> flags;
+  for (const llvm::json::Value &f : *m.getArray("link_flags"))
+    flags.push_back(f.getAsString()->str());
+  EXPECT_EQ(flags, (std::vector<std::string>{"-lOpenCL", "-pthread"}));
+  EXPECT_EQ(m.getBoolean("reentrant"), false);
+  std::string header = readBytes(work.path() + "/bundle/net.h");
+  EXPECT_NE(header.find("keeps it (heap and global state)"), std::string::npos);
+}
+
 TEST(Bundle, ThreadedBundleNeedsPthreadAndMatchesTorch) {
   // -threads=2 splits resnet18's convolutions over two threads: the bundle then links -pthread
   // (and only then: the single-threaded bundles above need nothing but libc).
@@ -116,14 +132,14 @@ TEST_F(BundleExamples, StaticAPIClassifiesEveryTestDigit) {
         << r.describe();
 }
 
-TEST_F(BundleExamples, DynamicAPIGivesTorchsProbabilities) {
+/// What \p runner (dynamic_runner.c built against a digits bundle) writes for every test digit,
+/// against torch's probabilities.
+void expectTorchsProbabilities(const std::string &runner, const std::string &weights) {
   for (int d = 0; d < 10; ++d) {
     SCOPED_TRACE(d);
     std::string base = kSource + "/examples/digits/images/digit_" + std::to_string(d);
     TempDir out;
-    RunResult r = runProgram(build->path() + "/dynamic_runner",
-                             {build->path() + "/dynamic/digits.weights.bin",
-                              "image=" + base + ".npy", "-o", out.path()});
+    RunResult r = runProgram(runner, {weights, "image=" + base + ".npy", "-o", out.path()});
     EXPECT_SUCCESS(r);
     auto want = readTensorFile(base + ".expected.npy");
     ASSERT_TRUE(bool(want));
@@ -133,6 +149,17 @@ TEST_F(BundleExamples, DynamicAPIGivesTorchsProbabilities) {
     std::memcpy(got.data(), bytes.data(), bytes.size());
     EXPECT_EQ(tools::compareTensors(got, *want, {1e-5, 1e-4}), "");
   }
+}
+
+TEST_F(BundleExamples, DynamicAPIGivesTorchsProbabilities) {
+  expectTorchsProbabilities(build->path() + "/dynamic_runner",
+                            build->path() + "/dynamic/digits.weights.bin");
+}
+
+TEST_F(BundleExamples, OpenCLBundleGivesTorchsProbabilities) {
+  // The same runner on a -backend=OpenCL bundle, linked -lOpenCL -pthread: PoCL here.
+  expectTorchsProbabilities(build->path() + "/opencl_runner",
+                            build->path() + "/opencl/digits.weights.bin");
 }
 
 //===----------------------------------------------------------------------------------------===//
@@ -304,25 +331,32 @@ graph {
   output { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 3 } } } } }
 }
 )");
-  std::string dir = work.path() + "/b";
-  compileBundle({"-model=" + model, "-emit-bundle=" + dir, "-network-name=net",
-                 "-bundle-api=dynamic"});
-  std::string header = readBytes(dir + "/net.h");
-  EXPECT_NE(header.find("//   1: instruction 'pick"), std::string::npos) << header;
-  EXPECT_NE(header.find("out of range"), std::string::npos) << header;
-  buildRunner(dir, "net", work.path() + "/runner");
   std::string data = work.path() + "/data.npy", good = work.path() + "/good.npy",
               bad = work.path() + "/bad.npy";
   ASSERT_FALSE(bool(writeNpyFile(data, Tensor::fromValues<float>({4, 3}, std::vector<float>(12, 1.f)))));
   ASSERT_FALSE(bool(writeNpyFile(good, Tensor::fromValues<int64_t>({2}, {3, -4}))));
   ASSERT_FALSE(bool(writeNpyFile(bad, Tensor::fromValues<int64_t>({2}, {0, 4}))));
-  RunResult ok = runProgram(work.path() + "/runner",
-                            {dir + "/net.weights.bin", "data=" + data, "idx=" + good});
-  EXPECT_SUCCESS(ok);
-  RunResult fail = runProgram(work.path() + "/runner",
-                              {dir + "/net.weights.bin", "data=" + data, "idx=" + bad});
-  EXPECT_EQ(fail.exitCode, 1) << fail.describe();
-  EXPECT_NE(fail.err.find("the bundle returned 1"), std::string::npos) << fail.describe();
+  for (const std::string backend : {"CPU", "OpenCL"}) {
+    SCOPED_TRACE(backend);
+    std::string dir = work.path() + "/" + backend;
+    compileBundle({"-model=" + model, "-emit-bundle=" + dir, "-network-name=net",
+                   "-bundle-api=dynamic", "-backend=" + backend});
+    // The header lists the Gather's failure (an OpenCL bundle lists the runtime's own first).
+    std::string header = readBytes(dir + "/net.h");
+    std::smatch code;
+    ASSERT_TRUE(std::regex_search(header, code,
+                                  std::regex("//   ([0-9]+): instruction 'pick[^\n]*out of range")))
+        << header;
+    buildRunner(dir, "net", dir + "/runner");
+    RunResult ok =
+        runProgram(dir + "/runner", {dir + "/net.weights.bin", "data=" + data, "idx=" + good});
+    EXPECT_SUCCESS(ok);
+    RunResult fail =
+        runProgram(dir + "/runner", {dir + "/net.weights.bin", "data=" + data, "idx=" + bad});
+    EXPECT_EQ(fail.exitCode, 1) << fail.describe();
+    EXPECT_NE(fail.err.find("the bundle returned " + code[1].str()), std::string::npos)
+        << fail.describe();
+  }
 }
 
 TEST(Bundle, BadOptionsAreRefusedCleanly) {

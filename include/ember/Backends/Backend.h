@@ -81,6 +81,10 @@ struct ObjectInfo {
   std::vector<std::string> linkFlags; ///< beyond the C library, e.g. -lm
   /// The entry returns 0, or k > 0 for the run-time error errors[k - 1].
   std::vector<std::string> errors;
+  /// The entry keeps state between calls (an OpenCL bundle: the device, its program and
+  /// buffers, set up at the first call), so calls take turns; else it keeps none and threads
+  /// may call it at once with their own regions.
+  bool keepsState = false;
 };
 
 class Backend {

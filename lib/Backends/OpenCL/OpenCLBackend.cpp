@@ -1,15 +1,17 @@
 // The OpenCL backend: one program per process (the kernel library, generic over shapes, so every
 // model shares it), and per compiled function three device buffers mirroring the bundle ABI's
 // regions, the parameter array, and one kernel object per launch with its arguments set once:
-// a run is a write of the mutable region, the launches in order, and a read of it back.
+// a run is a write of the mutable region, the launches in order, and a read of it back. The
+// device work is the C runtime's (runtime/Runtime.h), which OpenCL bundles carry too.
+#include "BundleWriter.h"
 #include "Launches.h"
+#include "Program.h"
+#include "runtime/Runtime.h"
 
 #include "ember/Backends/Backend.h"
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
-
-#include <CL/cl.h>
 
 #include <chrono>
 #include <map>
@@ -23,41 +25,29 @@ namespace opencl {
 
 namespace {
 
-#include "OpenCLSources.inc"
-
-Error clError(cl_int status, const Twine &what) {
-  return makeError("OpenCL: " + what + " failed (error " + Twine(status) + ")");
+/// An error of the runtime (runtime/Runtime.h) with its detail: the OpenCL status, the launch.
+Error runtimeError(ember_ocl_status s, const ember_ocl_error &err, const LaunchPlan *plan) {
+  if (s == EMBER_OCL_KERNEL_FAILED) {
+    const Launch &l = plan->launches[err.launch];
+    return makeError("instruction '" + l.instr->getName() + "' (" + l.instr->getKindName() +
+                     "): " + l.failure);
+  }
+  std::string msg = ember_ocl_status_message(s);
+  if (plan && (s == EMBER_OCL_KERNEL || s == EMBER_OCL_LAUNCH)) {
+    const Launch &l = plan->launches[err.launch];
+    msg += " (kernel '" + l.kernel + "' of instruction '" + l.instr->getName().str() + "')";
+  }
+  if (err.cl != CL_SUCCESS)
+    msg += " (OpenCL error " + std::to_string(err.cl) + ")";
+  return makeError(msg);
 }
 
-/// The program source: the formulas for float and double, the element-wise switch, the
-/// library.
-std::string programSource() {
-  std::string s = "#pragma OPENCL FP_CONTRACT OFF\n"
-                  "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
-                  "#define fm_exp exp\n#define fm_expm1 expm1\n#define fm_log1p log1p\n"
-                  "#define fm_tanh tanh\n#define fm_erf erf\n#define fm_fabs fabs\n"
-                  "#define EMBER_FORMULA static inline __attribute__((overloadable))\n"
-                  "#define EMBER_NO_FMA\n#define EMBER_C float\n";
-  s += kFormulasSource;
-  // And for double, so float64 kernels compute as the Interpreter does (overloads pick it).
-  s += "\n#undef EMBER_C\n#define EMBER_C double\n";
-  s += kFormulasSource;
-  s += "\n#undef EMBER_C\n";
-  s += elementwiseSwitchSource();
-  for (const char *family : kKernelSources)
-    s += family;
-  return s;
-}
-
-/// The first device of the first platform, a context, an in-order queue and the built program,
-/// shared by every compiled function of the process.
+/// A device with the kernel library built, shared by every compiled function of the process.
 struct Device {
-  cl_device_id device = nullptr;
-  cl_context context = nullptr;
-  cl_command_queue queue = nullptr;
-  cl_program program = nullptr;
-  std::string name;
+  ember_ocl_device cl{};
   std::mutex lock; ///< one run at a time on the shared queue
+
+  ~Device() { ember_ocl_close(&cl); }
 
   /// The device \p device of platform \p platform, opened once per process.
   static Expected<Device *> get(unsigned platform, unsigned device) {
@@ -79,68 +69,40 @@ struct Device {
   }
 
 private:
-  Error open(unsigned platformIndex, unsigned deviceIndex) {
-    cl_uint platforms = 0;
-    if (clGetPlatformIDs(0, nullptr, &platforms) != CL_SUCCESS || platforms == 0)
-      return makeError("no OpenCL platform found (install pocl-opencl-icd, or a GPU's ICD)");
-    if (platformIndex >= platforms)
-      return makeError("-opencl-platform " + Twine(platformIndex) + ": there are " +
-                       Twine(platforms) + " OpenCL platform(s)");
-    std::vector<cl_platform_id> ids(platforms);
-    clGetPlatformIDs(platforms, ids.data(), nullptr);
-    cl_uint devices = 0;
-    if (clGetDeviceIDs(ids[platformIndex], CL_DEVICE_TYPE_ALL, 0, nullptr, &devices) !=
-            CL_SUCCESS ||
-        devices == 0)
-      return makeError("OpenCL platform " + Twine(platformIndex) + " has no device");
-    if (deviceIndex >= devices)
-      return makeError("-opencl-device " + Twine(deviceIndex) + ": platform " +
-                       Twine(platformIndex) + " has " + Twine(devices) + " device(s)");
-    std::vector<cl_device_id> devs(devices);
-    clGetDeviceIDs(ids[platformIndex], CL_DEVICE_TYPE_ALL, devices, devs.data(), nullptr);
-    device = devs[deviceIndex];
-    char buf[256] = {0};
-    clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof(buf) - 1, buf, nullptr);
-    name = buf;
-    cl_int status;
-    context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
-    if (status != CL_SUCCESS)
-      return clError(status, "creating a context on '" + name + "'");
-    // Profiling costs nothing until a run asks its launches for events (-profile).
-    queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &status);
-    if (status != CL_SUCCESS)
-      return clError(status, "creating a command queue");
+  Error open(unsigned platform, unsigned device) {
+    ember_ocl_error err;
     std::string source = programSource();
-    const char *text = source.c_str();
-    program = clCreateProgramWithSource(context, 1, &text, nullptr, &status);
-    if (status != CL_SUCCESS)
-      return clError(status, "creating the program");
-    status = clBuildProgram(program, 1, &device, "-cl-std=CL1.2", nullptr, nullptr);
-    if (status != CL_SUCCESS) {
+    ember_ocl_status s = ember_ocl_open(platform, device, source.c_str(), &cl, &err);
+    if (s == EMBER_OCL_OK)
+      return Error::success();
+    if (s == EMBER_OCL_NO_SUCH_DEVICE)
+      return makeError("-opencl-platform=" + Twine(platform) + " -opencl-device=" +
+                       Twine(device) + ": no such OpenCL device (`clinfo -l` lists them)");
+    if (s == EMBER_OCL_BUILD && cl.program) {
       size_t size = 0;
-      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+      clGetProgramBuildInfo(cl.program, cl.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
       std::string log(size, '\0');
-      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-      return makeError("OpenCL: building the kernel library for '" + name + "' failed:\n" + log);
+      clGetProgramBuildInfo(cl.program, cl.device, CL_PROGRAM_BUILD_LOG, size, log.data(),
+                            nullptr);
+      return makeError(std::string(ember_ocl_status_message(s)) + ":\n" + log);
     }
-    return Error::success();
+    return runtimeError(s, err, nullptr);
   }
 };
 
 class OpenCLFunction final : public CompiledFunction {
   Device &dev_;
-  const IRFunction &IR_;
   LaunchPlan plan_;
   bool profiling_;
   std::vector<InstructionTime> profile_; ///< per computing instruction, in order
   std::vector<size_t> profileRow_;       ///< per launch: its instruction's row in profile_
-  cl_mem regions_[3] = {nullptr, nullptr, nullptr}, params_ = nullptr, error_ = nullptr;
-  std::vector<cl_kernel> kernels_;
-  const uint8_t *uploadedConstants_ = nullptr;
+  std::vector<ember_ocl_launch> launches_;
+  ember_ocl_model model_{};
+  ember_ocl_function fn_{};
 
 public:
   OpenCLFunction(Device &dev, const IRFunction &IR, LaunchPlan plan, bool profiling)
-      : dev_(dev), IR_(IR), plan_(std::move(plan)), profiling_(profiling) {
+      : dev_(dev), plan_(std::move(plan)), profiling_(profiling) {
     // Every computing instruction gets a row (a view has no launch and stays at 0 ms); a
     // launch adds its event's time to its instruction's row.
     std::map<const Instruction *, size_t> rowOf;
@@ -149,116 +111,52 @@ public:
         rowOf[I.get()] = profile_.size();
         profile_.push_back({I.get(), 0});
       }
-    for (const Launch &l : plan_.launches)
+    for (const Launch &l : plan_.launches) {
       profileRow_.push_back(rowOf[l.instr]);
+      launches_.push_back({l.kernel.c_str(), l.count, l.paramOffset, l.group, 0});
+    }
+    plan_.params.push_back(0); // never an empty buffer
+    model_.params = plan_.params.data();
+    model_.num_params = plan_.params.size();
+    model_.launches = launches_.data();
+    model_.num_launches = launches_.size();
+    model_.region_sizes[0] = IR.constantSize;
+    model_.region_sizes[1] = IR.mutableSize;
+    model_.region_sizes[2] = IR.activationsSize;
   }
 
   std::vector<InstructionTime> getProfile() const override {
     return profiling_ ? profile_ : std::vector<InstructionTime>();
   }
 
-  ~OpenCLFunction() override {
-    for (cl_kernel k : kernels_)
-      clReleaseKernel(k);
-    for (cl_mem m : regions_)
-      if (m)
-        clReleaseMemObject(m);
-    if (params_)
-      clReleaseMemObject(params_);
-    if (error_)
-      clReleaseMemObject(error_);
-  }
+  ~OpenCLFunction() override { ember_ocl_release(&fn_); }
 
   Error init() {
-    uint64_t sizes[3] = {IR_.constantSize, IR_.mutableSize, IR_.activationsSize};
-    cl_int status;
-    for (unsigned r = 0; r < 3; ++r) {
-      // Empty regions still get a buffer: kernels take all three.
-      regions_[r] = clCreateBuffer(dev_.context, CL_MEM_READ_WRITE,
-                                   std::max<uint64_t>(sizes[r], 64), nullptr, &status);
-      if (status != CL_SUCCESS)
-        return clError(status, "allocating a region of " + Twine(sizes[r]) + " bytes");
-    }
-    std::vector<int64_t> params = plan_.params;
-    params.push_back(0);
-    params_ = clCreateBuffer(dev_.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                             params.size() * sizeof(int64_t), params.data(), &status);
-    if (status != CL_SUCCESS)
-      return clError(status, "allocating the parameters");
-    error_ = clCreateBuffer(dev_.context, CL_MEM_READ_WRITE, sizeof(cl_int), nullptr, &status);
-    if (status != CL_SUCCESS)
-      return clError(status, "allocating the error word");
-    for (const Launch &l : plan_.launches) {
-      cl_kernel k = clCreateKernel(dev_.program, l.kernel.c_str(), &status);
-      if (status != CL_SUCCESS)
-        return clError(status, "creating kernel '" + l.kernel + "'");
-      kernels_.push_back(k);
-      cl_long p0 = cl_long(l.paramOffset);
-      for (unsigned r = 0; r < 3; ++r)
-        clSetKernelArg(k, r, sizeof(cl_mem), &regions_[r]);
-      clSetKernelArg(k, 3, sizeof(cl_mem), &params_);
-      clSetKernelArg(k, 5, sizeof(cl_mem), &error_);
-      if ((status = clSetKernelArg(k, 4, sizeof(cl_long), &p0)) != CL_SUCCESS)
-        return clError(status, "setting the arguments of '" + l.kernel + "'");
-    }
-    return Error::success();
+    ember_ocl_error err;
+    ember_ocl_status s = ember_ocl_prepare(&dev_.cl, &model_, &fn_, &err);
+    return s == EMBER_OCL_OK ? Error::success() : runtimeError(s, err, &plan_);
   }
 
   Error execute(uint8_t *constantWeights, uint8_t *mutableWeights, uint8_t *) override {
     std::lock_guard<std::mutex> guard(dev_.lock);
-    cl_int status;
-    if (constantWeights != uploadedConstants_ && IR_.constantSize) {
-      status = clEnqueueWriteBuffer(dev_.queue, regions_[0], CL_FALSE, 0, IR_.constantSize,
-                                    constantWeights, 0, nullptr, nullptr);
-      if (status != CL_SUCCESS)
-        return clError(status, "uploading the constant weights");
-      uploadedConstants_ = constantWeights;
-    }
-    if (IR_.mutableSize) {
-      status = clEnqueueWriteBuffer(dev_.queue, regions_[1], CL_FALSE, 0, IR_.mutableSize,
-                                    mutableWeights, 0, nullptr, nullptr);
-      if (status != CL_SUCCESS)
-        return clError(status, "uploading the inputs");
-    }
-    cl_int noError = 0, failed = 0;
-    status = clEnqueueWriteBuffer(dev_.queue, error_, CL_FALSE, 0, sizeof(cl_int), &noError, 0,
-                                  nullptr, nullptr);
-    if (status != CL_SUCCESS)
-      return clError(status, "clearing the error word");
-    std::vector<cl_event> events(profiling_ ? kernels_.size() : 0);
-    for (size_t i = 0; i < kernels_.size(); ++i) {
-      size_t local = plan_.launches[i].group;
-      size_t global = (plan_.launches[i].count + local - 1) / local * local;
-      status = clEnqueueNDRangeKernel(dev_.queue, kernels_[i], 1, nullptr, &global, &local, 0,
-                                      nullptr, profiling_ ? &events[i] : nullptr);
-      if (status != CL_SUCCESS)
-        return clError(status, "launching '" + plan_.launches[i].kernel + "' for '" +
-                                   plan_.launches[i].instr->getName() + "'");
-    }
-    status = clEnqueueReadBuffer(dev_.queue, error_, CL_TRUE, 0, sizeof(cl_int), &failed, 0,
-                                 nullptr, nullptr);
-    if (status != CL_SUCCESS)
-      return clError(status, "reading the error word");
-    for (size_t i = 0; i < events.size(); ++i) {
-      cl_ulong start = 0, end = 0;
-      clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_START, sizeof(start), &start,
-                              nullptr);
-      clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
-      profile_[profileRow_[i]].millis += double(end - start) * 1e-6;
-      clReleaseEvent(events[i]);
-    }
-    if (failed)
-      for (const Launch &l : plan_.launches)
-        if (l.paramOffset + 1 == size_t(failed))
-          return makeError("instruction '" + l.instr->getName() + "' (" +
-                           l.instr->getKindName() + "): " + l.failure);
-    if (IR_.mutableSize) {
-      status = clEnqueueReadBuffer(dev_.queue, regions_[1], CL_TRUE, 0, IR_.mutableSize,
-                                   mutableWeights, 0, nullptr, nullptr);
-      if (status != CL_SUCCESS)
-        return clError(status, "reading the outputs back");
-    }
-    return Error::success();
+    std::vector<cl_event> events(profiling_ ? launches_.size() : 0);
+    ember_ocl_error err;
+    ember_ocl_status s = ember_ocl_run(&fn_, constantWeights, mutableWeights,
+                                       profiling_ ? events.data() : nullptr, &err);
+    if (profiling_ && s == EMBER_OCL_OK)
+      for (size_t i = 0; i < events.size(); ++i) {
+        cl_ulong start = 0, end = 0;
+        clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_START, sizeof(start), &start,
+                                nullptr);
+        clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof(end), &end,
+                                nullptr);
+        profile_[profileRow_[i]].millis += double(end - start) * 1e-6;
+      }
+    // Every launch enqueued got an event, also when the run failed after it.
+    for (cl_event e : events)
+      if (e)
+        clReleaseEvent(e);
+    return s == EMBER_OCL_OK ? Error::success() : runtimeError(s, err, &plan_);
   }
 };
 
@@ -284,6 +182,13 @@ public:
                                              std::chrono::steady_clock::now() - start)
                                              .count()});
     return std::move(fn);
+  }
+  Expected<ObjectInfo> emitObject(const IRFunction &IR, const ObjectOptions &opts,
+                                  PhaseTimes *phases) const override {
+    if (profiling_)
+      return makeError("-profile times a model in this process; a bundle cannot be profiled");
+    EMBER_ASSIGN_OR_RETURN(LaunchPlan plan, planLaunches(IR));
+    return writeBundleObject(IR, plan, opts, phases);
   }
 };
 
