@@ -220,11 +220,16 @@ TEST(Bundle, ManifestAgreesWithHeaderAndWeights) {
 }
 
 TEST(Bundle, CompilingTwiceGivesIdenticalFiles) {
-  for (const char *api : {"static", "dynamic"}) {
-    SCOPED_TRACE(api);
+  for (std::vector<std::string> flags :
+       {std::vector<std::string>{"-bundle-api=static"}, {"-bundle-api=dynamic"},
+        {"-bundle-api=dynamic", "-backend=OpenCL"}}) {
+    SCOPED_TRACE(flags.back());
     TempDir a, b;
-    compileBundle({"-model=" + kDigits, "-emit-bundle=" + a.path(), std::string("-bundle-api=") + api});
-    compileBundle({"-model=" + kDigits, "-emit-bundle=" + b.path(), std::string("-bundle-api=") + api});
+    for (const TempDir *d : {&a, &b}) {
+      std::vector<std::string> args = {"-model=" + kDigits, "-emit-bundle=" + d->path()};
+      args.insert(args.end(), flags.begin(), flags.end());
+      compileBundle(args);
+    }
     for (const char *suffix : {".o", ".h", ".weights.bin", ".weights.txt", ".json"}) {
       std::string fa = readBytes(a.path() + "/digits_cnn" + suffix);
       EXPECT_FALSE(fa.empty()) << suffix;
