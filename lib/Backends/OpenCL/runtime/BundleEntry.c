@@ -1,5 +1,5 @@
 /* What an OpenCL bundle's entry point calls (BundleWriter.cpp generates the entry and the model
- * it passes). The first call opens the first OpenCL device, builds the kernel library and
+ * it passes). The first call opens the first suitable OpenCL device (Runtime.h), builds the kernel library and
  * prepares the model; later calls reuse them, so the bundle, unlike a CPU bundle, keeps state:
  * the device objects (a failed first call leaves none, and the next call tries again). Calls are
  * serialized: the model's device buffers are shared. Returns 0, or the code of the header's

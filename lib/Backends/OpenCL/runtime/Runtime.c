@@ -12,6 +12,8 @@ const char *ember_ocl_status_message(ember_ocl_status s) {
     return "OpenCL: no platform with a device (install an OpenCL driver, e.g. pocl-opencl-icd)";
   case EMBER_OCL_NO_SUCH_DEVICE:
     return "OpenCL: the platform or device asked for does not exist";
+  case EMBER_OCL_UNSUITABLE:
+    return "OpenCL: the device lacks what ember's kernels need (cl_khr_fp64, work-groups of 64)";
   case EMBER_OCL_CONTEXT:
     return "OpenCL: creating a context or command queue on the device failed";
   case EMBER_OCL_BUILD:
@@ -36,6 +38,47 @@ static ember_ocl_status fail(ember_ocl_error *err, ember_ocl_status s, cl_int cl
   return s;
 }
 
+/* Whether `device` runs the kernel library: it computes float64 conversions and reductions in
+ * double (cl_khr_fp64) and launches work-groups of up to 64 items. */
+static int suitable(cl_device_id device) {
+  size_t size = 0, group = 0;
+  if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, 0, &size) != CL_SUCCESS)
+    return 0;
+  char *extensions = (char *)malloc(size + 1);
+  if (!extensions)
+    return 0;
+  extensions[size] = 0;
+  clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, size, extensions, 0);
+  int fp64 = strstr(extensions, "cl_khr_fp64") != 0;
+  free(extensions);
+  clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(group), &group, 0);
+  return fp64 && group >= 64;
+}
+
+/* The device of platform `p`: number `device`, or with `any` the first suitable one. */
+static ember_ocl_status pick(cl_platform_id p, unsigned device, int any, cl_device_id *out,
+                             ember_ocl_error *err) {
+  cl_uint devices = 0;
+  cl_int status = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, 0, &devices);
+  if (status != CL_SUCCESS || devices == 0)
+    return fail(err, any ? EMBER_OCL_NO_PLATFORM : EMBER_OCL_NO_SUCH_DEVICE, status);
+  if (!any && device >= devices)
+    return fail(err, EMBER_OCL_NO_SUCH_DEVICE, CL_INVALID_DEVICE);
+  cl_device_id *ids = (cl_device_id *)malloc(devices * sizeof(cl_device_id));
+  if (!ids)
+    return fail(err, EMBER_OCL_NO_PLATFORM, CL_OUT_OF_HOST_MEMORY);
+  clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, devices, ids, 0);
+  ember_ocl_status result = EMBER_OCL_UNSUITABLE;
+  for (cl_uint i = any ? 0 : device; i < (any ? devices : device + 1); ++i)
+    if (suitable(ids[i])) {
+      *out = ids[i];
+      result = EMBER_OCL_OK;
+      break;
+    }
+  free(ids);
+  return result == EMBER_OCL_OK ? result : fail(err, result, CL_DEVICE_NOT_AVAILABLE);
+}
+
 ember_ocl_status ember_ocl_open(unsigned platform, unsigned device, const char *source,
                                 ember_ocl_device *d, ember_ocl_error *err) {
   memset(d, 0, sizeof(*d));
@@ -49,36 +92,25 @@ ember_ocl_status ember_ocl_open(unsigned platform, unsigned device, const char *
   if (!ids)
     return fail(err, EMBER_OCL_NO_PLATFORM, CL_OUT_OF_HOST_MEMORY);
   clGetPlatformIDs(platforms, ids, 0);
-  ember_ocl_status result = EMBER_OCL_OK;
-  unsigned first = platform == ~0u ? 0 : platform, last = platform == ~0u ? platforms : platform + 1;
-  if (first >= platforms)
-    result = fail(err, EMBER_OCL_NO_SUCH_DEVICE, CL_INVALID_PLATFORM);
-  for (unsigned p = first; result == EMBER_OCL_OK && p < last && !d->device; ++p) {
-    cl_uint devices = 0;
-    status = clGetDeviceIDs(ids[p], CL_DEVICE_TYPE_ALL, 0, 0, &devices);
-    if (status != CL_SUCCESS || devices == 0) {
-      if (platform != ~0u)
-        result = fail(err, EMBER_OCL_NO_PLATFORM, status);
-      continue;
+  ember_ocl_status result;
+  if (platform != ~0u) {
+    result = platform < platforms ? pick(ids[platform], device, 0, &d->device, err)
+                                  : fail(err, EMBER_OCL_NO_SUCH_DEVICE, CL_INVALID_PLATFORM);
+  } else {
+    /* The first suitable device; if none is, say why of the first platform with devices. */
+    ember_ocl_status first = EMBER_OCL_NO_PLATFORM;
+    result = EMBER_OCL_NO_PLATFORM;
+    for (cl_uint p = 0; p < platforms && result != EMBER_OCL_OK; ++p) {
+      result = pick(ids[p], 0, 1, &d->device, err);
+      if (first == EMBER_OCL_NO_PLATFORM)
+        first = result;
     }
-    if (device >= devices) {
-      result = fail(err, EMBER_OCL_NO_SUCH_DEVICE, CL_INVALID_DEVICE);
-      break;
-    }
-    cl_device_id *devs = (cl_device_id *)malloc(devices * sizeof(cl_device_id));
-    if (!devs) {
-      result = fail(err, EMBER_OCL_NO_PLATFORM, CL_OUT_OF_HOST_MEMORY);
-      break;
-    }
-    clGetDeviceIDs(ids[p], CL_DEVICE_TYPE_ALL, devices, devs, 0);
-    d->device = devs[device];
-    free(devs);
+    if (result != EMBER_OCL_OK)
+      result = first;
   }
   free(ids);
   if (result != EMBER_OCL_OK)
     return result;
-  if (!d->device)
-    return fail(err, EMBER_OCL_NO_PLATFORM, CL_DEVICE_NOT_FOUND);
 
   d->context = clCreateContext(0, 1, &d->device, 0, 0, &status);
   if (status != CL_SUCCESS)

@@ -42,6 +42,7 @@ typedef enum ember_ocl_status {
   EMBER_OCL_OK = 0,
   EMBER_OCL_NO_PLATFORM,    /* no platform, or none with a device */
   EMBER_OCL_NO_SUCH_DEVICE, /* the platform or device index is out of range */
+  EMBER_OCL_UNSUITABLE,     /* no cl_khr_fp64, or work-groups smaller than 64 */
   EMBER_OCL_CONTEXT,        /* creating the context or the queue */
   EMBER_OCL_BUILD,          /* creating or building the kernel library */
   EMBER_OCL_ALLOCATE,       /* allocating device memory */
@@ -71,7 +72,8 @@ typedef struct ember_ocl_device {
 } ember_ocl_device;
 
 /* Opens device `device` of platform `platform` (clGetPlatformIDs order) and builds `source`
- * on it. With `platform` == ~0u: the first device of the first platform that has one. */
+ * on it. With `platform` == ~0u: the first suitable device of any platform. A device is
+ * suitable with cl_khr_fp64 and work-groups of 64 items. */
 ember_ocl_status ember_ocl_open(unsigned platform, unsigned device, const char *source,
                                 ember_ocl_device *d, ember_ocl_error *err);
 void ember_ocl_close(ember_ocl_device *d);
