@@ -486,7 +486,7 @@ TEST_F(ModelRunner, HelpListsFlags) {
     RunResult r = runTool({flag});
     SCOPED_TRACE(flag);
     EXPECT_SUCCESS(r);
-    for (const char *f : {"-model", "-input", "-dump-graph", "-output-dir"})
+    for (const char *f : {"-model", "-input", "-dump-graph", "-output-dir", "-strict-onnx"})
       EXPECT_NE(r.out.find(f), std::string::npos) << f << "\n" << r.describe();
   }
 }
@@ -680,6 +680,27 @@ TEST_F(ModelRunner, MissingRequiredAttribute) {
   expectModelLoads("ok.onnxtxt", model(true));
   std::string path = put("nokernel.onnxtxt", model(false));
   expectFileError(runTool({"-model=" + path, "-dump-graph"}), path, {"kernel_shape", "MaxPool"});
+}
+
+// A checker finding that leaves the model unambiguous (here an unnamed graph) is one warning on
+// stderr and the model runs; -strict-onnx refuses it with the checker's message.
+TEST_F(ModelRunner, LenientONNXCheckerFindingsWarnOnceAndStrictRefuses) {
+  std::string model = kReluModel;
+  model.replace(model.find("name: \"g\""), 9, "");
+  std::string path = put("unnamed.onnxtxt", model);
+  std::string x = put("x.npy", npyFloat32("(2, 3)", {-1, 2, -3, 4, -5, 6}));
+  RunResult r = runTool({"-model=" + path, "-input=" + x, "-backend=Interpreter"});
+  EXPECT_SUCCESS(r);
+  EXPECT_NE(r.out.find("[0, 2, 0, 4, 0, 6]"), std::string::npos) << r.describe();
+  std::string warning = "warning: " + path +
+                        ": ONNX checker finding tolerated: graph without a name: the main graph "
+                        "(ember does not use graph names; -strict-onnx refuses it)\n";
+  EXPECT_EQ(r.err, warning) << r.describe();
+
+  RunResult strict = runTool({"-model=" + path, "-input=" + x, "-strict-onnx"});
+  expectFileError(strict, path,
+                  {"invalid ONNX model: Field 'name' of 'graph' is required to be non-empty."});
+  EXPECT_EQ(strict.err.find("warning:"), std::string::npos) << strict.describe();
 }
 
 // Command-line mistakes are reported in the tool's own "error: ..." format, exit code 1.

@@ -1,9 +1,12 @@
-// The ONNX importer on the .onnxtxt models in tests/models and on small broken models.
+// The ONNX importer on the .onnxtxt models in tests/models and on small broken models, and its
+// lenient loading of models the ONNX checker refuses.
 #include "TestUtils.h"
 
+#include "ember/Driver/CompiledModel.h"
 #include "ember/Driver/ConstantEvaluator.h"
 #include "ember/Importer/ModelLoader.h"
 #include "ember/Importer/TensorFiles.h"
+#include "ember/Support/Error.h"
 
 #include <map>
 
@@ -203,6 +206,220 @@ TEST(Importer, InputsBoundToConstants) {
   ImportOptions unknown;
   unknown.constantInputs["nosuch"].scalar = 1;
   EXPECT_NE(errorOf(loadModel(path, unknown)).find("no input named 'nosuch'"), std::string::npos);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------------------------===//
+// Lenient loading: the ONNX checker's findings that leave a model unambiguous are warnings
+// (ImportOptions::warn), and errors with ImportOptions::strictONNX (-strict-onnx).
+//===----------------------------------------------------------------------------------------===//
+
+namespace {
+
+const char *kFloat2 = "type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } } } }";
+
+/// y = Relu(x) + w, x float [2], w = [10, 20] an initializer; each field spoils one part.
+struct LenientModel {
+  int irVersion = 8, opset = 13;
+  std::string opsetDomain, reluDomain, metadata;
+  std::string graphName = "name: \"g\"";
+  std::string wInput;             ///< a graph input entry for the initializer w, if any
+  std::string outputType = kFloat2;
+
+  std::string text() const {
+    return "ir_version: " + std::to_string(irVersion) + "\nopset_import { domain: \"" +
+           opsetDomain + "\" version: " + std::to_string(opset) + " }\n" + metadata +
+           "graph {\n  " + graphName + "\n" +
+           "  node { name: \"r\" op_type: \"Relu\" domain: \"" + reluDomain +
+           "\" input: \"x\" output: \"t\" }\n"
+           "  node { name: \"add\" op_type: \"Add\" input: \"t\" input: \"w\" output: \"y\" }\n"
+           "  initializer { name: \"w\" dims: 2 data_type: 1 float_data: 10 float_data: 20 }\n"
+           "  input { name: \"x\" " + kFloat2 + " }\n" + wInput +
+           "  output { name: \"y\" " + outputType + " }\n}\n";
+  }
+};
+
+/// Compiles \p M for the Interpreter and runs it with x = [-1, 2]: the values of output y.
+llvm::Expected<std::vector<float>> runWithX(std::unique_ptr<Module> M) {
+  EMBER_ASSIGN_OR_RETURN(auto cm, CompiledModel::compile(std::move(M), CompileOptions()));
+  EMBER_TRY(cm->setInput("x", Tensor::fromValues<float>({2}, {-1, 2})));
+  EMBER_TRY(cm->run());
+  EMBER_ASSIGN_OR_RETURN(Tensor y, cm->getOutput("y"));
+  auto v = y.values<float>();
+  return std::vector<float>(v.begin(), v.end());
+}
+
+struct LenientCase {
+  const char *name;
+  std::string model;
+  std::vector<std::string> warnings; ///< a part of each expected warning, in order
+  std::string strictError;           ///< the checker's finding under -strict-onnx
+  std::vector<float> want = {10, 22};
+};
+
+std::vector<LenientCase> lenientCases() {
+  std::vector<LenientCase> cases;
+  LenientModel m;
+  m.graphName = "";
+  cases.push_back({"unnamed graph", m.text(),
+                   {"ONNX checker finding tolerated: graph without a name: the main graph "
+                    "(ember does not use graph names; -strict-onnx refuses it)"},
+                   "invalid ONNX model: Field 'name' of 'graph' is required to be non-empty."});
+  m = LenientModel();
+  m.outputType = "";
+  cases.push_back({"output without a type", m.text(),
+                   {"graph output without a complete tensor type: 'y' (an output takes the type "
+                    "of the value computed for it"},
+                   "Field 'type' of 'value_info' is required but missing."});
+  m.outputType = "type { tensor_type { elem_type: 1 } }";
+  cases.push_back({"output without a shape", m.text(),
+                   {"graph output without a complete tensor type: 'y'"},
+                   "Field 'shape' of 'type' is required but missing."});
+  m = LenientModel();
+  m.wInput = "  input { name: \"w\" }\n";
+  cases.push_back({"initializer input without a type", m.text(),
+                   {"graph input without a complete tensor type: 'w' (the input is an "
+                    "initializer and takes the initializer's type"},
+                   "Field 'type' of 'value_info' is required but missing."});
+  m = LenientModel();
+  m.irVersion = 3;
+  m.opset = 7;
+  cases.push_back({"IR 3 initializer not an input", m.text(),
+                   {"initializer not listed among its graph's inputs, as IR version 3 requires: "
+                    "'w' (IR version 4 dropped that rule"},
+                   "w in initializer but not in graph input"});
+  m = LenientModel();
+  m.irVersion = 10;
+  cases.push_back({"IR version newer than the checker's", m.text(),
+                   {"IR version newer than this ONNX checker knows: ir_version 10, checked by "
+                    "the rules of IR version 8"},
+                   "Your model ir_version is higher than the checker's."});
+  m = LenientModel();
+  m.opsetDomain = "ai.onnx";
+  m.reluDomain = "ai.onnx";
+  cases.push_back({"default domain spelled ai.onnx", m.text(),
+                   {"the default operator domain spelled 'ai.onnx': opset_import, node 'r' (Relu) "
+                    "(ONNX names the default domain both '' and 'ai.onnx'"},
+                   "No Op registered for Relu with domain_version of 13"});
+  m = LenientModel();
+  m.metadata = "metadata_props { key: \"a\" value: \"1\" }\n"
+               "metadata_props { key: \"a\" value: \"2\" }\n"
+               "metadata_props { key: \"a\" value: \"3\" }\n";
+  cases.push_back({"duplicate metadata key", m.text(),
+                   {"duplicate key in metadata_props: 'a' (ember does not read metadata"},
+                   "Your model has duplicate keys in metadata_props."});
+  // Two findings in a subgraph: an unnamed If branch holding an initializer it does not list as
+  // an input (IR version 3). The If picks then_branch: y = x + k.
+  cases.push_back({"subgraph findings", std::string(R"(ir_version: 3
+opset_import { domain: "" version: 7 }
+graph {
+  name: "g"
+  initializer { name: "c" data_type: 9 int32_data: 1 }
+  node { name: "if" op_type: "If" input: "c" output: "y"
+    attribute { name: "then_branch" type: GRAPH g {
+      initializer { name: "k" dims: 2 data_type: 1 float_data: 11 float_data: 20 }
+      node { name: "a" op_type: "Add" input: "x" input: "k" output: "ty" }
+      output { name: "ty" )") + kFloat2 + R"( } } }
+    attribute { name: "else_branch" type: GRAPH g { name: "e"
+      node { name: "n" op_type: "Neg" input: "x" output: "ey" }
+      output { name: "ey" )" + kFloat2 + R"( } } } }
+  input { name: "x" )" + kFloat2 + R"( }
+  input { name: "c" type { tensor_type { elem_type: 9 shape { } } } }
+  output { name: "y" )" + kFloat2 + R"( }
+}
+)",
+                   {"graph without a name: graph 'then_branch' of node 'if' (If) (",
+                    "initializer not listed among its graph's inputs, as IR version 3 requires: "
+                    "'k' in graph 'then_branch' of node 'if' (If) ("},
+                   "Field 'name' of 'graph' is required to be non-empty. (Bad node spec for node. "
+                   "Name: if OpType: If)"});
+  return cases;
+}
+
+TEST(ImporterLenient, FindingsAreWarningsAndStrictONNXRefusesThem) {
+  for (const LenientCase &c : lenientCases()) {
+    SCOPED_TRACE(c.name);
+    TempDir dir;
+    std::string path = dir.write("m.onnxtxt", c.model);
+    ImportOptions lenient;
+    std::vector<std::string> warnings;
+    lenient.warn = [&](const std::string &w) { warnings.push_back(w); };
+    ASSERT_OK_AND_ASSIGN(auto M, loadModel(path, lenient));
+    ASSERT_EQ(warnings.size(), c.warnings.size()) << (warnings.empty() ? "" : warnings[0]);
+    for (size_t i = 0; i < warnings.size(); ++i) {
+      EXPECT_EQ(warnings[i].rfind(path + ": ONNX checker finding tolerated: ", 0), 0u)
+          << warnings[i];
+      EXPECT_NE(warnings[i].find(c.warnings[i]), std::string::npos) << warnings[i];
+      EXPECT_NE(warnings[i].find("-strict-onnx refuses it)"), std::string::npos) << warnings[i];
+    }
+    ASSERT_OK_AND_ASSIGN(std::vector<float> y, runWithX(std::move(M)));
+    EXPECT_EQ(y, c.want);
+
+    ImportOptions strict;
+    strict.strictONNX = true;
+    strict.warn = lenient.warn;
+    warnings.clear();
+    std::string err = errorOf(loadModel(path, strict));
+    EXPECT_EQ(err.rfind(path + ": invalid ONNX model: ", 0), 0u) << err;
+    EXPECT_NE(err.find(c.strictError), std::string::npos) << err;
+    EXPECT_TRUE(warnings.empty());
+  }
+}
+
+// Truly malformed models stay refused without -strict-onnx, tolerated findings or not; no
+// warning is given for a model that is refused.
+TEST(ImporterLenient, MalformedModelsAreStillRefused) {
+  struct Bad {
+    const char *name;
+    std::string model, error;
+  };
+  std::vector<Bad> bads;
+  LenientModel m;
+  m.graphName = ""; // tolerated, but the model is refused for what follows anyway
+  std::string base = m.text();
+  auto edit = [&](const std::string &from, const std::string &to) {
+    std::string s = base;
+    size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? s : s.replace(at, from.size(), to);
+  };
+  bads.push_back({"input nothing produces",
+                  edit("input: \"t\" input: \"w\"", "input: \"t\" input: \"ghost\""),
+                  "input 'ghost' of node: name: add OpType: Add is not output of any previous "
+                  "nodes"});
+  bads.push_back({"not a DAG", edit("input: \"x\" output: \"t\"", "input: \"y\" output: \"t\""),
+                  "input 'y' of node: name: r OpType: Relu is not output of any previous nodes"});
+  bads.push_back({"output name defined twice", edit("output: \"y\" }", "output: \"t\" }"),
+                  "'t' has been used as output names multiple times"});
+  bads.push_back({"unknown element type",
+                  edit("data_type: 1 float_data", "data_type: 99 float_data"),
+                  "Unrecognized data_type (tensor name: w): 99"});
+  // (An attribute of the wrong type: AttributeOfWrongTypeIsAnError above.)
+  bads.push_back({"attribute the operator does not have",
+                  edit("output: \"t\" }",
+                       "output: \"t\" attribute { name: \"alpha\" type: FLOAT f: 1 } }"),
+                  "Unrecognized attribute: alpha for operator Relu (Bad node spec for node. "
+                  "Name: r OpType: Relu)"});
+  bads.push_back({"input without a type that is no initializer",
+                  edit(std::string("input { name: \"x\" ") + kFloat2, "input { name: \"x\""),
+                  "Field 'type' of 'value_info' is required but missing."});
+  bads.push_back({"default domain at two opsets",
+                  edit("version: 13 }",
+                       "version: 13 }\nopset_import { domain: \"ai.onnx\" version: 11 }"),
+                  "the default domain is imported twice, at opsets 13 and 11"});
+  for (const Bad &b : bads) {
+    SCOPED_TRACE(b.name);
+    TempDir dir;
+    std::string path = dir.write("m.onnxtxt", b.model);
+    ImportOptions lenient;
+    std::vector<std::string> warnings;
+    lenient.warn = [&](const std::string &w) { warnings.push_back(w); };
+    std::string err = errorOf(loadModel(path, lenient));
+    EXPECT_EQ(err.rfind(path + ": ", 0), 0u) << err;
+    EXPECT_NE(err.find(b.error), std::string::npos) << err;
+    EXPECT_TRUE(warnings.empty()) << warnings[0];
+  }
 }
 
 } // namespace

@@ -106,7 +106,8 @@ void reinterpretBFloat16Bits(Tensor &t, const Type &expected) {
 
 } // namespace
 
-CaseResult runModelTestCase(StringRef dir, StringRef backend, const Tolerance &tol) {
+CaseResult runModelTestCase(StringRef dir, StringRef backend, const Tolerance &tol,
+                            bool strictONNX) {
   auto refuse = [](Error e) { return CaseResult{CaseResult::Refused, errorToString(std::move(e))}; };
   auto modelPath = findModel(dir);
   if (!modelPath)
@@ -128,12 +129,13 @@ CaseResult runModelTestCase(StringRef dir, StringRef backend, const Tolerance &t
     // Inputs are matched by the tensor's stored name, else by position.
     std::vector<std::pair<std::string, Tensor>> inputs;
     ImportOptions opts;
+    opts.strictONNX = strictONNX;
     for (const std::string &f : numberedFiles(set, "input_")) {
       std::string name;
       auto t = readTensorFile(f, &name);
       if (!t) {
         // Sequence and optional inputs are not TensorProtos: the model's own refusal says why.
-        auto probe = loadModel(*modelPath);
+        auto probe = loadModel(*modelPath, opts);
         if (probe)
           return refuse(t.takeError());
         consumeError(t.takeError());

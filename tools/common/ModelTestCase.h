@@ -30,9 +30,11 @@ struct CaseResult {
 };
 
 /// Loads, compiles for \p backend and runs every test_data_set of the case in \p dir.
-/// Failing to load or compile is Refused (with the error), a mismatch Wrong.
+/// Failing to load or compile is Refused (with the error), a mismatch Wrong. \p strictONNX
+/// refuses models on any ONNX checker finding (ImportOptions::strictONNX); the warnings of a
+/// lenient load are not reported.
 CaseResult runModelTestCase(llvm::StringRef dir, llvm::StringRef backend,
-                            const Tolerance &tol = {});
+                            const Tolerance &tol = {}, bool strictONNX = false);
 
 } // namespace tools
 } // namespace ember

@@ -55,6 +55,11 @@ DEFINE_string(onnx_define_symbol, "",
 DEFINE_string(onnx_define_input, "",
               "NAME=VALUE or NAME=FILE: bind a model input to a constant at compile time, so "
               "what depends on it alone folds away (repeatable; FILE is .npy or .pb)");
+DEFINE_bool(strict_onnx, false,
+            "Refuse an ONNX model on any finding of the ONNX checker. Without it the findings "
+            "that leave the model unambiguous (an unnamed graph, an output without a type, an "
+            "initializer missing from an IR-3 graph's inputs, ...) are warnings and the model "
+            "loads");
 DEFINE_bool(dump_graph, false, "Print the optimized graph (alias -dumpGraph)");
 DEFINE_string(dump_graph_DAG, "", "Write the optimized graph to this file as Graphviz DOT");
 DEFINE_bool(dump_ir, false, "Print the IR with its memory plan");
@@ -346,6 +351,8 @@ Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile
     opts.inputShapes[f.name] = {std::vector<int64_t>(dims.begin(), dims.end()), f.path,
                                 f.tensor.getType().kind};
   }
+  opts.strictONNX = FLAGS_strict_onnx;
+  opts.warn = [](const std::string &msg) { errs() << "warning: " << msg << "\n"; };
   auto loadStart = std::chrono::steady_clock::now();
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M,
                          loadModelFiles(modelPaths(), withConstantEvaluation(std::move(opts))));

@@ -17,6 +17,7 @@ DECLARE_string(backend);
 DECLARE_string(input);
 DECLARE_string(onnx_define_symbol);
 DECLARE_string(onnx_define_input);
+DECLARE_bool(strict_onnx);
 DECLARE_bool(dump_graph);
 DECLARE_string(dump_graph_DAG);
 DECLARE_bool(dump_ir);

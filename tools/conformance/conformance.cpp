@@ -44,7 +44,7 @@ std::string runCase(const std::string &dir) {
   tools::Tolerance tol;
   tol.atol = FLAGS_atol;
   tol.rtol = FLAGS_rtol;
-  tools::CaseResult r = tools::runModelTestCase(dir, FLAGS_backend, tol);
+  tools::CaseResult r = tools::runModelTestCase(dir, FLAGS_backend, tol, FLAGS_strict_onnx);
   const char *status = r.status == tools::CaseResult::Pass    ? "pass"
                        : r.status == tools::CaseResult::Wrong ? "wrong"
                                                               : "refused";

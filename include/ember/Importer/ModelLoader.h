@@ -49,6 +49,15 @@ struct ImportOptions {
   /// Shape -> Gather -> Concat) get it folded through this; without it such operands must be
   /// Constants already.
   std::function<llvm::Expected<Tensor>(NodeValue)> evaluateConstant;
+
+  /// ONNX: refuse a model on any finding of the onnx package's checker (-strict-onnx). Without
+  /// it, the findings that leave the model unambiguous (an unnamed graph, an output without a
+  /// type, an initializer missing from an IR-3 graph's inputs, ...; README, "ONNX checker
+  /// findings") are tolerated and reported through `warn`; the checker still refuses the rest.
+  bool strictONNX = false;
+  /// Receives each warning of a load that succeeds (one line, naming the file). Library code
+  /// prints nothing itself; the tools print these as "warning: ..." on stderr. Unset: dropped.
+  std::function<void(const std::string &)> warn;
 };
 
 /// The name of the function a loader creates in the module.

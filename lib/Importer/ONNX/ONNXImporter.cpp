@@ -1,6 +1,7 @@
 // The ONNX importer: reads a binary or text ModelProto, checks it, and builds the graph through
 // the operator loaders in OpRegistry.
 #include "../ProtoFile.h"
+#include "ONNXChecker.h"
 #include "ONNXTensor.h"
 #include "OpContext.h"
 
@@ -11,8 +12,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-
-#include <onnx/checker.h>
 
 #include <climits>
 
@@ -39,9 +38,15 @@ Expected<onnx::ModelProto> readModelProto(StringRef path) {
 
 Expected<int64_t> defaultDomainOpset(const onnx::ModelProto &model) {
   int64_t opset = -1;
-  for (const auto &o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx")
-      opset = o.version();
+  for (const auto &o : model.opset_import()) {
+    if (!o.domain().empty() && o.domain() != "ai.onnx")
+      continue;
+    // '' and 'ai.onnx' name the same domain: two opsets for it leave the nodes ambiguous.
+    if (opset >= 0 && o.version() != opset)
+      return makeError("the default domain is imported twice, at opsets " + Twine(opset) +
+                       " and " + Twine(o.version()));
+    opset = o.version();
+  }
   if (opset < 0)
     return makeError("model imports no opset of the default ONNX domain");
   if (opset > kMaxONNXOpset)
@@ -52,23 +57,8 @@ Expected<int64_t> defaultDomainOpset(const onnx::ModelProto &model) {
   return opset;
 }
 
-/// The checker's message on one line: "what (context)".
-std::string checkerMessage(StringRef what) {
-  SmallVector<StringRef, 4> lines;
-  what.split(lines, '\n', -1, false);
-  std::string msg, context;
-  for (StringRef line : lines) {
-    line = line.trim();
-    if (line.consume_front("==> Context:"))
-      context += (context.empty() ? "" : "; ") + line.trim().str();
-    else if (!line.empty())
-      msg += (msg.empty() ? "" : " ") + line.str();
-  }
-  return context.empty() ? msg : msg + " (" + context + ")";
-}
-
-
 class ONNXImporter {
+  StringRef path_; ///< named in warnings
   const onnx::ModelProto &model_;
   const ImportOptions &opts_;
   int64_t opset_ = 0;
@@ -88,8 +78,8 @@ class ONNXImporter {
                                         const ImportOptions::ConstantInput &value);
 
 public:
-  ONNXImporter(const onnx::ModelProto &model, const ImportOptions &opts)
-      : model_(model), opts_(opts) {}
+  ONNXImporter(StringRef path, const onnx::ModelProto &model, const ImportOptions &opts)
+      : path_(path), model_(model), opts_(opts) {}
 
   Expected<std::unique_ptr<Module>> run() {
     EMBER_ASSIGN_OR_RETURN(opset_, defaultDomainOpset(model_));
@@ -109,16 +99,17 @@ public:
     for (const auto &vi : model_.graph().output())
       if (!module_->reserveName(vi.name()))
         return makeError("graph output '" + vi.name() + "' is listed twice");
-    try {
-      onnx::checker::check_model(model_);
-    } catch (const std::exception &e) {
-      return makeError("invalid ONNX model: " + checkerMessage(e.what()));
-    }
+    std::vector<std::string> warnings;
+    EMBER_TRY(checkONNXModel(model_, opts_.strictONNX, warnings));
     EMBER_TRY(loadInitializers());
     EMBER_TRY(loadInputs());
     EMBER_TRY(loadNodes());
     EMBER_TRY(loadOutputs());
     EMBER_TRY(fn_->verify());
+    // Only a model that loads is warned about: a refusal says what matters.
+    if (opts_.warn)
+      for (const std::string &w : warnings)
+        opts_.warn(path_.str() + ": " + w);
     return std::move(module_);
   }
 };
@@ -329,7 +320,7 @@ Expected<std::unique_ptr<Module>> loadONNXModel(StringRef path, const ImportOpti
   auto model = readModelProto(path);
   if (!model)
     return withContext(model.takeError(), path);
-  auto module = ONNXImporter(*model, opts).run();
+  auto module = ONNXImporter(path, *model, opts).run();
   if (!module)
     return withContext(module.takeError(), path);
   return module;

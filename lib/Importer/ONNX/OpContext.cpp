@@ -57,17 +57,20 @@ Error OpContext::importSubgraph(const onnx::GraphProto &graph) {
       return withContext(t.takeError(), "initializer '" + init.name() + "'");
     values_[init.name()] = module_.createConstant(std::move(*t), init.name())->getResult();
   }
+  // Unnamed subgraphs load too (the checker's finding is tolerated), so name them somehow.
+  std::string label =
+      graph.name().empty() ? "unnamed subgraph" : "subgraph '" + graph.name() + "'";
   for (const auto &n : graph.node()) {
     bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
     OpLoader load = defaultDomain ? OpRegistry::get().find(n.op_type(), opset_) : nullptr;
     if (!load)
-      return makeError("subgraph '" + graph.name() + "': unsupported operator " +
-                       onnxNodeLabel(n) + " at opset " + Twine(opset_));
+      return makeError(label + ": unsupported operator " + onnxNodeLabel(n) + " at opset " +
+                       Twine(opset_));
     OpContext sub(n, opts_, opset_, module_, fn_, values_);
     Error err = load(sub);
     err = joinErrors(std::move(err), sub.takeAttrError());
     if (err)
-      return withContext(std::move(err), "subgraph '" + graph.name() + "': " + onnxNodeLabel(n));
+      return withContext(std::move(err), label + ": " + onnxNodeLabel(n));
   }
   return Error::success();
 }
