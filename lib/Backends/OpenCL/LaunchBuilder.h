@@ -61,8 +61,13 @@ EMBER_OPENCL_FAMILY(Recurrent)
 EMBER_OPENCL_FAMILY(Loss)
 #undef EMBER_OPENCL_FAMILY
 
-/// The GEMM fast path of float32 convolutions and matrix products (LaunchesGemm.cpp), tried
-/// before the families, and the scratch bytes its im2col needs.
+/// [code, a bits, b bits] of the fused activation of a FusedConv, FusedMatMul or
+/// FullyConnected, as nn_activation (Common.cl) takes it: code 0 for none (and for the unfused
+/// kinds), -1 for a row of Nodes/FusedActivations.def it does not have (LaunchesNN.cpp).
+std::array<int64_t, 3> fusedActivationParams(const Instruction &I);
+
+/// The fast paths of float32 convolutions (GEMM, depthwise) and matrix products
+/// (LaunchesGemm.cpp), tried before the families, and the scratch bytes its im2col needs.
 llvm::Expected<bool> planGemm(LaunchBuilder &b, const Instruction &I);
 uint64_t gemmScratchBytes(const Instruction &I);
 

@@ -17,10 +17,11 @@ std::optional<bool> supportsNNPool(const Node &n);
 
 namespace {
 
-/// The activations NN.cl's nn_activation applies, by its codes (1-based, 0 none). A row of
-/// Nodes/FusedActivations.def not listed here has no kernel: its fused nodes are lowered.
-const char *const kKernelActivations[] = {"relu", "clip", "leaky_relu", "sigmoid", "tanh",
-                                          "hard_sigmoid", "hard_swish", "gelu", "gelu_tanh"};
+/// The activations nn_activation (Common.cl) applies, by its codes: the rows of
+/// Nodes/FusedActivations.def up to this one (their code is the table's order, 1-based). A row
+/// added to the table after it has no kernel until nn_activation has its case: its fused nodes
+/// are lowered.
+constexpr int64_t kKernelActivations = 9;
 
 /// nn_activation's code for a FusedActivation attribute with \p args, or -1.
 int64_t activationCode(StringRef name, ArrayRef<float> args) {
@@ -29,14 +30,12 @@ int64_t activationCode(StringRef name, ArrayRef<float> args) {
     return -1;
   if (!row)
     return 0;
-  for (size_t c = 0; c < std::size(kKernelActivations); ++c)
-    if (row->name == kKernelActivations[c])
-      return int64_t(c + 1);
-  return -1;
+  return row->code <= kKernelActivations ? row->code : -1;
 }
 
-/// [code, a bits, b bits] of an instruction's activation (none for the unfused kinds).
-std::array<int64_t, 3> activationParams(const Instruction &I) {
+} // namespace
+
+std::array<int64_t, 3> fusedActivationParams(const Instruction &I) {
   switch (I.getKind()) {
   case InstrKind::FusedConv:
   case InstrKind::FusedMatMul:
@@ -50,6 +49,8 @@ std::array<int64_t, 3> activationParams(const Instruction &I) {
   }
 }
 
+namespace {
+
 bool allOfKind(const Node &n, ElemKind k) {
   for (unsigned i = 0; i < n.getNumResults(); ++i)
     if (n.getType(i).kind != k)
@@ -62,8 +63,8 @@ bool allOfKind(const Node &n, ElemKind k) {
 
 /// Float kinds, one for every operand and result. Fused: an activation the kernels have, and on
 /// float64 none (nn_activation computes in float; the lowered node computes in double). Fused
-/// float32 nodes are lowered anyway: their Conv or MatMul then takes the GEMM fast path
-/// (LaunchesGemm.cpp), and the activation node gives the same values.
+/// float32 nodes run the fast paths of LaunchesGemm.cpp (or the generic kernels' epilogue): the
+/// activation in the same pass as the product.
 bool floatProductRuns(const Node &n, bool fused) {
   ElemKind k = n.getType(0).kind;
   if (!isFloatKind(k) || !allOfKind(n, k))
@@ -72,7 +73,7 @@ bool floatProductRuns(const Node &n, bool fused) {
     return true;
   int64_t code = activationCode(n.attr<AttrKind::FusedActivation>(),
                                 n.attr<AttrKind::FusedActivationArgs>());
-  return k != ElemKind::Float32 && (code == 0 || (code > 0 && k != ElemKind::Float64));
+  return code == 0 || (code > 0 && k != ElemKind::Float64);
 }
 
 } // namespace
@@ -83,7 +84,7 @@ Expected<bool> planNN(LaunchBuilder &b, const Instruction &I) {
   auto in = [&](unsigned i) { return placeOf(I.getInput(i)); };
   int64_t y = placeOf(I.getOutput());
   std::string suffix = kindSuffix(out.kind).str();
-  std::array<int64_t, 3> act = activationParams(I);
+  std::array<int64_t, 3> act = fusedActivationParams(I);
   switch (I.getKind()) {
   case InstrKind::MatMul:
   case InstrKind::FusedMatMul: {

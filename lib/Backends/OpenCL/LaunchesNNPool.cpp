@@ -1,15 +1,55 @@
 // The OpenCL launches of the pools (kernels/NNPool.cl): MaxPool, AvgPool and LpPool over N-D
-// windows, and MaxRoiPool. Part of the NN family: planNN and supportsNN (LaunchesNN.cpp) hand
+// windows (float32 2-D MaxPool and AvgPool on the blocked kernels, a row's outputs 8 at a time),
+// and MaxRoiPool. Part of the NN family: planNN and supportsNN (LaunchesNN.cpp) hand
 // their other kinds here; MaxUnpool, a scatter, is planned with the indexed kinds
 // (LaunchesIndexed.cpp).
 #include "LaunchBuilder.h"
 
 #include "ember/Support/Error.h"
 
+#include <algorithm>
+
 using namespace llvm;
 
 namespace ember {
 namespace opencl {
+
+namespace {
+
+/// Outputs along a row per work-item of the 2-D float32 pools (NNPool.cl's POOL_BLOCK), and
+/// their work-group size.
+constexpr int64_t kPoolBlock = 8;
+constexpr size_t kPoolGroup = 8;
+
+/// A float32 MaxPool or AvgPool over 2-D windows: maxpool2d_f32 and avgpool2d_f32, or
+/// global_avgpool_f32 for an AvgPool of one window covering its input.
+Expected<bool> planPool2D(LaunchBuilder &b, const Instruction &I) {
+  const Type &xt = I.getInput(0)->getType(), &yt = I.getOutput()->getType();
+  const auto &k = I.attr<AttrKind::Kernels>(), &s = I.attr<AttrKind::Strides>(),
+             &pd = I.attr<AttrKind::Pads>();
+  bool isMax = I.getKind() == InstrKind::MaxPool;
+  int64_t H = int64_t(xt.dims[2]), W = int64_t(xt.dims[3]);
+  int64_t OH = int64_t(yt.dims[2]), OW = int64_t(yt.dims[3]);
+  uint64_t planes = yt.dims[0] * yt.dims[1];
+  int64_t y = placeOf(I.getOutput()), x = placeOf(I.getInput(0));
+  if (!isMax && OH == 1 && OW == 1 && k[0] == H && k[1] == W &&
+      std::all_of(pd.begin(), pd.end(), [](int64_t p) { return p == 0; }))
+    return b.add(I, "global_avgpool_f32", planes, {y, x, H * W}, kPoolGroup);
+  int64_t blocks = (OW + kPoolBlock - 1) / kPoolBlock;
+  std::vector<int64_t> p = {y, x};
+  if (isMax)
+    p.insert(p.end(), {placeOf(I.getOutput(1)), I.attr<AttrKind::StorageOrder>(), 0});
+  else
+    p.insert(p.end(), {-1, 0, I.attr<AttrKind::CountIncludePad>() ? 1 : 0});
+  const std::vector<int64_t> one = {1, 1};
+  const auto &dl = isMax ? I.attr<AttrKind::Dilations>() : one;
+  p.insert(p.end(), {H, W, OH, OW, k[0], k[1], s[0], s[1], pd[0], pd[1], pd[2], pd[3], dl[0],
+                     dl[1], blocks});
+  return b.add(I, isMax ? "maxpool2d_f32" : "avgpool2d_f32", planes * OH * uint64_t(blocks), p,
+               kPoolGroup);
+}
+
+} // namespace
 
 Expected<bool> planNNPool(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
@@ -25,6 +65,8 @@ Expected<bool> planNNPool(LaunchBuilder &b, const Instruction &I) {
     const auto &k = I.attr<AttrKind::Kernels>(), &s = I.attr<AttrKind::Strides>(),
                &pd = I.attr<AttrKind::Pads>();
     size_t ns = xt.dims.size() - 2;
+    if (ns == 2 && out.kind == ElemKind::Float32 && I.getKind() != InstrKind::LpPool)
+      return planPool2D(b, I);
     bool isMax = I.getKind() == InstrKind::MaxPool;
     // [y, x, indices, storage order, sum mode, p bits, spatial rank] (NNPool.cl).
     std::vector<int64_t> p;

@@ -1,6 +1,7 @@
 // The OpenCL launches of the normalizations (kernels/Normalization.cl): BatchNorm inference and
 // training, InstanceNorm, LayerNorm, MeanVarNorm, LRN, Softmax and LogSoftmax, on every float
-// kind. Hardmax runs with the selections (LaunchesSelection.cpp).
+// kind (float32 inference BatchNorm a block of a channel's plane per work-item). Hardmax runs
+// with the selections (LaunchesSelection.cpp).
 #include "LaunchBuilder.h"
 
 #include "ember/Support/Error.h"
@@ -11,6 +12,9 @@ namespace ember {
 namespace opencl {
 
 namespace {
+
+/// The work-group size of the kernels that compute a block of elements per work-item.
+constexpr size_t kBlockGroup = 8;
 
 /// Normalization.cl's code of a float kind (norm_load, norm_store).
 int64_t floatCode(ElemKind k) {
@@ -85,11 +89,23 @@ Expected<bool> planNormalization(LaunchBuilder &b, const Instruction &I) {
   std::string suffix = kindSuffix(out.kind).str();
   size_t rank = out.dims.size();
   switch (I.getKind()) {
-  case InstrKind::BatchNorm:
+  case InstrKind::BatchNorm: {
+    int64_t inner = product(out.dims, 2, rank);
+    if (out.kind == ElemKind::Float32 && I.getInput(0)->getType().kind == ElemKind::Float32 &&
+        rank > 2 && inner > 0) {
+      // A block of a channel's plane per work-item (batchnorm_planes_f32's NORM_BLOCK).
+      int64_t blocks = (inner + 15) / 16;
+      return b.add(I, "batchnorm_planes_f32", n / uint64_t(inner) * uint64_t(blocks),
+                   {y, in(0), in(1), kindIn(1), in(2), kindIn(2), in(3), kindIn(3), in(4),
+                    kindIn(4), floatBits(I.attr<AttrKind::Epsilon>()), int64_t(out.dims[1]),
+                    inner, blocks},
+                   kBlockGroup);
+    }
     return b.add(I, "batchnorm_" + suffix, n,
                  {y, in(0), in(1), kindIn(1), in(2), kindIn(2), in(3), kindIn(3), in(4),
                   kindIn(4), floatBits(I.attr<AttrKind::Epsilon>()),
-                  rank > 1 ? int64_t(out.dims[1]) : 1, product(out.dims, 2, rank)});
+                  rank > 1 ? int64_t(out.dims[1]) : 1, inner});
+  }
   case InstrKind::BatchNormTraining: {
     SmallVector<bool, 6> reduced(rank, true);
     reduced[1] = false;

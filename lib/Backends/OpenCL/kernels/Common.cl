@@ -100,3 +100,48 @@ static inline ushort float_to_bfloat(float f) {
 #define FOR_EACH_FLOAT_KIND(X) X(f32) X(f64) X(f16) X(bf16)
 #define FOR_EACH_INT_KIND(X) X(i8) X(u8) X(i16) X(u16) X(i32) X(u32) X(i64) X(u64)
 #define FOR_EACH_KIND(X) FOR_EACH_FLOAT_KIND(X) FOR_EACH_INT_KIND(X) X(bool)
+
+// The activation of a FusedConv, FusedMatMul or FullyConnected, for the epilogues of Gemm.cl
+// and NN.cl (so here, before both): the rows of Nodes/FusedActivations.def by their code (the
+// table's order, 1-based; 0 is none), each through the row's formula of ScalarFormulas.inc, of
+// x with arguments a and b. kKernelActivations in LaunchesNN.cpp counts the rows listed here
+// and refuses the others. The formulas are the float ones: the planner keeps float64
+// activations away.
+#define NN_ACTIVATIONS(X)                                                                      \
+  X(1, ember_relu(x))                                                                          \
+  X(2, ember_clip(x, a, b))                                                                    \
+  X(3, ember_leaky_relu(x, a))                                                                 \
+  X(4, ember_sigmoid(x))                                                                       \
+  X(5, ember_tanh(x))                                                                          \
+  X(6, ember_hard_sigmoid(x, a, b))                                                            \
+  X(7, ember_hard_swish(x))                                                                    \
+  X(8, ember_gelu(x))                                                                          \
+  X(9, ember_gelu_tanh(x))
+
+#define NN_ACTIVATION_CASE(code, formula)                                                      \
+  case code: return formula;
+static inline float nn_activation(long code, float x, float a, float b) {
+  switch (code) {
+    NN_ACTIVATIONS(NN_ACTIVATION_CASE)
+  default: return x;
+  }
+}
+
+// The same on the 8 lanes of a vector: the switch outside the loop over lanes, so each case's
+// loop is one formula the compiler can vectorize (the epilogues of the blocked kernels).
+#define NN_ACTIVATION_CASE8(code, formula)                                                     \
+  case code:                                                                                   \
+    for (int j = 0; j < 8; ++j) {                                                              \
+      float x = lanes[j];                                                                      \
+      lanes[j] = formula;                                                                      \
+    }                                                                                          \
+    break;
+static inline float8 nn_activation8(long code, float8 v, float a, float b) {
+  float lanes[8];
+  vstore8(v, 0, lanes);
+  switch (code) {
+    NN_ACTIVATIONS(NN_ACTIVATION_CASE8)
+  default: return v;
+  }
+  return vload8(0, lanes);
+}

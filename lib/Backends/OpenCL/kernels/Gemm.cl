@@ -7,18 +7,22 @@
 #define GEMM_ROWS 8
 #define GEMM_COLS 32
 
-// C[M, N] = A[M, K] x B[K, N] (+ bias[m] when its place is not -1); row-major, leading
-// dimensions K, N and N: [blocks, c, a, b, bias, M, N, K]. Work-item i computes rows
-// 8 * (i / ceil(N / 32)) .. and columns 32 * (i % ceil(N / 32)) .. of C. Blocks at the bottom
-// edge read their last real row again for the missing ones (and do not store them); blocks at
-// the right edge gather their columns with zeros past N: both keep the 16 accumulators in
-// registers.
+// C[M, N] = A[M, K] x B[K, N] (+ bias) then the activation; row-major, leading dimensions K, N
+// and N: [blocks, c, a, b, bias place or -1, M, N, K, bias axis (0: bias[m], a convolution's
+// per output channel; 1: bias[n], FullyConnected's), activation (nn_activation's code), its a
+// bits, its b bits]. Work-item i computes rows 8 * (i / ceil(N / 32)) .. and columns
+// 32 * (i % ceil(N / 32)) .. of C. Blocks at the bottom edge read their last real row again for
+// the missing ones (and do not store them); blocks at the right edge gather their columns with
+// zeros past N: both keep the 16 accumulators in registers. The epilogue adds the bias to the
+// accumulator and applies the activation to that sum, as the lowered product, Add and
+// activation nodes would (in float32 each rounds the same), so that the fused nodes need no
+// second pass over memory.
 __kernel void gemm_f32(ARGS) {
   P += p0;
   long item = get_global_id(0);
   if (item >= P[0])
     return;
-  long Mm = P[5], N = P[6], K = P[7];
+  long Mm = P[5], N = P[6], K = P[7], act = P[9];
   long blocksN = (N + GEMM_COLS - 1) / GEMM_COLS;
   long m0 = item / blocksN * GEMM_ROWS, n0 = item % blocksN * GEMM_COLS;
   long rows = min((long)GEMM_ROWS, Mm - m0), cols = min((long)GEMM_COLS, N - n0);
@@ -49,16 +53,39 @@ __kernel void gemm_f32(ARGS) {
       hi[r] = fma(av, b1, hi[r]);
     }
   }
+  // A bias per column: the block's 32 entries, zeros past N.
+  float16 colLo = (float16)(0.0f), colHi = (float16)(0.0f);
+  if (bias && P[8]) {
+    float edge[GEMM_COLS];
+    for (int j = 0; j < GEMM_COLS; ++j)
+      edge[j] = j < cols ? bias[n0 + j] : 0.0f;
+    colLo = vload16(0, edge);
+    colHi = vload16(0, edge + 16);
+  }
+  float actA = PF(10), actB = PF(11);
   for (int r = 0; r < rows; ++r) {
-    float add = bias ? bias[m0 + r] : 0.0f;
+    float16 vLo = lo[r], vHi = hi[r];
+    if (bias && !P[8]) {
+      vLo += bias[m0 + r];
+      vHi += bias[m0 + r];
+    } else if (bias) {
+      vLo += colLo;
+      vHi += colHi;
+    }
+    if (act) {
+      vLo = (float16)(nn_activation8(act, vLo.lo, actA, actB),
+                      nn_activation8(act, vLo.hi, actA, actB));
+      vHi = (float16)(nn_activation8(act, vHi.lo, actA, actB),
+                      nn_activation8(act, vHi.hi, actA, actB));
+    }
     __global float *cr = c + (m0 + r) * N + n0;
     if (cols == GEMM_COLS) {
-      vstore16(lo[r] + add, 0, cr);
-      vstore16(hi[r] + add, 0, cr + 16);
+      vstore16(vLo, 0, cr);
+      vstore16(vHi, 0, cr + 16);
     } else {
       float out[GEMM_COLS];
-      vstore16(lo[r] + add, 0, out);
-      vstore16(hi[r] + add, 0, out + 16);
+      vstore16(vLo, 0, out);
+      vstore16(vHi, 0, out + 16);
       for (int j = 0; j < cols; ++j)
         cr[j] = out[j];
     }

@@ -8,25 +8,6 @@
 #define NN_ACC_f16 float
 #define NN_ACC_bf16 float
 
-// The activation of a FusedConv, FusedMatMul or FullyConnected: the rows of
-// Nodes/FusedActivations.def, numbered as the planner numbers them (kKernelActivations in
-// LaunchesNN.cpp, which refuses any row not listed here), through the row's scalar formula.
-// 0 is none. The formulas are the float ones: the planner keeps float64 activations away.
-static inline float nn_activation(long code, float x, float a, float b) {
-  switch (code) {
-  case 1: return ember_relu(x);
-  case 2: return ember_clip(x, a, b);
-  case 3: return ember_leaky_relu(x, a);
-  case 4: return ember_sigmoid(x);
-  case 5: return ember_tanh(x);
-  case 6: return ember_hard_sigmoid(x, a, b);
-  case 7: return ember_hard_swish(x);
-  case 8: return ember_gelu(x);
-  case 9: return ember_gelu_tanh(x);
-  default: return x;
-  }
-}
-
 // Element i of a product or convolution result after its accumulator was stored: the bias
 // (FullyConnected: added in the compute type to the stored product, as Add would) and the
 // activation (on the stored value, as the separate node would), each rounded to the kind.
@@ -164,3 +145,125 @@ FOR_EACH_INT_KIND(NN_MATMUL_INT)
     NN_EPILOGUE(K, y, i, -1, 0, P[6], PF(7), PF(8));                                           \
   }
 FOR_EACH_FLOAT_KIND(NN_CONV)
+
+// Depthwise float32 2-D convolution: every group has one input channel (a channel multiplier
+// of Cout / Cin outputs reading it), as MobileNet's and EfficientNet's. Each work-item computes
+// one output row of one channel, DW_BLOCK outputs at a time in a float8, the taps' weights
+// loaded once into registers. A block whose windows lie inside the input reads each tap's 8
+// inputs as one vector (a load for stride 1, the even lanes of a 16-wide load for stride 2); so
+// that every block does, the planner gives a convolution with padding (or a short last block) a
+// zero-padded copy of its input (dwpad_f32), 1.5-1.7x faster than edge blocks. Padding zeros
+// add nothing to a sum unless a weight is infinite or NaN: then the kernel reads the input
+// itself, edge blocks lane by lane, skipping padding as the Interpreter's gather does. Sums
+// start from the bias and add the taps row-major, with FMA. Parameters: [count, y, x, w, bias,
+// activation, its a bits, its b bits, Cin, Cout, H, W, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW,
+// padded copy or -1, its H, its W].
+#define DW_BLOCK 8
+// Taps held in registers; larger windows read their weights from memory.
+#define DW_TAPS 25
+
+static inline void dw_block(__global const float *x, __global const float *wg, const float *wr,
+                            long KH, long KW, long H, long W, long oh, long ow0, long OW,
+                            long SH, long SW, long PT, long PL, long DH, long DWd, float bias,
+                            long act, float a, float b, __global float *y) {
+  long left = ow0 * SW - PL;
+  // The last input column the block's vector loads touch (stride 2 loads one past its last).
+  long right = left + (DW_BLOCK - 1) * SW + (KW - 1) * DWd + (SW == 2 ? 1 : 0);
+  bool inside = left >= 0 && right < W;
+  int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+  float8 acc = (float8)(bias);
+  for (long kh = 0; kh < KH; ++kh) {
+    long ih = oh * SH - PT + kh * DH;
+    if (ih < 0 || ih >= H)
+      continue;
+    __global const float *row = x + ih * W;
+    for (long kw = 0; kw < KW; ++kw) {
+      long t = kh * KW + kw;
+      float wv = wr ? wr[t] : wg[t];
+      long at = left + kw * DWd;
+      if (inside) {
+        float8 v;
+        if (SW == 1)
+          v = vload8(0, row + at);
+        else if (SW == 2)
+          v = vload16(0, row + at).even;
+        else
+          v = (float8)(row[at], row[at + SW], row[at + 2 * SW], row[at + 3 * SW],
+                       row[at + 4 * SW], row[at + 5 * SW], row[at + 6 * SW], row[at + 7 * SW]);
+        acc = fma(v, (float8)(wv), acc);
+      } else {
+        // Lane by lane, in registers; the lanes whose cell is padding keep their sum.
+        int8 iw = (int)at + lane * (int)SW;
+        int8 real = (iw >= 0) & (iw < (int)W);
+#define DW_LANE(j) (real.s##j ? row[iw.s##j] : 0.0f)
+        float8 v = (float8)(DW_LANE(0), DW_LANE(1), DW_LANE(2), DW_LANE(3), DW_LANE(4),
+                            DW_LANE(5), DW_LANE(6), DW_LANE(7));
+#undef DW_LANE
+        acc = select(acc, fma(v, (float8)(wv), acc), real);
+      }
+    }
+  }
+  if (act)
+    acc = nn_activation8(act, acc, a, b);
+  if (ow0 + DW_BLOCK <= OW) {
+    vstore8(acc, 0, y + ow0);
+  } else {
+    float out[DW_BLOCK];
+    vstore8(acc, 0, out);
+    for (long j = 0; j < OW - ow0; ++j)
+      y[ow0 + j] = out[j];
+  }
+}
+
+__kernel void dwconv_f32(ARGS) {
+  P += p0;
+  long i = get_global_id(0);
+  if (i >= P[0])
+    return;
+  long Cin = P[8], Cout = P[9], H = P[10], W = P[11], OH = P[12], OW = P[13];
+  long KH = P[14], KW = P[15], PT = P[18], PL = P[19];
+  long oh = i % OH, oc = (i / OH) % Cout, n = i / (OH * Cout);
+  long plane = n * Cin + oc / (Cout / Cin);
+  __global const float *x = FP(P[2]) + plane * H * W;
+  __global const float *w = FP(P[3]) + oc * KH * KW;
+  float wr[DW_TAPS];
+  bool inRegisters = KH * KW <= DW_TAPS, finite = true;
+  for (long t = 0; t < KH * KW; ++t) {
+    if (inRegisters)
+      wr[t] = w[t];
+    finite = finite && isfinite(w[t]);
+  }
+  // The zero-padded copy of the input (dwpad_f32), if planned: every block then reads inside.
+  // Not with a weight that is infinite or NaN, which times a padding zero would give NaN.
+  if (P[22] >= 0 && finite) {
+    H = P[23];
+    W = P[24];
+    PT = PL = 0;
+    x = FP(P[22]) + plane * H * W;
+  }
+  float bias = FP(P[4])[oc], a = PF(6), b = PF(7);
+  __global float *y = FP(P[1]) + i * OW;
+  for (long ow0 = 0; ow0 < OW; ow0 += DW_BLOCK)
+    dw_block(x, w, inRegisters ? wr : 0, KH, KW, H, W, oh, ow0, OW, P[16], P[17], PT, PL, P[20],
+             P[21], bias, P[5], a, b, y);
+}
+
+// The zero-padded copy of a depthwise convolution's input, for dwconv_f32: [count, padded, x,
+// H, W, padded H, padded W, PT, PL], one work-item per padded row.
+__kernel void dwpad_f32(ARGS) {
+  P += p0;
+  long i = get_global_id(0);
+  if (i >= P[0])
+    return;
+  long H = P[3], W = P[4], Hp = P[5], Wp = P[6], PL = P[8];
+  long ih = i % Hp - P[7], plane = i / Hp;
+  __global float *out = FP(P[1]) + i * Wp;
+  if (ih < 0 || ih >= H) {
+    for (long k = 0; k < Wp; ++k)
+      out[k] = 0.0f;
+    return;
+  }
+  __global const float *row = FP(P[2]) + (plane * H + ih) * W;
+  for (long k = 0; k < Wp; ++k)
+    out[k] = k >= PL && k - PL < W ? row[k - PL] : 0.0f;
+}

@@ -148,6 +148,157 @@ NN_MAXPOOL(u8)
   }
 FOR_EACH_FLOAT_KIND(NN_SUMPOOL)
 
+// The float32 2-D pools, POOL_BLOCK outputs along a row per work-item: a float8 per window
+// tap where the block's windows are all real cells (vector loads as in dwconv_f32), else lane
+// by lane as maxpool_f32 and sumpool_f32 compute, on the same cells in the same order, so both
+// give those kernels' results to the bit. [count, y, x, indices place or -1 (AvgPool), storage
+// order, mode (AvgPool: 1 counts the padded cells), H, W, OH, OW, KH, KW, SH, SW, PT, PL, PB,
+// PR, DH, DW, blocks per row].
+#define POOL_BLOCK 8
+
+// The 8 cells of a tap for the outputs ow0.. (SW apart from at), all inside the row.
+static inline float8 pool_row8(__global const float *row, long at, long SW) {
+  if (SW == 1)
+    return vload8(0, row + at);
+  if (SW == 2)
+    return vload16(0, row + at).even;
+  return (float8)(row[at], row[at + SW], row[at + 2 * SW], row[at + 3 * SW], row[at + 4 * SW],
+                  row[at + 5 * SW], row[at + 6 * SW], row[at + 7 * SW]);
+}
+
+// Whether every tap of the block's windows is a real cell, read by pool_row8's loads.
+static inline bool pool_block_inside(__global const long *q, long oh, long ow0) {
+  long H = q[6], W = q[7], OW = q[9], KH = q[10], KW = q[11], SH = q[12], SW = q[13];
+  long top = oh * SH - q[14], left = ow0 * SW - q[15];
+  return top >= 0 && top + (KH - 1) * q[18] < H && left >= 0 &&
+         left + (POOL_BLOCK - 1) * SW + (KW - 1) * q[19] + (SW == 2 ? 1 : 0) < W &&
+         ow0 + POOL_BLOCK <= OW;
+}
+
+__kernel void maxpool2d_f32(ARGS) {
+  P += p0;
+  long i = get_global_id(0);
+  if (i >= P[0])
+    return;
+  long H = P[6], W = P[7], OH = P[8], OW = P[9], KH = P[10], KW = P[11], SH = P[12], SW = P[13];
+  long PT = P[14], PL = P[15], DH = P[18], DWd = P[19], blocks = P[20];
+  long ow0 = (i % blocks) * POOL_BLOCK, oh = (i / blocks) % OH, plane = i / (blocks * OH);
+  long base = plane * H * W, out = (plane * OH + oh) * OW + ow0;
+  __global const float *x = FP(P[2]);
+  __global float *y = FP(P[1]);
+  __global long *indices = (__global long *)PLACE(P[3]);
+  bool colMajor = P[4] != 0;
+  if (pool_block_inside(P, oh, ow0)) {
+    // The first tap starts every lane; a later one wins only where strictly greater.
+    long top = oh * SH - PT, left = ow0 * SW - PL;
+    float8 best = pool_row8(x + base + top * W, left, SW);
+    int8 tap = (int8)(0);
+    for (long kh = 0; kh < KH; ++kh) {
+      __global const float *row = x + base + (top + kh * DH) * W;
+      for (long kw = kh == 0 ? 1 : 0; kw < KW; ++kw) {
+        float8 v = pool_row8(row, left + kw * DWd, SW);
+        int8 wins = isgreater(v, best);
+        best = select(best, v, wins);
+        tap = select(tap, (int8)((int)(kh * KW + kw)), wins);
+      }
+    }
+    vstore8(best, 0, y + out);
+    int taps[POOL_BLOCK];
+    vstore8(tap, 0, taps);
+    for (int j = 0; j < POOL_BLOCK; ++j) {
+      long ih = top + (taps[j] / KW) * DH, iw = left + j * SW + (taps[j] % KW) * DWd;
+      indices[out + j] = base + (colMajor ? iw * H + ih : ih * W + iw);
+    }
+    return;
+  }
+  for (long j = 0; j < min((long)POOL_BLOCK, OW - ow0); ++j) {
+    long at = -1, index = -1;
+    float best = NN_LOWEST_f32;
+    for (long kh = 0; kh < KH; ++kh) {
+      long ih = oh * SH - PT + kh * DH;
+      if (ih < 0 || ih >= H)
+        continue;
+      for (long kw = 0; kw < KW; ++kw) {
+        long iw = (ow0 + j) * SW - PL + kw * DWd;
+        if (iw < 0 || iw >= W)
+          continue;
+        float v = x[base + ih * W + iw];
+        if (at < 0 || v > best) {
+          best = v;
+          at = base + ih * W + iw;
+          index = base + (colMajor ? iw * H + ih : ih * W + iw);
+        }
+      }
+    }
+    y[out + j] = at >= 0 ? x[at] : best;
+    indices[out + j] = index;
+  }
+}
+
+__kernel void avgpool2d_f32(ARGS) {
+  P += p0;
+  long i = get_global_id(0);
+  if (i >= P[0])
+    return;
+  long H = P[6], W = P[7], OH = P[8], OW = P[9], KH = P[10], KW = P[11], SH = P[12], SW = P[13];
+  long PT = P[14], PL = P[15], PB = P[16], PR = P[17], blocks = P[20];
+  long ow0 = (i % blocks) * POOL_BLOCK, oh = (i / blocks) % OH, plane = i / (blocks * OH);
+  __global const float *x = FP(P[2]) + plane * H * W;
+  __global float *y = FP(P[1]) + (plane * OH + oh) * OW + ow0;
+  if (pool_block_inside(P, oh, ow0)) {
+    long top = oh * SH - PT, left = ow0 * SW - PL;
+    float8 sum = (float8)(0.0f);
+    for (long kh = 0; kh < KH; ++kh)
+      for (long kw = 0; kw < KW; ++kw)
+        sum += pool_row8(x + (top + kh) * W, left + kw, SW);
+    vstore8(sum / (float)(KH * KW), 0, y);
+    return;
+  }
+  for (long j = 0; j < min((long)POOL_BLOCK, OW - ow0); ++j) {
+    float sum = 0;
+    long cells = 0, rows = 0, columns = 0;
+    for (long kh = 0; kh < KH; ++kh) {
+      long ih = oh * SH - PT + kh;
+      rows += ih < H + PB;
+      if (ih < 0 || ih >= H)
+        continue;
+      for (long kw = 0; kw < KW; ++kw) {
+        long iw = (ow0 + j) * SW - PL + kw;
+        if (iw < 0 || iw >= W)
+          continue;
+        sum += x[ih * W + iw];
+        ++cells;
+      }
+    }
+    for (long kw = 0; kw < KW; ++kw)
+      columns += (ow0 + j) * SW - PL + kw < W + PR;
+    long count = P[5] ? rows * columns : cells;
+    y[j] = count ? sum / (float)count : 0.0f;
+  }
+}
+
+// A float32 AvgPool whose one window is its whole input plane (GlobalAveragePool): one
+// work-item per plane, summing 16 columns at a time (another order than sumpool_f32's, within
+// float32 rounding): [count, y, x, plane size].
+__kernel void global_avgpool_f32(ARGS) {
+  P += p0;
+  long i = get_global_id(0);
+  if (i >= P[0])
+    return;
+  long size = P[3];
+  __global const float *x = FP(P[2]) + i * size;
+  float16 acc = (float16)(0.0f);
+  long k = 0;
+  for (; k + 16 <= size; k += 16)
+    acc += vload16(0, x + k);
+  float8 half8 = acc.lo + acc.hi;
+  float4 half4 = half8.lo + half8.hi;
+  float sum = half4.x + half4.y + half4.z + half4.w;
+  for (; k < size; ++k)
+    sum += x[k];
+  FP(P[1])[i] = sum / (float)size;
+}
+
 // A region coordinate scaled to input cells, rounded half away from zero as Caffe (and
 // onnxruntime) round it; false when it is not finite or beyond 2^40.
 static inline bool nn_roi_coordinate(double v, double scale, long *out) {

@@ -40,6 +40,35 @@ static inline void norm_store(__global uchar *p, long i, long kind, double v) {
   }
 FOR_EACH_FLOAT_KIND(NORM_BATCHNORM)
 
+// The float32 inference batch norm, NORM_BLOCK elements of one channel's plane per work-item
+// (the plane cut into blocks, the last one short): the channel's parameters loaded and
+// sqrt(var + eps) taken once, then batchnorm_f32's expression in double, rounded once, so its
+// results to the bit. [count, y, x, scale, its kind, bias, its kind, mean, its kind, var, its
+// kind, eps bits, C, inner, blocks per plane].
+#define NORM_BLOCK 16
+__kernel void batchnorm_planes_f32(ARGS) {
+  P += p0;
+  long i = get_global_id(0);
+  if (i >= P[0])
+    return;
+  long inner = P[13], blocks = P[14];
+  long plane = i / blocks, c = plane % P[12], at = (i % blocks) * NORM_BLOCK;
+  double s = norm_load(PLACE(P[3]), c, P[4]), b = norm_load(PLACE(P[5]), c, P[6]);
+  double m = norm_load(PLACE(P[7]), c, P[8]);
+  double d = sqrt(norm_load(PLACE(P[9]), c, P[10]) + (double)PF(11));
+  __global const float *x = FP(P[2]) + plane * inner + at;
+  __global float *y = FP(P[1]) + plane * inner + at;
+  if (at + NORM_BLOCK <= inner) {
+    for (int h = 0; h < NORM_BLOCK; h += 8) {
+      double8 v = convert_double8(vload8(0, x + h));
+      vstore8(convert_float8(s * (v - m) / d + b), 0, y + h);
+    }
+    return;
+  }
+  for (long j = 0; j < inner - at; ++j)
+    y[j] = (float)(s * ((double)x[j] - m) / d + b);
+}
+
 // Softmax or LogSoftmax (log 1) along an axis, the input viewed as [outer, axis, inner]:
 // [lines, y, x, axis length, inner, log]. One work-item per line. The max is the first largest
 // element (a NaN first stays; a later one never wins), so exp never overflows.
