@@ -194,11 +194,22 @@ EMBER_INLINE void convDepthwiseInPlace(float *out, const float *in, const float 
     }
 }
 
+/// Whether every weight is finite. The phased path reads padding as zeros, and 0 * inf is NaN
+/// where the Interpreter, which skips padding, has a number: with an infinite or NaN weight
+/// the convolution reads in place, skipping padding too.
+EMBER_INLINE bool allFinite(const float *w, i64 n) {
+  bool finite = true;
+  for (i64 i = 0; i < n; ++i)
+    finite &= __builtin_isfinite(w[i]);
+  return finite;
+}
+
 } // namespace
 
 #define DEPTHWISE_ENTRY(SUFFIX, FEATURES)                                                          \
   EMBER_CONV_ENTRY(ember_depthwise_f32_##SUFFIX, FEATURES,                                        \
-                   (scratch::windowIsPhased(s.KH, s.KW, s.SH, s.SW)                               \
+                   (scratch::windowIsPhased(s.KH, s.KW, s.SH, s.SW) &&                            \
+                            allFinite(filter, s.K * s.KH * s.KW)                                   \
                         ? convDepthwisePhased(out, in, filter, bias, s, a, scratchMem, team)       \
                         : convDepthwiseInPlace(out, in, filter, bias, s, a)))
 
