@@ -17,20 +17,13 @@ std::optional<bool> supportsNNPool(const Node &n);
 
 namespace {
 
-/// The activations nn_activation (Common.cl) applies, by its codes: the rows of
-/// Nodes/FusedActivations.def up to this one (their code is the table's order, 1-based). A row
-/// added to the table after it has no kernel until nn_activation has its case: its fused nodes
-/// are lowered.
-constexpr int64_t kKernelActivations = 9;
-
-/// nn_activation's code for a FusedActivation attribute with \p args, or -1.
+/// nn_activation's code for a FusedActivation attribute with \p args (the row's code in
+/// Nodes/FusedActivations.def: Program.cpp generates a case for every row), or -1.
 int64_t activationCode(StringRef name, ArrayRef<float> args) {
   const FusedActivationInfo *row;
   if (!resolveFusedActivation(name, args.size(), row))
     return -1;
-  if (!row)
-    return 0;
-  return row->code <= kKernelActivations ? row->code : -1;
+  return row ? row->code : 0;
 }
 
 } // namespace

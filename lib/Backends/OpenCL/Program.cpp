@@ -9,6 +9,18 @@ namespace opencl {
 
 namespace {
 #include "OpenCLSources.inc"
+
+/// NN_ACTIVATIONS(X) for Common.cl: X(code, formula) per row of the fused activations' table,
+/// so a row added there has its OpenCL case without another copy of its formula.
+std::string fusedActivationsSource() {
+  std::string s = "#define NN_ACTIVATIONS(X) \\\n";
+  int code = 0;
+#define FUSED_ACTIVATION(Enum, Name, Arity, FromKind, FromFunction, Formula, Vector, Doc)        \
+  s += "  X(" + std::to_string(++code) + ", " #Formula ") \\\n";
+#include "ember/Graph/Nodes/FusedActivations.def"
+#undef FUSED_ACTIVATION
+  return s + "\n";
+}
 } // namespace
 
 std::string programSource() {
@@ -24,6 +36,7 @@ std::string programSource() {
   s += kFormulasSource;
   s += "\n#undef EMBER_C\n";
   s += elementwiseSwitchSource();
+  s += fusedActivationsSource();
   for (const char *family : kKernelSources)
     s += family;
   return s;

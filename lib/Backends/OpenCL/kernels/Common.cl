@@ -102,22 +102,10 @@ static inline ushort float_to_bfloat(float f) {
 #define FOR_EACH_KIND(X) FOR_EACH_FLOAT_KIND(X) FOR_EACH_INT_KIND(X) X(bool)
 
 // The activation of a FusedConv, FusedMatMul or FullyConnected, for the epilogues of Gemm.cl
-// and NN.cl (so here, before both): the rows of Nodes/FusedActivations.def by their code (the
-// table's order, 1-based; 0 is none), each through the row's formula of ScalarFormulas.inc, of
-// x with arguments a and b. kKernelActivations in LaunchesNN.cpp counts the rows listed here
-// and refuses the others. The formulas are the float ones: the planner keeps float64
-// activations away.
-#define NN_ACTIVATIONS(X)                                                                      \
-  X(1, ember_relu(x))                                                                          \
-  X(2, ember_clip(x, a, b))                                                                    \
-  X(3, ember_leaky_relu(x, a))                                                                 \
-  X(4, ember_sigmoid(x))                                                                       \
-  X(5, ember_tanh(x))                                                                          \
-  X(6, ember_hard_sigmoid(x, a, b))                                                            \
-  X(7, ember_hard_swish(x))                                                                    \
-  X(8, ember_gelu(x))                                                                          \
-  X(9, ember_gelu_tanh(x))
-
+// and NN.cl (so here, before both): NN_ACTIVATIONS(X), which Program.cpp generates from
+// Nodes/FusedActivations.def, lists X(code, formula) for every row (its 1-based code, its
+// formula of ScalarFormulas.inc of x with arguments a and b); code 0 is none. The formulas are
+// the float ones: the planner keeps float64 activations away.
 #define NN_ACTIVATION_CASE(code, formula)                                                      \
   case code: return formula;
 static inline float nn_activation(long code, float x, float a, float b) {
