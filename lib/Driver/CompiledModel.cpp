@@ -14,13 +14,13 @@ using namespace llvm;
 
 namespace ember {
 
-void CompiledModel::AlignedFree::operator()(uint8_t *p) const { std::free(p); }
+void AlignedRegion::Free::operator()(uint8_t *p) const { std::free(p); }
 
 CompiledModel::~CompiledModel() = default;
 
 namespace {
 
-Expected<uint8_t *> allocateRegion(uint64_t bytes, StringRef what) {
+Expected<AlignedRegion> allocateRegion(uint64_t bytes, StringRef what) {
   // Refuse up front what cannot fit: touching it would only get the process killed.
   uint64_t physical = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
   if (bytes > physical)
@@ -31,7 +31,10 @@ Expected<uint8_t *> allocateRegion(uint64_t bytes, StringRef what) {
   if (!p)
     return makeError("cannot allocate " + Twine(bytes) + " bytes for the " + what + " region");
   std::memset(p, 0, rounded ? rounded : kTensorAlignment);
-  return static_cast<uint8_t *>(p);
+  AlignedRegion r;
+  r.memory.reset(static_cast<uint8_t *>(p));
+  r.size = bytes;
+  return std::move(r);
 }
 
 } // namespace
@@ -56,13 +59,16 @@ Error CompiledModel::build(const CompileOptions &opts) {
     }
     appendBackendPhases(summary_, backendPhases);
   }
-  EMBER_ASSIGN_OR_RETURN(uint8_t * c, allocateRegion(ir_->constantSize, "constant"));
-  constantMem_.reset(c);
-  EMBER_ASSIGN_OR_RETURN(uint8_t * m, allocateRegion(ir_->mutableSize, "mutable"));
-  mutableMem_.reset(m);
-  EMBER_ASSIGN_OR_RETURN(uint8_t * a, allocateRegion(ir_->activationsSize, "activations"));
-  activationsMem_.reset(a);
-  return backend_->writeConstants(*ir_, constantMem_.get());
+  EMBER_ASSIGN_OR_RETURN(constant_, allocateRegion(ir_->constantSize, "constant"));
+  EMBER_ASSIGN_OR_RETURN(context_, createContext());
+  return backend_->writeConstants(*ir_, constant_.memory.get());
+}
+
+Expected<std::unique_ptr<ExecutionContext>> CompiledModel::createContext() {
+  std::unique_ptr<ExecutionContext> c(new ExecutionContext(*this));
+  EMBER_ASSIGN_OR_RETURN(c->mutable_, allocateRegion(ir_->mutableSize, "mutable"));
+  EMBER_ASSIGN_OR_RETURN(c->activations_, allocateRegion(ir_->activationsSize, "activations"));
+  return std::move(c);
 }
 
 Expected<const WeightVar *> CompiledModel::findPlaceholderVar(StringRef name) const {
@@ -77,23 +83,24 @@ Expected<const WeightVar *> CompiledModel::findPlaceholderVar(StringRef name) co
                    ")");
 }
 
-Error CompiledModel::setInput(StringRef name, const Tensor &t) {
-  EMBER_ASSIGN_OR_RETURN(const WeightVar *w, findPlaceholderVar(name));
+Error ExecutionContext::setInput(StringRef name, const Tensor &t) {
+  EMBER_ASSIGN_OR_RETURN(const WeightVar *w, model_.findPlaceholderVar(name));
   if (w->getType() != t.getType())
     return makeError("input '" + name + "': got " + t.getType().str() + ", the model expects " +
                      w->getType().str());
-  std::memcpy(mutableMem_.get() + w->offset, t.data(), t.sizeInBytes());
+  std::memcpy(mutable_.memory.get() + w->offset, t.data(), t.sizeInBytes());
   return Error::success();
 }
 
-Error CompiledModel::run() {
-  return compiled_->execute(constantMem_.get(), mutableMem_.get(), activationsMem_.get());
+Error ExecutionContext::run() {
+  return model_.compiled_->execute(model_.constant_.memory.get(), mutable_.memory.get(),
+                                   activations_.memory.get());
 }
 
-Expected<Tensor> CompiledModel::getOutput(StringRef name) const {
-  EMBER_ASSIGN_OR_RETURN(const WeightVar *w, findPlaceholderVar(name));
+Expected<Tensor> ExecutionContext::getOutput(StringRef name) const {
+  EMBER_ASSIGN_OR_RETURN(const WeightVar *w, model_.findPlaceholderVar(name));
   Tensor t(w->getType());
-  std::memcpy(t.data(), mutableMem_.get() + w->offset, t.sizeInBytes());
+  std::memcpy(t.data(), mutable_.memory.get() + w->offset, t.sizeInBytes());
   return std::move(t);
 }
 

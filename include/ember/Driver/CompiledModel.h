@@ -43,6 +43,36 @@ struct CompileSummary {
   std::vector<std::pair<std::string, double>> phaseMillis;
 };
 
+class CompiledModel;
+
+/// Memory the compile pipeline allocates for a model's regions.
+struct AlignedRegion {
+  struct Free {
+    void operator()(uint8_t *p) const;
+  };
+  std::unique_ptr<uint8_t, Free> memory;
+  uint64_t size = 0;
+};
+
+/// One caller's run state: mutable and activations regions of its own over a compiled model's
+/// code and constant weights. Several threads may each run their own context of one model at
+/// once (a backend's compiled function touches only the regions it is given; the OpenCL
+/// backend's runs take turns on its device); a context is for one thread at a time. With
+/// BackendOptions::profile, runs must not overlap (the profile is one set of counters).
+class ExecutionContext {
+  CompiledModel &model_;
+  AlignedRegion mutable_, activations_;
+  friend class CompiledModel;
+  explicit ExecutionContext(CompiledModel &model) : model_(model) {}
+
+public:
+  /// Copies \p t into input \p name; its type must match the placeholder's exactly.
+  llvm::Error setInput(llvm::StringRef name, const Tensor &t);
+  llvm::Error run();
+  /// A copy of output (or input) placeholder \p name's current contents.
+  llvm::Expected<Tensor> getOutput(llvm::StringRef name) const;
+};
+
 class CompiledModel {
   std::unique_ptr<Module> module_;
   Function *fn_ = nullptr;
@@ -50,10 +80,9 @@ class CompiledModel {
   std::unique_ptr<IRFunction> ir_;
   std::unique_ptr<CompiledFunction> compiled_;
   CompileSummary summary_;
-  struct AlignedFree {
-    void operator()(uint8_t *p) const;
-  };
-  std::unique_ptr<uint8_t, AlignedFree> constantMem_, mutableMem_, activationsMem_;
+  AlignedRegion constant_;
+  std::unique_ptr<ExecutionContext> context_; ///< setInput/run/getOutput's
+  friend class ExecutionContext;
 
   CompiledModel() = default;
   llvm::Error build(const CompileOptions &opts);
@@ -72,13 +101,19 @@ public:
   std::vector<Placeholder *> getInputs() const { return module_->getInputPlaceholders(); }
   std::vector<Placeholder *> getOutputs() const { return module_->getOutputPlaceholders(); }
 
-  /// Copies \p t into input \p name; its type must match the placeholder's exactly.
-  llvm::Error setInput(llvm::StringRef name, const Tensor &t);
-  llvm::Error run();
+  /// A new context with zeroed regions, for a thread of its own; it must not outlive the model.
+  llvm::Expected<std::unique_ptr<ExecutionContext>> createContext();
+
+  /// The model's own context: for one thread.
+  llvm::Error setInput(llvm::StringRef name, const Tensor &t) {
+    return context_->setInput(name, t);
+  }
+  llvm::Error run() { return context_->run(); }
+  llvm::Expected<Tensor> getOutput(llvm::StringRef name) const {
+    return context_->getOutput(name);
+  }
   /// With BackendOptions::profile: time per computing instruction over every run() so far.
   std::vector<InstructionTime> getProfile() const { return compiled_->getProfile(); }
-  /// A copy of output (or input) placeholder \p name's current contents.
-  llvm::Expected<Tensor> getOutput(llvm::StringRef name) const;
 };
 
 } // namespace ember
