@@ -5,9 +5,12 @@
 // manifest agrees with the header and the weights, compiling twice gives identical bytes,
 // cross-compiled objects are valid ELF for their target, the target's features choose the
 // kernel variant, run-time errors come back as the codes the header lists, and bad options are
-// refused cleanly. OpenCL bundles (-backend=OpenCL) run resnet18 and the digits example. AArch64BundleTest.cpp runs aarch64 bundles under qemu.
+// refused cleanly. OpenCL bundles (-backend=OpenCL) run resnet18 and the digits example. Every
+// bundle runs in regions that end at a faulting page with its constants read-only
+// (bundle_check.c), and concurrent calls give the outputs of one call alone. AArch64BundleTest.cpp runs aarch64 bundles under qemu.
 #include "BundleTestUtils.h"
 
+#include <csignal>
 #include <iterator>
 #include <map>
 #include <regex>
@@ -81,6 +84,64 @@ TEST(Bundle, OpenCLBundleMatchesTorch) {
   EXPECT_EQ(m.getBoolean("reentrant"), false);
   std::string header = readBytes(work.path() + "/bundle/net.h");
   EXPECT_NE(header.find("keeps it (heap and global state)"), std::string::npos);
+}
+
+TEST(Bundle, ConcurrentCallsGiveTheSameOutputs) {
+  // Four threads call one bundle at once, each on regions of its own (bundle_check.c -t): a CPU
+  // bundle keeps no state, one with -threads=2 starts threads of its own in every call, and an
+  // OpenCL bundle serializes its calls on the device.
+  for (std::vector<std::string> flags :
+       {std::vector<std::string>{}, {"-threads=2"}, {"-backend=OpenCL"}}) {
+    SCOPED_TRACE(flags.empty() ? "CPU" : flags[0]);
+    TempDir work;
+    std::vector<std::string> args = {"-model=" + kDigits, "-emit-bundle=" + work.path(),
+                                     "-network-name=net", "-bundle-api=dynamic"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    compileBundle(args);
+    buildRunner(work.path(), "net", work.path() + "/runner");
+    RunResult r = runProgram(work.path() + "/runner",
+                             {work.path() + "/net.weights.bin",
+                              "image=" + kSource + "/examples/digits/images/digit_7.npy", "-t",
+                              "4", "-r", "8"});
+    EXPECT_SUCCESS(r);
+    EXPECT_NE(r.out.find("4 threads x 8 runs: all equal"), std::string::npos) << r.describe();
+  }
+}
+
+TEST(Bundle, CheckingRunnerCatchesAccessesOutsideTheRegions) {
+  // The runner the bundle tests use must fault on what it promises to catch: a stand-in for a
+  // bundle's object (the digits bundle's header, an entry written here) touching one byte past
+  // a region, or writing its constants.
+  TempDir work;
+  compileBundle({"-model=" + kDigits, "-emit-bundle=" + work.path(), "-network-name=net",
+                 "-bundle-api=dynamic"});
+  std::string image = "image=" + kSource + "/examples/digits/images/digit_7.npy";
+  std::map<std::string, std::string> faults = {
+      {"ok", "return 0;"},
+      {"mutable_past_end", "m[(NET_MUTABLE_MEM_SIZE + 63) / 64 * 64] = 1; return 0;"},
+      {"activations_past_end", "return a[(NET_ACTIVATIONS_MEM_SIZE + 63) / 64 * 64];"},
+      {"constant_past_end", "return c[(NET_CONSTANT_MEM_SIZE + 63) / 64 * 64];"},
+      {"constant_written", "c[0] = 1; return 0;"},
+      {"before_mutable", "m[-4096] = 1; return 0;"}};
+  for (const auto &[name, body] : faults) {
+    SCOPED_TRACE(name);
+    std::string fake = work.write(name + ".c", "#include \"net.h\"\n"
+                                  "static const net_symbol syms[] = {{\"image\", 0, 256, 'i'}};\n"
+                                  "const net_config_t net_config = {NET_CONSTANT_MEM_SIZE,\n"
+                                  "  NET_MUTABLE_MEM_SIZE, NET_ACTIVATIONS_MEM_SIZE, NET_MEM_ALIGN,\n"
+                                  "  1, syms};\n"
+                                  "int net(uint8_t *c, uint8_t *m, uint8_t *a) {\n"
+                                  "  (void)c; (void)m; (void)a;\n  " + body + "\n}\n");
+    RunResult cc = runProgram("cc", {"-O0", "-I" + work.path(), "-I" + kExamples, "-DBUNDLE=net",
+                                     kSource + "/tests/tools/bundle_check.c", fake, "-o",
+                                     work.path() + "/" + name, "-pthread"});
+    ASSERT_EQ(cc.exitCode, 0) << cc.describe();
+    RunResult r = runProgram(work.path() + "/" + name, {work.path() + "/net.weights.bin", image});
+    if (name == "ok")
+      EXPECT_SUCCESS(r);
+    else
+      EXPECT_TRUE(r.signaled && r.signal == SIGSEGV) << r.describe();
+  }
 }
 
 TEST(Bundle, ThreadedBundleNeedsPthreadAndMatchesTorch) {

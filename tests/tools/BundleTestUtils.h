@@ -79,15 +79,18 @@ struct Toolchain {
 
 inline const Toolchain kHost;
 
-/// Builds examples/bundles/dynamic_runner.c against the bundle NET in \p dir (its header and
-/// object, and the link flags its manifest lists) into \p exe.
+/// Builds tests/tools/bundle_check.c (examples/bundles/dynamic_runner.c's command line, with
+/// every region ending at a faulting page, the constants read-only, and -t THREADS for
+/// concurrent calls) against the bundle NET in \p dir (its header and object, and the link
+/// flags its manifest lists) into \p exe.
 inline void buildRunner(const std::string &dir, const std::string &net, const std::string &exe,
                         const Toolchain &tc = kHost) {
   std::vector<std::string> args = {"-O2",       "-std=c99",     "-Wall",
                                    "-Werror",   "-I" + dir,     "-I" + kExamples,
-                                   "-DBUNDLE=" + net,           kExamples + "/dynamic_runner.c",
+                                   "-DBUNDLE=" + net,
+                                   kSource + "/tests/tools/bundle_check.c",
                                    dir + "/" + net + ".o",      "-o",
-                                   exe};
+                                   exe,         "-pthread"};
   args.insert(args.end(), tc.ccFlags.begin(), tc.ccFlags.end());
   llvm::json::Object m = readManifest(dir + "/" + net + ".json");
   if (const llvm::json::Array *flags = m.getArray("link_flags"))
