@@ -3,9 +3,17 @@
 # the one checked-in list of tests every backend must pass, tests/conformance/passing.txt: a
 # listed test that does not pass, or any crash or hang, fails; a test passing beyond the list is
 # reported so the list can grow.
-#   utils/conformance.sh [Backend]     check one backend (default: Interpreter)
-#   utils/conformance.sh --update      run every backend; rewrite the list from the Interpreter
-#                                      (the reference) and docs/conformance.md from them all
+#   utils/conformance.sh [Backend]     check one backend with the conformance tool (default:
+#                                      Interpreter)
+#   utils/conformance.sh --as-user [Backend]
+#                                      the same check, each test run through model-runner exactly
+#                                      as a user would (utils/conformance_as_user.py: the model,
+#                                      -input= with the test's .pb files, -output-format=pb, the
+#                                      outputs compared with output_*.pb)
+#   utils/conformance.sh --update      run every backend with the tool, and the Interpreter and
+#                                      CPU as a user; rewrite the list from the Interpreter (the
+#                                      reference), docs/conformance.md and
+#                                      docs/conformance-refusals.md from them all
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${EMBER_BUILD_DIR:-$root/build}"
@@ -24,11 +32,22 @@ run_suite() {
   echo "conformance on $1: $(tail -n 1 "$tmp/$1.txt")"
   return "$s"
 }
+# The same through model-runner into $tmp/user-$1.txt (a fourth column: inputs fixed at compile
+# time).
+run_as_user() {
+  local s=0
+  /usr/bin/python3 "$root/utils/conformance_as_user.py" --backend="$1" ${suites//,/ } \
+    >"$tmp/user-$1.txt" || s=$?
+  echo "model-runner on $1: $(tail -n 1 "$tmp/user-$1.txt")"
+  return "$s"
+}
 passing_of() { awk -F'\t' '$1 == "pass" { print $2 }' "$tmp/$1.txt" | sort; }
+as_user_backends=(Interpreter CPU)
 
 if [ "${1:-}" = "--update" ]; then
   status=0
   for b in "${backends[@]}"; do run_suite "$b" || status=1; done
+  for b in "${as_user_backends[@]}"; do run_as_user "$b" || status=1; done
   passing_of Interpreter >"$expected"
   {
     echo "# ONNX backend test suite conformance"
@@ -37,15 +56,45 @@ if [ "${1:-}" = "--update" ]; then
     echo "(ONNX 1.12). Floats pass when |got - want| <= 1e-5 + 1e-3 * |want|; integers and bools"
     echo "must match exactly. \`refused\` means ember declined the model with an error. Every"
     echo "backend is held to the same list, \`tests/conformance/passing.txt\` (what the Interpreter,"
-    echo "the reference, passes); CI checks each with \`utils/conformance.sh <Backend>\`."
+    echo "the reference, passes); CI checks each with \`utils/conformance.sh <Backend>\`, and the"
+    echo "Interpreter and CPU through model-runner with \`utils/conformance.sh --as-user <Backend>\`."
     echo
-    echo "| backend | suite | pass | wrong | refused | crashed | hung | total |"
-    echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+    echo "## As a user runs it: model-runner"
+    echo
+    echo "Each test run by \`utils/conformance.sh --as-user <Backend>\` exactly as a user would:"
+    echo "\`model-runner -model=model.onnx -backend=B -input=NAME=input_K.pb,...\`"
+    echo "\`-output-format=pb -output-dir=DIR\`, then each \`output_K.pb\` compared with what it wrote"
+    echo "(\`utils/conformance_as_user.py\`). When the model needs a graph input at compile time (a"
+    echo "Reshape's shape, a Pad's pads, ...), model-runner fixes exactly that input to its file's"
+    echo "value and says so; every other input stays a run-time input, so the backend runs the test."
+    echo "\`fixed\` counts the tests that needed it (the whole test folds at compile time only when"
+    echo "every input is needed then, e.g. a window function's size). Refusals, with reasons:"
+    echo "\`docs/conformance-refusals.md\`."
+    echo
+    echo "| backend | suite | pass | wrong | refused | crashed | hung | total | fixed |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    for b in "${as_user_backends[@]}"; do
+      for s in node pytorch-converted pytorch-operator simple; do
+        awk -F'\t' -v s="$s" -v b="$b" 'index($2, s "/") == 1 { n[$1]++; t++; if ($4 > 0) f++ }
+          END { printf "| %s | %s | %d | %d | %d | %d | %d | %d | %d |\n", b, s, n["pass"],
+                n["wrong"], n["refused"], n["crashed"], n["hung"], t, f }' "$tmp/user-$b.txt"
+      done
+    done
+    echo
+    echo "## The conformance tool"
+    echo
+    echo "\`build/tools/conformance\` runs the same tests in-process (one child process per test),"
+    echo "binding the inputs needed at compile time by the same rule (\`tools/common/InputBinding.cpp\`,"
+    echo "shared with model-runner); \`fixed\` as above."
+    echo
+    echo "| backend | suite | pass | wrong | refused | crashed | hung | total | fixed |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     for b in "${backends[@]}"; do
       for s in node pytorch-converted pytorch-operator simple; do
-        awk -F'\t' -v s="$s" -v b="$b" 'index($2, s "/") == 1 { n[$1]++; t++ }
-          END { printf "| %s | %s | %d | %d | %d | %d | %d | %d |\n", b, s, n["pass"], n["wrong"],
-                n["refused"], n["crashed"], n["hung"], t }' "$tmp/$b.txt"
+        awk -F'\t' -v s="$s" -v b="$b" 'index($2, s "/") == 1 { n[$1]++; t++;
+            if ($3 ~ /input\(s\) fixed at compile time$/) f++ }
+          END { printf "| %s | %s | %d | %d | %d | %d | %d | %d | %d |\n", b, s, n["pass"],
+                n["wrong"], n["refused"], n["crashed"], n["hung"], t, f }' "$tmp/$b.txt"
       done
     done
     echo
@@ -57,12 +106,31 @@ if [ "${1:-}" = "--update" ]; then
     echo "| test | result | reason |"
     echo "| --- | --- | --- |"
     awk -F'\t' 'NF >= 2 && $1 != "summary:" {
-        reason = ($1 == "pass") ? "" : $3; gsub(/\|/, "\\|", reason); if (length(reason) > 160) reason = substr(reason, 1, 160) "...";
+        reason = ($1 == "pass") ? "" : $3;
+        if ($1 == "pass" && match($3, /[0-9]+ input\(s\) fixed at compile time$/)) reason = substr($3, RSTART);
+        gsub(/\|/, "\\|", reason); if (length(reason) > 160) reason = substr(reason, 1, 160) "...";
         sub(/^.*\/usr\/share\/libonnx-testdata\/data\//, "", reason);
         printf "| %s | %s | %s |\n", $2, $1, reason }' "$tmp/Interpreter.txt"
   } >"$root/docs/conformance.md"
-  echo "updated $expected and docs/conformance.md"
-  for b in "${backends[@]}"; do
+  {
+    echo "# ONNX backend test suite: refusals"
+    echo
+    echo "Generated by \`utils/conformance.sh --update\`: every test that model-runner refuses, run"
+    echo "as a user runs it (\`docs/conformance.md\`), with its error on the Interpreter; a test the"
+    echo "CPU backend refuses for another reason, or only there, has a second row."
+    echo
+    echo "| test | backend | reason |"
+    echo "| --- | --- | --- |"
+    awk -F'\t' 'FNR == 1 { b = (b == "") ? "Interpreter" : "CPU" }
+        $1 == "refused" { reason = $3; gsub(/\|/, "\\|", reason);
+          sub(/^.*\/usr\/share\/libonnx-testdata\/data\//, "", reason);
+          if (length(reason) > 300) reason = substr(reason, 1, 300) "...";
+          if (b == "Interpreter") { seen[$2] = reason; printf "| %s | Interpreter | %s |\n", $2, reason }
+          else if (seen[$2] != reason) printf "| %s | CPU | %s |\n", $2, reason }' \
+      "$tmp/user-Interpreter.txt" "$tmp/user-CPU.txt"
+  } >"$root/docs/conformance-refusals.md"
+  echo "updated $expected, docs/conformance.md and docs/conformance-refusals.md"
+  for b in "${backends[@]}" "${as_user_backends[@]/#/user-}"; do
     missing=$(comm -23 "$expected" <(passing_of "$b"))
     if [ -n "$missing" ]; then
       echo "$b does not pass every listed test:"
@@ -73,11 +141,19 @@ if [ "${1:-}" = "--update" ]; then
   exit "$status"
 fi
 
-backend="${1:-Interpreter}"
-status=0
-run_suite "$backend" || status=$?
-passing=$(passing_of "$backend")
-results="$tmp/$backend.txt"
+if [ "${1:-}" = "--as-user" ]; then
+  backend="${2:-Interpreter}"
+  status=0
+  run_as_user "$backend" || status=$?
+  results="$tmp/user-$backend.txt"
+  passing=$(passing_of "user-$backend")
+else
+  backend="${1:-Interpreter}"
+  status=0
+  run_suite "$backend" || status=$?
+  results="$tmp/$backend.txt"
+  passing=$(passing_of "$backend")
+fi
 missing=$(comm -23 "$expected" <(printf '%s\n' "$passing"))
 new=$(comm -13 "$expected" <(printf '%s\n' "$passing"))
 if [ -n "$new" ]; then

@@ -1,11 +1,34 @@
 #include "NodeBuilder.h"
 
+#include "ember/Importer/CompileTimeInputs.h"
 #include "ember/Importer/ModelLoader.h"
 #include "ember/Support/Error.h"
+
+#include "llvm/ADT/DenseSet.h"
 
 using namespace llvm;
 
 namespace ember {
+
+namespace {
+
+/// The graph inputs (Placeholders) \p v is computed from, each once, in the order met.
+std::vector<std::string> graphInputsOf(NodeValue v) {
+  std::vector<std::string> names;
+  DenseSet<const Node *> seen{v.node};
+  SmallVector<const Node *, 32> stack{v.node}; // iterative: shape chains can be long
+  while (!stack.empty()) {
+    const Node *n = stack.pop_back_val();
+    if (n->getKind() == NodeKind::Placeholder)
+      names.push_back(n->getName().str());
+    for (const NodeValue &op : n->getOperands())
+      if (seen.insert(op.node).second)
+        stack.push_back(op.node);
+  }
+  return names;
+}
+
+} // namespace
 
 Expected<SmallVector<NodeValue, 4>> NodeBuilder::inputs(unsigned count) {
   SmallVector<NodeValue, 4> values;
@@ -21,8 +44,13 @@ Expected<const Tensor *> NodeBuilder::constantInput(unsigned i) {
   if (v.node->getKind() == NodeKind::Constant)
     return &static_cast<Constant *>(v.node)->getPayload();
   std::string name = inputName(i);
-  std::string why = "input " + std::to_string(i) + " ('" + name +
-                    "') must be a constant known at compile time";
+  std::string operand = "input " + std::to_string(i) + " ('" + name + "')";
+  // Computed from graph inputs: no evaluator can help, but binding those inputs to values
+  // (ImportOptions::constantInputs) can; the error names them so a tool can.
+  std::vector<std::string> graphInputs = graphInputsOf(v);
+  if (!graphInputs.empty())
+    return make_error<CompileTimeInputsError>(operand, graphInputs);
+  std::string why = operand + " must be a constant known at compile time";
   if (!opts_.evaluateConstant)
     return makeError(why);
   auto value = opts_.evaluateConstant(v);

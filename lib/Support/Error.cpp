@@ -6,6 +6,8 @@ using namespace llvm;
 
 namespace ember {
 
+char ContextualError::ID = 0;
+
 Error makeError(const Twine &msg) {
   return make_error<StringError>(msg, inconvertibleErrorCode());
 }
@@ -15,8 +17,13 @@ Error withContext(Error err, const Twine &context) {
     return Error::success();
   std::string prefix = context.str();
   Error result = Error::success();
-  handleAllErrors(std::move(err), [&](const ErrorInfoBase &info) {
-    result = joinErrors(std::move(result), makeError(prefix + ": " + info.message()));
+  handleAllErrors(std::move(err), [&](std::unique_ptr<ErrorInfoBase> info) {
+    if (info->isA<ContextualError>()) {
+      static_cast<ContextualError &>(*info).addContext(prefix);
+      result = joinErrors(std::move(result), Error(std::move(info)));
+      return;
+    }
+    result = joinErrors(std::move(result), makeError(prefix + ": " + info->message()));
   });
   return result;
 }

@@ -4,6 +4,7 @@
 
 #include "ember/Driver/CompiledModel.h"
 #include "ember/Driver/ConstantEvaluator.h"
+#include "ember/Importer/CompileTimeInputs.h"
 #include "ember/Importer/ModelLoader.h"
 #include "ember/Importer/TensorFiles.h"
 #include "ember/Support/Error.h"
@@ -179,6 +180,63 @@ TEST(Importer, ComputedShapesFoldWhenAnEvaluatorIsGiven) {
       EXPECT_EQ(n->getType(), Type(ElemKind::Float32, {2, 3}));
     }
   EXPECT_TRUE(sawReshape);
+}
+
+// Reshape's shape is the graph input 'shape' directly; Expand's comes from 'e' through a Concat,
+// and 'e' sits after 'x' among the graph inputs; the Add after the Reshape cannot load yet.
+const char *kCompileTimeInputsModel = R"(
+ir_version: 8
+opset_import { domain: "" version: 13 }
+graph {
+  name: "g"
+  initializer { name: "one" dims: 1 data_type: 7 int64_data: 1 }
+  node { name: "r" op_type: "Reshape" input: "x" input: "shape" output: "y" }
+  node { name: "a" op_type: "Add" input: "y" input: "y" output: "z" }
+  node { name: "cat" op_type: "Concat" input: "one" input: "e" output: "es" attribute { name: "axis" type: INT i: 0 } }
+  node { name: "x2" op_type: "Expand" input: "x" input: "es" output: "w" }
+  input { name: "shape" type { tensor_type { elem_type: 7 shape { dim { dim_value: 1 } } } } }
+  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 6 } } } } }
+  input { name: "e" type { tensor_type { elem_type: 7 shape { dim { dim_value: 1 } } } } }
+  output { name: "z" type { tensor_type { elem_type: 1 shape { dim { dim_value: 6 } } } } }
+  output { name: "w" type { tensor_type { elem_type: 1 shape { dim { dim_value: 1 } dim { dim_value: 6 } } } } }
+}
+)";
+
+TEST(Importer, ReportsEveryGraphInputNeededAtCompileTime) {
+  TempDir dir;
+  std::string path = dir.write("m.onnxtxt", kCompileTimeInputsModel);
+  for (bool evaluator : {false, true}) {
+    SCOPED_TRACE(evaluator);
+    auto M = loadModel(path, evaluator ? withConstantEvaluation({}) : ImportOptions());
+    ASSERT_FALSE(bool(M));
+    ASSERT_TRUE(M.errorIsA<CompileTimeInputsError>());
+    std::vector<CompileTimeInputsError::Input> inputs;
+    std::string message;
+    llvm::handleAllErrors(M.takeError(), [&](const CompileTimeInputsError &e) {
+      inputs = e.inputs();
+      message = e.message();
+    });
+    ASSERT_EQ(inputs.size(), 2u);
+    EXPECT_EQ(inputs[0].name, "shape");
+    EXPECT_EQ(inputs[0].position, 0u);
+    ASSERT_EQ(inputs[0].uses.size(), 1u);
+    EXPECT_EQ(inputs[0].uses[0], path + ": node 'r' (Reshape): input 1 ('shape')");
+    EXPECT_EQ(inputs[1].name, "e");
+    EXPECT_EQ(inputs[1].position, 2u);
+    EXPECT_NE(message.find("node 'x2' (Expand): input 1 ('es') must be a constant known at "
+                           "compile time, and it is computed from graph input 'e'"),
+              std::string::npos)
+        << message;
+  }
+  // Bound, they load, and 'x' stays an input.
+  ImportOptions opts = withConstantEvaluation({});
+  opts.constantInputs["shape"].tensor =
+      std::make_shared<const Tensor>(Tensor::fromValues<int64_t>({1}, {6}));
+  opts.constantInputs["e"].tensor =
+      std::make_shared<const Tensor>(Tensor::fromValues<int64_t>({1}, {6}));
+  ASSERT_OK_AND_ASSIGN(auto M, loadModel(path, opts));
+  ASSERT_EQ(M->getInputPlaceholders().size(), 1u);
+  EXPECT_EQ(M->getInputPlaceholders()[0]->getName(), "x");
 }
 
 TEST(Importer, InputsBoundToConstants) {

@@ -1,7 +1,8 @@
 #include "ModelTestCase.h"
 
+#include "InputBinding.h"
+
 #include "ember/Driver/CompiledModel.h"
-#include "ember/Driver/ConstantEvaluator.h"
 #include "ember/Importer/ModelLoader.h"
 #include "ember/Importer/TensorFiles.h"
 #include "ember/Support/Error.h"
@@ -93,17 +94,6 @@ Expected<std::string> findModel(StringRef dir) {
   return makeError(dir + ": no model.onnx, model.onnxtxt or predict_net.pb(txt)");
 }
 
-/// ONNX 1.12's test data stores bfloat16 tensors as UINT16 (the raw bits): read those bits as
-/// bfloat16 where the model says bfloat16.
-void reinterpretBFloat16Bits(Tensor &t, const Type &expected) {
-  if (t.getType().kind != ElemKind::UInt16 || expected.kind != ElemKind::BFloat16 ||
-      t.getType().dims != expected.dims)
-    return;
-  Tensor bf(expected);
-  std::memcpy(bf.data(), t.data(), t.sizeInBytes());
-  t = std::move(bf);
-}
-
 } // namespace
 
 CaseResult runModelTestCase(StringRef dir, StringRef backend, const Tolerance &tol,
@@ -128,9 +118,10 @@ CaseResult runModelTestCase(StringRef dir, StringRef backend, const Tolerance &t
   for (const std::string &set : dataSets) {
     // Inputs are matched by the tensor's stored name, else by position.
     std::vector<std::pair<std::string, Tensor>> inputs;
+    std::vector<std::string> inputFiles = numberedFiles(set, "input_");
     ImportOptions opts;
     opts.strictONNX = strictONNX;
-    for (const std::string &f : numberedFiles(set, "input_")) {
+    for (const std::string &f : inputFiles) {
       std::string name;
       auto t = readTensorFile(f, &name);
       if (!t) {
@@ -153,38 +144,25 @@ CaseResult runModelTestCase(StringRef dir, StringRef backend, const Tolerance &t
       else
         opts.inputShapes[name] = shape;
     }
-    auto module = loadModel(*modelPath, withConstantEvaluation(opts));
     // Operands the compiler needs at compile time (a Reshape's shape, a Slice's starts) are
-    // graph inputs in many suite tests: bind all inputs to their test data as constants then.
-    bool boundAsConstants = false;
-    if (!module) {
-      std::string err = errorToString(module.takeError());
-      if (err.find("must be a constant known at compile time") == std::string::npos)
-        return CaseResult{CaseResult::Refused, err};
-      for (auto &[name, t] : inputs)
-        opts.constantInputs[name].tensor = std::make_shared<const Tensor>(t.clone());
-      module = loadModel(*modelPath, withConstantEvaluation(opts));
-      if (!module)
-        return refuse(module.takeError());
-      boundAsConstants = true;
-    }
+    // graph inputs in many suite tests: exactly those are bound to their test data, as
+    // model-runner does; the rest stay run-time inputs, so the backend runs the test.
+    std::vector<GivenInput> given;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      given.push_back({inputs[i].first, inputFiles[i], &inputs[i].second});
+    std::vector<BoundInput> bound;
+    auto module = loadBindingCompileTimeInputs({*modelPath}, opts, given, "", bound);
+    if (!module)
+      return refuse(module.takeError());
+    result.compileTimeInputs = std::max(result.compileTimeInputs, unsigned(bound.size()));
     CompileOptions co;
     co.backend = backend.str();
     co.verifyEach = true;
     auto cm = CompiledModel::compile(std::move(*module), co);
     if (!cm)
       return refuse(cm.takeError());
-    std::vector<Placeholder *> modelInputs = (*cm)->getInputs();
-    for (size_t i = 0; i < inputs.size() && !boundAsConstants; ++i) {
-      std::string name = inputs[i].first;
-      if (name.empty() && i < modelInputs.size())
-        name = modelInputs[i]->getName().str();
-      for (Placeholder *p : modelInputs)
-        if (p->getName() == name)
-          reinterpretBFloat16Bits(inputs[i].second, p->getType());
-      if (Error e = (*cm)->setInput(name, inputs[i].second))
-        return refuse(std::move(e));
-    }
+    if (Error e = setRunTimeInputs(**cm, given, bound))
+      return refuse(std::move(e));
     if (Error e = (*cm)->run())
       return refuse(std::move(e));
     std::vector<std::string> outFiles = numberedFiles(set, "output_");

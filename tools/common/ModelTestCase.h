@@ -27,9 +27,13 @@ struct CaseResult {
   enum Status { Pass, Wrong, Refused } status;
   std::string detail; ///< why it is wrong or refused
   double maxAbsErr = 0;
+  /// How many graph inputs were fixed at compile time to their test data because the model
+  /// needs them then (InputBinding.h), in the data set needing most.
+  unsigned compileTimeInputs = 0;
 };
 
-/// Loads, compiles for \p backend and runs every test_data_set of the case in \p dir.
+/// Loads, compiles for \p backend and runs every test_data_set of the case in \p dir. Inputs
+/// the model needs at compile time are fixed to their test data, only those (InputBinding.h).
 /// Failing to load or compile is Refused (with the error), a mismatch Wrong. \p strictONNX
 /// refuses models on any ONNX checker finding (ImportOptions::strictONNX); the warnings of a
 /// lenient load are not reported.

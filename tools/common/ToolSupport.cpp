@@ -1,6 +1,6 @@
 #include "ToolSupport.h"
+#include "InputBinding.h"
 
-#include "ember/Driver/ConstantEvaluator.h"
 #include "ember/Importer/TensorFiles.h"
 #include "ember/Support/Error.h"
 #include "ember/Support/PassManager.h"
@@ -49,7 +49,10 @@ DEFINE_double(peak_gflops, 0,
               "product's share of it");
 DEFINE_string(input, "",
               "Input tensors: NAME=FILE[,NAME=FILE...], or FILE for a model with one input. "
-              "FILE is .npy or an ONNX TensorProto .pb");
+              "FILE is .npy or an ONNX TensorProto .pb of any element kind (a UINT16 .pb for a "
+              "bfloat16 input holds its bits, as ONNX 1.12 writes bfloat16). An input the "
+              "model needs at compile time (a Reshape's shape, a Pad's pads) is fixed to its "
+              "file's value when compiling (a note says so); the others stay run-time inputs");
 DEFINE_string(onnx_define_symbol, "",
               "NAME,VALUE: bind a symbolic dim of the model's inputs (repeatable)");
 DEFINE_string(onnx_define_input, "",
@@ -304,7 +307,8 @@ Expected<std::pair<std::string, Type>> parseModelInput(StringRef spec) {
 }
 
 Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile> &inputs,
-                                                    double &loadMillis) {
+                                                    double &loadMillis,
+                                                    std::vector<BoundInput> *bound) {
   if (FLAGS_model.empty())
     return makeError("no model given (-model=FILE)");
   ImportOptions opts;
@@ -353,9 +357,23 @@ Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile
   }
   opts.strictONNX = FLAGS_strict_onnx;
   opts.warn = [](const std::string &msg) { errs() << "warning: " << msg << "\n"; };
+  // model-runner binds the inputs needed at compile time to their -input files; for
+  // model-compiler they can only come from -onnx-define-input.
+  std::vector<GivenInput> given;
+  if (bound)
+    for (const InputFile &f : inputs)
+      given.push_back({f.name, f.path, &f.tensor});
+  std::vector<BoundInput> boundInputs;
   auto loadStart = std::chrono::steady_clock::now();
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M,
-                         loadModelFiles(modelPaths(), withConstantEvaluation(std::move(opts))));
+                         loadBindingCompileTimeInputs(modelPaths(), std::move(opts), given,
+                                                      bound ? "-input" : "-onnx-define-input",
+                                                      boundInputs));
+  if (bound) {
+    for (const BoundInput &b : boundInputs)
+      errs() << "note: input '" << b.name << "' fixed at compile time to its given value\n";
+    *bound = std::move(boundInputs);
+  }
   loadMillis = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - loadStart)
                           .count();
@@ -432,9 +450,10 @@ Error printCompileReports(const CompileSummary &s, double loadMillis, const Func
   return Error::success();
 }
 
-Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs) {
+Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs,
+                                                      std::vector<BoundInput> &bound) {
   double loadMillis = 0;
-  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M, loadModelFromFlags(inputs, loadMillis));
+  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M, loadModelFromFlags(inputs, loadMillis, &bound));
   EMBER_ASSIGN_OR_RETURN(auto cm, CompiledModel::compile(std::move(M), compileOptionsFromFlags()));
   EMBER_TRY(printCompileReports(cm->getSummary(), loadMillis, cm->getFunction(), cm->getIR()));
   return std::move(cm);

@@ -3,6 +3,8 @@
 #ifndef EMBER_TOOLS_COMMON_TOOLSUPPORT_H
 #define EMBER_TOOLS_COMMON_TOOLSUPPORT_H
 
+#include "InputBinding.h"
+
 #include "ember/Driver/CompiledModel.h"
 #include "ember/Importer/ModelLoader.h"
 
@@ -56,17 +58,23 @@ std::string defaultNetworkName();
 llvm::Expected<std::vector<InputFile>> readInputFiles();
 
 /// Loads -model with -onnx-define-symbol/-onnx-define-input and the input files' shapes bound;
-/// \p loadMillis gets the time it took.
+/// \p loadMillis gets the time it took. With \p bound (model-runner), the inputs the model
+/// needs at compile time are bound to their files in \p inputs and listed in \p bound
+/// (loadBindingCompileTimeInputs); without it (model-compiler) the error names them, to be
+/// given with -onnx-define-input.
 llvm::Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile> &inputs,
-                                                          double &loadMillis);
+                                                          double &loadMillis,
+                                                          std::vector<BoundInput> *bound = nullptr);
 /// The compile options the flags ask for (backend and its options, passes, dumps).
 CompileOptions compileOptionsFromFlags();
 /// What the flags ask to print after compiling: pass statistics, the memory summary, phase
 /// times, the graph (text or DOT file) and the IR.
 llvm::Error printCompileReports(const CompileSummary &summary, double loadMillis,
                                 const Function &F, const IRFunction &IR);
-/// loadModelFromFlags, CompiledModel::compile with compileOptionsFromFlags, then the reports.
-llvm::Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs);
+/// loadModelFromFlags (binding the inputs needed at compile time: \p bound), CompiledModel::compile
+/// with compileOptionsFromFlags, then the reports.
+llvm::Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs,
+                                                              std::vector<BoundInput> &bound);
 
 /// With -profile: each computing instruction's time over \p runs runs of the compiled function,
 /// slowest first, with its share of the total and its output type.

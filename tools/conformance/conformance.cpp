@@ -37,6 +37,7 @@ namespace {
 struct Outcome {
   std::string status, detail;
   double maxAbsErr = 0;
+  unsigned compileTimeInputs = 0; ///< inputs fixed at compile time (CaseResult)
 };
 
 /// What a child process running one case reports through its pipe.
@@ -52,7 +53,8 @@ std::string runCase(const std::string &dir) {
   std::replace(detail.begin(), detail.end(), '\n', ' ');
   char err[32];
   snprintf(err, sizeof(err), "%.3g", r.maxAbsErr);
-  return std::string(status) + "\t" + err + "\t" + detail;
+  return std::string(status) + "\t" + err + "\t" + std::to_string(r.compileTimeInputs) + "\t" +
+         detail;
 }
 
 /// One case running in a child: its pipe, and what it has said so far.
@@ -82,8 +84,8 @@ Child spawn(const std::string &dir) {
   return Child{pid, fds[0], ""};
 }
 
-/// The outcome of a child that has closed its pipe: "status\tmaxAbsErr\tdetail", or how it
-/// died.
+/// The outcome of a child that has closed its pipe: "status\tmaxAbsErr\tinputs\tdetail", or
+/// how it died.
 Outcome reap(Child &c) {
   close(c.fd);
   int status = 0;
@@ -93,10 +95,12 @@ Outcome reap(Child &c) {
             "signal " + std::to_string(WTERMSIG(status))};
   size_t tab = c.out.find('\t');
   size_t tab2 = tab == std::string::npos ? tab : c.out.find('\t', tab + 1);
-  if (tab2 == std::string::npos)
+  size_t tab3 = tab2 == std::string::npos ? tab2 : c.out.find('\t', tab2 + 1);
+  if (tab3 == std::string::npos)
     return {"crashed", "no result"};
-  return {c.out.substr(0, tab), c.out.substr(tab2 + 1),
-          std::strtod(c.out.substr(tab + 1, tab2 - tab - 1).c_str(), nullptr)};
+  return {c.out.substr(0, tab), c.out.substr(tab3 + 1),
+          std::strtod(c.out.substr(tab + 1, tab2 - tab - 1).c_str(), nullptr),
+          unsigned(std::strtoul(c.out.substr(tab2 + 1, tab3 - tab2 - 1).c_str(), nullptr, 10))};
 }
 
 /// Runs every case in its own child, at most \p jobs at a time; outcomes in the cases' order.
@@ -174,6 +178,9 @@ int main(int argc, char **argv) {
       outs() << "\t" << o.detail;
     else if (FLAGS_verbose)
       outs() << "\tmax abs err " << format("%.3g", o.maxAbsErr);
+    // Which cases ran with inputs fixed at compile time (the model needs them then).
+    if (FLAGS_verbose && o.compileTimeInputs && o.status != "refused")
+      outs() << "; " << o.compileTimeInputs << " input(s) fixed at compile time";
     outs() << "\n";
   }
   outs() << "summary:";

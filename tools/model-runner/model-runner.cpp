@@ -2,6 +2,7 @@
 #include "../common/ToolSupport.h"
 
 #include "ember/Base/Npy.h"
+#include "ember/Importer/TensorFiles.h"
 #include "ember/Support/Error.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -16,7 +17,10 @@
 using namespace ember;
 using namespace llvm;
 
-DEFINE_string(output_dir, "", "Write every output as DIR/<name>.npy");
+DEFINE_string(output_dir, "", "Write every output to DIR/<name>.npy (or .pb: -output-format)");
+DEFINE_string(output_format, "npy",
+              "The files -output-dir writes: npy (NumPy; cannot hold bfloat16) or pb (ONNX "
+              "TensorProto named after the output; every element kind, bit for bit)");
 DEFINE_string(list_operators, "",
               "caffe2: print the Caffe2 operator types the loader knows, one per line, and exit");
 DEFINE_int32(iterations, 0,
@@ -53,22 +57,22 @@ void printOutput(StringRef name, const Tensor &t) {
 
 Error runMain() {
   EMBER_ASSIGN_OR_RETURN(std::vector<tools::InputFile> inputs, tools::readInputFiles());
-  EMBER_ASSIGN_OR_RETURN(auto cm, tools::loadAndCompile(inputs));
+  if (FLAGS_output_format != "npy" && FLAGS_output_format != "pb")
+    return makeError("-output-format must be npy or pb, not '" + FLAGS_output_format + "'");
+  std::vector<tools::BoundInput> bound;
+  EMBER_ASSIGN_OR_RETURN(auto cm, tools::loadAndCompile(inputs, bound));
   std::vector<Placeholder *> modelInputs = cm->getInputs();
   bool dumpOnly = inputs.empty() && !modelInputs.empty() &&
                   (FLAGS_dump_graph || FLAGS_dump_ir || !FLAGS_dump_graph_DAG.empty());
   if (dumpOnly)
     return Error::success();
-  for (const tools::InputFile &f : inputs) {
-    std::string name = f.name;
-    if (name.empty()) {
-      if (modelInputs.size() != 1)
-        return makeError("-input=" + f.path + " names no input, but the model has " +
-                         Twine(modelInputs.size()) + " inputs; use -input=NAME=FILE");
-      name = modelInputs[0]->getName().str();
-    }
-    EMBER_TRY(withContext(cm->setInput(name, f.tensor), f.path));
-  }
+  std::vector<tools::GivenInput> given;
+  for (const tools::InputFile &f : inputs)
+    given.push_back({f.name, f.path, &f.tensor});
+  if (inputs.size() == 1 && inputs[0].name.empty() && bound.empty() && modelInputs.size() != 1)
+    return makeError("-input=" + inputs[0].path + " names no input, but the model has " +
+                     Twine(modelInputs.size()) + " inputs; use -input=NAME=FILE");
+  EMBER_TRY(tools::setRunTimeInputs(*cm, given, bound));
   std::string missing;
   for (Placeholder *p : modelInputs) {
     bool given = std::any_of(inputs.begin(), inputs.end(), [&](const tools::InputFile &f) {
@@ -81,6 +85,11 @@ Error runMain() {
   if (!missing.empty())
     return makeError("no data for model input(s) " + missing + " (use -input=NAME=FILE)");
   if (!FLAGS_output_dir.empty()) {
+    // Refused before running: .npy has no bfloat16 dtype (numpy has none).
+    for (Placeholder *p : cm->getOutputs())
+      if (FLAGS_output_format == "npy" && p->getType().kind == ElemKind::BFloat16)
+        return makeError("output '" + p->getName() + "' is " + p->getType().str() +
+                         ", which .npy cannot hold; write it with -output-format=pb");
     if (std::error_code ec = sys::fs::create_directories(FLAGS_output_dir))
       return makeError(FLAGS_output_dir + ": " + ec.message());
     if (!sys::fs::is_directory(FLAGS_output_dir))
@@ -111,8 +120,9 @@ Error runMain() {
     printOutput(p->getName(), t);
     if (!FLAGS_output_dir.empty()) {
       SmallString<256> path(FLAGS_output_dir);
-      sys::path::append(path, tools::legalizeFileName(p->getName()) + ".npy");
-      EMBER_TRY(writeNpyFile(path, t));
+      sys::path::append(path, tools::legalizeFileName(p->getName()) + "." + FLAGS_output_format);
+      EMBER_TRY(FLAGS_output_format == "pb" ? writeONNXTensorFile(path, t, p->getName())
+                                            : writeNpyFile(path, t));
     }
   }
   return Error::success();

@@ -10,10 +10,21 @@
 
 namespace ember {
 
+/// An error that carries data its callers act on (not just a message to print): withContext
+/// adds context to it in place instead of flattening it into a string, so the data survives
+/// the layers it propagates through. CompileTimeInputsError (ember/Importer) is one.
+class ContextualError : public llvm::ErrorInfo<ContextualError> {
+public:
+  static char ID;
+  /// Prefixes the error's message(s) with "\p context: ".
+  virtual void addContext(const std::string &context) = 0;
+};
+
 /// An error carrying \p msg.
 llvm::Error makeError(const llvm::Twine &msg);
 
-/// Prefixes every message inside \p err with "\p context: ". Success passes through.
+/// Prefixes every message inside \p err with "\p context: ". Success passes through. A
+/// ContextualError keeps its type (and data); any other error becomes a plain message.
 llvm::Error withContext(llvm::Error err, const llvm::Twine &context);
 
 /// The messages of \p err, one per line; consumes it.

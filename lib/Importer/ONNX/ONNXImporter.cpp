@@ -5,6 +5,7 @@
 #include "ONNXTensor.h"
 #include "OpContext.h"
 
+#include "ember/Importer/CompileTimeInputs.h"
 #include "ember/Importer/ModelLoader.h"
 #include "ember/Support/Error.h"
 
@@ -13,6 +14,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
 #include <climits>
 
 using namespace llvm;
@@ -55,6 +57,26 @@ Expected<int64_t> defaultDomainOpset(const onnx::ModelProto &model) {
   if (opset < 1)
     return makeError("invalid opset version " + Twine(opset));
   return opset;
+}
+
+/// Whether \p n reads a value named in \p names, itself or in a subgraph (an If branch reads
+/// the values of the graph around it).
+bool readsAnyOf(const onnx::NodeProto &n, const StringSet<> &names) {
+  for (const std::string &in : n.input())
+    if (names.count(in))
+      return true;
+  for (const auto &a : n.attribute()) {
+    auto readsIn = [&](const onnx::GraphProto &g) {
+      return std::any_of(g.node().begin(), g.node().end(),
+                         [&](const onnx::NodeProto &sub) { return readsAnyOf(sub, names); });
+    };
+    if (a.has_g() && readsIn(a.g()))
+      return true;
+    for (const auto &g : a.graphs())
+      if (readsIn(g))
+        return true;
+  }
+  return false;
 }
 
 class ONNXImporter {
@@ -244,9 +266,11 @@ Expected<Constant *> ONNXImporter::constantForInput(const onnx::ValueInfoProto &
 
 Error ONNXImporter::loadInputs() {
   StringSet<> known;
+  size_t position = 0; // among the inputs that are not initializers, bound or not
   for (const auto &vi : model_.graph().input()) {
     if (values_.count(vi.name())) // older IR versions list initializers as inputs too
       continue;
+    ++position;
     auto bound = opts_.constantInputs.find(vi.name());
     if (bound != opts_.constantInputs.end()) {
       auto c = constantForInput(vi, bound->second);
@@ -256,7 +280,7 @@ Error ONNXImporter::loadInputs() {
       bound_.insert(vi.name());
       continue;
     }
-    auto ty = inputType(vi, known.size());
+    auto ty = inputType(vi, position - 1);
     if (!ty)
       return withContext(ty.takeError(), "input '" + vi.name() + "'");
     if (!module_->reserveName(vi.name()))
@@ -284,19 +308,45 @@ Error ONNXImporter::loadInputs() {
 }
 
 Error ONNXImporter::loadNodes() {
+  // A node that needs graph inputs at compile time does not stop the load: the nodes that do
+  // not depend on it load on, so that one error names every such input a tool must bind (the
+  // nodes after it can only be checked once it is bound). Any other error stops the load.
+  std::unique_ptr<CompileTimeInputsError> needed;
+  StringSet<> unloaded; // outputs of the nodes skipped so far
   for (const auto &n : model_.graph().node()) {
+    bool skip = needed && readsAnyOf(n, unloaded);
     OpContext ctx(n, opts_, opset_, *module_, *fn_, values_);
-    OpLoader load = OpRegistry::get().find(n.op_type(), opset_);
-    Error err = load(ctx);
+    Error err = skip ? Error::success() : OpRegistry::get().find(n.op_type(), opset_)(ctx);
     err = joinErrors(std::move(err), ctx.takeAttrError());
+    err = handleErrors(std::move(err), [&](std::unique_ptr<CompileTimeInputsError> e) {
+      e->addContext(onnxNodeLabel(n));
+      if (needed)
+        needed->merge(*e);
+      else
+        needed = std::move(e);
+      skip = true;
+    });
     if (err)
       return withContext(std::move(err), onnxNodeLabel(n));
+    if (skip) {
+      for (const std::string &out : n.output())
+        unloaded.insert(out);
+      continue;
+    }
     for (int i = 0; i < n.output_size(); ++i)
       if (!n.output(i).empty() && !values_.count(n.output(i)))
         return makeError(onnxNodeLabel(n) + ": output " + Twine(i) + " ('" + n.output(i) +
                          "') is not supported");
   }
-  return Error::success();
+  if (!needed)
+    return Error::success();
+  std::vector<std::string> graphInputs;
+  for (const auto &vi : model_.graph().input())
+    if (!std::any_of(model_.graph().initializer().begin(), model_.graph().initializer().end(),
+                     [&](const onnx::TensorProto &t) { return t.name() == vi.name(); }))
+      graphInputs.push_back(vi.name());
+  needed->setPositions(graphInputs);
+  return Error(std::move(needed));
 }
 
 Error ONNXImporter::loadOutputs() {

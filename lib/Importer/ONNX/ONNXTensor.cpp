@@ -4,6 +4,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
 
@@ -188,6 +189,39 @@ llvm::Expected<Tensor> readTensorFile(llvm::StringRef path, std::string *name) {
   if (path.ends_with(".pb"))
     return readONNXTensorFile(path, name);
   return makeError(path + ": unknown tensor file type (expected .npy or .pb)");
+}
+
+llvm::Error writeONNXTensorFile(llvm::StringRef path, const Tensor &t, llvm::StringRef name) {
+  ElemKind kind = t.getType().kind;
+  if (kind == ElemKind::QInt8)
+    kind = ElemKind::Int8;
+  if (kind == ElemKind::QUInt8)
+    kind = ElemKind::UInt8;
+  const DataTypeEntry *type = nullptr;
+  for (const DataTypeEntry &e : kDataTypes)
+    if (e.supported && e.kind == kind)
+      type = &e;
+  if (!type)
+    return makeError(path + ": cannot write " + elemKindName(kind) + " as an ONNX TensorProto");
+  onnx::TensorProto proto;
+  proto.set_name(name.str());
+  proto.set_data_type(type->onnx);
+  for (dim_t d : t.getType().dims)
+    proto.add_dims(int64_t(d));
+  // Bools are stored one byte each, 0 or 1, as raw_data wants them.
+  proto.set_raw_data(std::string(reinterpret_cast<const char *>(t.data()), t.sizeInBytes()));
+  std::string bytes;
+  if (!proto.SerializeToString(&bytes))
+    return makeError(path + ": cannot serialize the tensor (over 2 GiB?)");
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return makeError(path + ": " + ec.message());
+  os << bytes;
+  os.close();
+  if (os.has_error())
+    return makeError(path + ": " + os.error().message());
+  return llvm::Error::success();
 }
 
 } // namespace ember

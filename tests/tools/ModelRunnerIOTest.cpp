@@ -1,0 +1,288 @@
+// End-to-end tests of how values get into and out of the tools: inputs the model needs at
+// compile time (bound on demand by model-runner, named in model-compiler's error), outputs
+// written as lossless TensorProto .pb files of every element kind, and bfloat16 .pb inputs.
+// The tools run as a user runs them (ToolTestUtils.h).
+#include "ToolTestUtils.h"
+
+#include "ember/Importer/TensorFiles.h"
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace tooltest;
+
+namespace {
+
+const char *const kRunner = EMBER_MODEL_RUNNER;
+const char *const kCompiler = EMBER_MODEL_COMPILER;
+
+/// A fresh directory, removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/ember-io-test-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string operator/(const std::string &name) const { return (path / name).string(); }
+  std::string write(const std::string &name, const std::string &bytes) const {
+    std::ofstream os(path / name, std::ios::binary | std::ios::trunc);
+    os.write(bytes.data(), std::streamsize(bytes.size()));
+    return (path / name).string();
+  }
+};
+
+//===----------------------------------------------------------------------------------------===//
+// Models (ONNX text format) and tensor files, written by hand
+//===----------------------------------------------------------------------------------------===//
+
+/// A graph input or output: ONNX element type number and static dims.
+std::string valueInfo(const std::string &field, const std::string &name, int elemType,
+                      const std::vector<int64_t> &dims) {
+  std::string s = field + " { name: \"" + name + "\" type { tensor_type { elem_type: " +
+                  std::to_string(elemType) + " shape {";
+  for (int64_t d : dims)
+    s += " dim { dim_value: " + std::to_string(d) + " }";
+  return s + " } } } }\n";
+}
+
+std::string node(const std::string &op, const std::vector<std::string> &ins,
+                 const std::vector<std::string> &outs, const std::string &attrs = "") {
+  std::string s = "node { op_type: \"" + op + "\" name: \"" + outs[0] + "\"";
+  for (const std::string &i : ins)
+    s += " input: \"" + i + "\"";
+  for (const std::string &o : outs)
+    s += " output: \"" + o + "\"";
+  return s + attrs + " }\n";
+}
+
+std::string model(const std::string &graphBody) {
+  return "ir_version: 8\nopset_import { version: 13 }\ngraph {\n name: \"g\"\n" + graphBody +
+         "}\n";
+}
+
+enum : int { kFloat = 1, kInt8 = 3, kUInt16 = 4, kInt64 = 7, kBool = 9, kFloat16 = 10,
+             kBFloat16 = 16 };
+
+template <typename T> std::string rawBytes(const std::vector<T> &v) {
+  return std::string(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(T));
+}
+
+/// A v1.0 .npy file of \p descr ("<f4", "<i8") and numpy \p shape ("(2, 3)").
+std::string npy(const std::string &descr, const std::string &shape, const std::string &payload) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape +
+                       ", }";
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += char(1);
+  out += char(0);
+  out += char(header.size() & 0xff);
+  out += char(header.size() >> 8);
+  return out + header + payload;
+}
+
+/// A serialized TensorProto, encoded by hand (dims = 1, data_type = 2, name = 8, raw_data = 9)
+/// so the tests do not read back only what ember itself writes.
+std::string tensorProto(const std::string &name, int dataType, const std::vector<int64_t> &dims,
+                        const std::string &raw) {
+  auto varint = [](uint64_t v) {
+    std::string s;
+    for (; v >= 0x80; v >>= 7)
+      s += char(0x80 | (v & 0x7f));
+    return s + char(v);
+  };
+  std::string out;
+  for (int64_t d : dims)
+    out += char(0x08) + varint(uint64_t(d));
+  out += char(0x10) + varint(uint64_t(dataType));
+  out += char(0x42) + varint(name.size()) + name;
+  out += char(0x4a) + varint(raw.size()) + raw;
+  return out;
+}
+
+/// The bfloat16 bits of \p f (truncated: the test values are exact in bfloat16).
+uint16_t bf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return uint16_t(bits >> 16);
+}
+
+/// A Reshape whose shape is the graph input 'shape', added to the ordinary input 'y'.
+const std::string kReshapeAdd =
+    model(valueInfo("input", "x", kFloat, {2, 3}) + valueInfo("input", "shape", kInt64, {1}) +
+          valueInfo("input", "y", kFloat, {6}) + node("Reshape", {"x", "shape"}, {"r"}) +
+          node("Add", {"r", "y"}, {"sum"}) + valueInfo("output", "sum", kFloat, {6}));
+
+//===----------------------------------------------------------------------------------------===//
+// Inputs needed at compile time
+//===----------------------------------------------------------------------------------------===//
+
+TEST(ModelRunnerIO, BindsOnlyTheInputsNeededAtCompileTime) {
+  TempDir dir;
+  std::string m = dir.write("m.onnxtxt", kReshapeAdd);
+  std::string x = dir.write("x.npy", npy("<f4", "(2, 3)", rawBytes<float>({1, 2, 3, 4, 5, 6})));
+  std::string shape = dir.write("shape.npy", npy("<i8", "(1,)", rawBytes<int64_t>({6})));
+  std::string y1 = dir.write("y1.npy", npy("<f4", "(6,)", rawBytes<float>({0, 0, 0, 0, 0, 0})));
+  std::string y2 = dir.write("y2.npy", npy("<f4", "(6,)", rawBytes<float>({10, 20, 30, 40, 50, 60})));
+  auto run = [&](const std::string &y, const std::string &out) {
+    return runProgram(kRunner, {"-model=" + m, "-backend=Interpreter", "-input=x=" + x + ",shape=" +
+                                    shape + ",y=" + y,
+                                "-output-format=pb", "-output-dir=" + out, "-dump-graph"});
+  };
+  RunResult r = run(y1, dir / "out1");
+  EXPECT_SUCCESS(r);
+  EXPECT_NE(r.err.find("note: input 'shape' fixed at compile time to its given value"),
+            std::string::npos)
+      << r.describe();
+  EXPECT_EQ(r.err.find("input 'x' fixed"), std::string::npos) << r.describe();
+  EXPECT_EQ(r.err.find("input 'y' fixed"), std::string::npos) << r.describe();
+  // x and y stay placeholders (run-time inputs); shape is gone.
+  EXPECT_NE(r.out.find("placeholder %x : float32<2 x 3>"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("placeholder %y : float32<6>"), std::string::npos) << r.describe();
+  EXPECT_EQ(r.out.find("placeholder %shape"), std::string::npos) << r.describe();
+  // Two run-time values of y, two answers: y was not folded in.
+  RunResult r2 = run(y2, dir / "out2");
+  EXPECT_SUCCESS(r2);
+  auto sum1 = ember::readTensorFile(dir / "out1/sum.pb");
+  auto sum2 = ember::readTensorFile(dir / "out2/sum.pb");
+  ASSERT_TRUE(bool(sum1) && bool(sum2));
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(sum1->dataAs<float>()[i], float(i + 1));
+    EXPECT_EQ(sum2->dataAs<float>()[i], float(i + 1) * 11);
+  }
+}
+
+TEST(ModelRunnerIO, BindsAnInputNeededThroughAComputedShape) {
+  // The shape is computed from the input 's' (Concat with a constant): needed only transitively.
+  TempDir dir;
+  std::string body =
+      valueInfo("input", "x", kFloat, {2, 3}) + valueInfo("input", "s", kInt64, {1}) +
+      node("Constant", {}, {"minus1"},
+           " attribute { name: \"value\" type: TENSOR t { dims: 1 data_type: 7 int64_data: -1 } }") +
+      node("Concat", {"s", "minus1"}, {"shape"}, " attribute { name: \"axis\" type: INT i: 0 }") +
+      node("Reshape", {"x", "shape"}, {"r"}) + valueInfo("output", "r", kFloat, {3, 2});
+  std::string m = dir.write("m.onnxtxt", model(body));
+  std::string x = dir.write("x.npy", npy("<f4", "(2, 3)", rawBytes<float>({1, 2, 3, 4, 5, 6})));
+  std::string s = dir.write("s.npy", npy("<i8", "(1,)", rawBytes<int64_t>({3})));
+  RunResult r = runProgram(kRunner, {"-model=" + m, "-input=x=" + x + ",s=" + s});
+  EXPECT_SUCCESS(r);
+  EXPECT_NE(r.err.find("note: input 's' fixed at compile time"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("output 'r' float32<3 x 2>"), std::string::npos) << r.describe();
+}
+
+TEST(ModelRunnerIO, ErrorsNameEveryInputNeededAtCompileTime) {
+  // Two independent operands from graph inputs: one error names both.
+  TempDir dir;
+  std::string body = valueInfo("input", "x", kFloat, {2, 3}) +
+                     valueInfo("input", "shape", kInt64, {1}) +
+                     valueInfo("input", "eshape", kInt64, {2}) +
+                     node("Reshape", {"x", "shape"}, {"r"}) +
+                     node("Expand", {"x", "eshape"}, {"e"}) +
+                     valueInfo("output", "r", kFloat, {6}) + valueInfo("output", "e", kFloat, {2, 3});
+  std::string m = dir.write("m.onnxtxt", model(body));
+  RunResult c = runProgram(kCompiler, {"-model=" + m, "-emit-bundle=" + dir / "bundle"});
+  expectCleanError(c, {m + ": input 'shape' must be known at compile time: give it with "
+                           "-onnx-define-input=shape=FILE",
+                       m + ": input 'eshape' must be known at compile time: give it with "
+                           "-onnx-define-input=eshape=FILE",
+                       "needed by node 'r' (Reshape): input 1 ('shape')",
+                       "needed by node 'e' (Expand): input 1 ('eshape')"});
+  std::string x = dir.write("x.npy", npy("<f4", "(2, 3)", rawBytes<float>({1, 2, 3, 4, 5, 6})));
+  RunResult r = runProgram(kRunner, {"-model=" + m, "-input=x=" + x});
+  expectCleanError(r, {"input 'shape' must be known at compile time: give it with -input=shape=FILE",
+                       "input 'eshape' must be known at compile time: give it with "
+                       "-input=eshape=FILE"});
+  // Given with -onnx-define-input, model-compiler compiles.
+  std::string shape = dir.write("shape.npy", npy("<i8", "(1,)", rawBytes<int64_t>({6})));
+  std::string eshape = dir.write("eshape.npy", npy("<i8", "(2,)", rawBytes<int64_t>({2, 3})));
+  RunResult ok = runProgram(kCompiler, {"-model=" + m, "-emit-bundle=" + dir / "bundle",
+                                        "-onnx-define-input=shape=" + shape,
+                                        "-onnx-define-input=eshape=" + eshape},
+                            300);
+  EXPECT_SUCCESS(ok);
+}
+
+//===----------------------------------------------------------------------------------------===//
+// Outputs of every element kind; bfloat16 inputs
+//===----------------------------------------------------------------------------------------===//
+
+/// Identity of a bfloat16, a float16, an int8 and a bool input.
+const std::string kIdentities =
+    model(valueInfo("input", "a", kBFloat16, {3}) + valueInfo("input", "b", kFloat16, {2}) +
+          valueInfo("input", "c", kInt8, {4}) + valueInfo("input", "d", kBool, {3}) +
+          node("Identity", {"a"}, {"oa"}) + node("Identity", {"b"}, {"ob"}) +
+          node("Identity", {"c"}, {"oc"}) + node("Identity", {"d"}, {"od"}) +
+          valueInfo("output", "oa", kBFloat16, {3}) + valueInfo("output", "ob", kFloat16, {2}) +
+          valueInfo("output", "oc", kInt8, {4}) + valueInfo("output", "od", kBool, {3}));
+
+TEST(ModelRunnerIO, PbOutputsRoundTripEveryElementKind) {
+  TempDir dir;
+  std::string m = dir.write("m.onnxtxt", kIdentities);
+  std::vector<uint16_t> aBits = {bf16(1.5f), bf16(-2.25f), bf16(1e30f)};
+  std::vector<uint16_t> bBits = {0x3c00, 0xc500}; // float16 1.0, -5.0
+  std::vector<int8_t> c = {-128, -1, 0, 127};
+  std::vector<uint8_t> d = {1, 0, 1};
+  std::string a = dir.write("a.pb", tensorProto("a", kBFloat16, {3}, rawBytes(aBits)));
+  std::string b = dir.write("b.pb", tensorProto("b", kFloat16, {2}, rawBytes(bBits)));
+  std::string cf = dir.write("c.npy", npy("|i1", "(4,)", rawBytes(c)));
+  std::string df = dir.write("d.npy", npy("|b1", "(3,)", rawBytes(d)));
+  for (const char *backend : {"Interpreter", "CPU"}) {
+    SCOPED_TRACE(backend);
+    std::string out = dir / (std::string("out-") + backend);
+    RunResult r = runProgram(kRunner, {"-model=" + m, std::string("-backend=") + backend,
+                                       "-input=a=" + a + ",b=" + b + ",c=" + cf + ",d=" + df,
+                                       "-output-format=pb", "-output-dir=" + out});
+    EXPECT_SUCCESS(r);
+    struct Expect {
+      const char *name;
+      ember::ElemKind kind;
+      std::string bytes;
+    } expects[] = {{"oa", ember::ElemKind::BFloat16, rawBytes(aBits)},
+                   {"ob", ember::ElemKind::Float16, rawBytes(bBits)},
+                   {"oc", ember::ElemKind::Int8, rawBytes(c)},
+                   {"od", ember::ElemKind::Bool, rawBytes(d)}};
+    for (const Expect &e : expects) {
+      std::string name;
+      auto t = ember::readTensorFile(out + "/" + e.name + ".pb", &name);
+      ASSERT_TRUE(bool(t)) << e.name << ": " << llvm::toString(t.takeError());
+      EXPECT_EQ(name, e.name);
+      EXPECT_EQ(t->getType().kind, e.kind) << e.name;
+      ASSERT_EQ(t->sizeInBytes(), e.bytes.size()) << e.name;
+      EXPECT_EQ(std::memcmp(t->data(), e.bytes.data(), e.bytes.size()), 0) << e.name;
+    }
+  }
+  // .npy has no bfloat16: refused before running, pointing at pb.
+  RunResult npyOut = runProgram(kRunner, {"-model=" + m, "-input=a=" + a + ",b=" + b + ",c=" +
+                                              cf + ",d=" + df,
+                                          "-output-dir=" + dir / "npy"});
+  expectCleanError(npyOut, {"output 'oa' is bfloat16<3>", ".npy cannot hold",
+                            "-output-format=pb"});
+  expectCleanError(runProgram(kRunner, {"-model=" + m, "-output-format=txt"}),
+                   {"-output-format must be npy or pb"});
+}
+
+TEST(ModelRunnerIO, ReadsBFloat16PbInputsInBothSpellings) {
+  // A BFLOAT16 TensorProto, and the UINT16 one ONNX 1.12's numpy_helper writes for bfloat16.
+  TempDir dir;
+  std::string m = dir.write(
+      "m.onnxtxt",
+      model(valueInfo("input", "a", kBFloat16, {2}) +
+            node("Cast", {"a"}, {"f"}, " attribute { name: \"to\" type: INT i: 1 }") +
+            valueInfo("output", "f", kFloat, {2})));
+  std::vector<uint16_t> bits = {bf16(0.15625f), bf16(-3.0f)};
+  for (int type : {kBFloat16, kUInt16}) {
+    SCOPED_TRACE(type);
+    std::string a = dir.write("a.pb", tensorProto("a", type, {2}, rawBytes(bits)));
+    RunResult r = runProgram(kRunner, {"-model=" + m, "-input=a=" + a});
+    EXPECT_SUCCESS(r);
+    EXPECT_NE(r.out.find("[0.15625, -3]"), std::string::npos) << r.describe();
+  }
+}
+
+} // namespace
