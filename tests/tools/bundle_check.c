@@ -18,6 +18,7 @@
 #define BUNDLE_CONFIG_TYPE XCAT(BUNDLE, _config_t)
 
 #include "npy.h"
+#include "outputs.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -155,21 +156,9 @@ int main(int argc, char **argv) {
   for (uint64_t s = 0; s < cfg->numSymbols && outDir; ++s) {
     if (cfg->symbols[s].kind != 'o')
       continue;
-    char path[4096];
-    int n = snprintf(path, sizeof path, "%s/", outDir);
-    for (const char *c = cfg->symbols[s].name; *c && n < (int)sizeof path - 8; ++c)
-      path[n++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-                          (*c >= '0' && *c <= '9') || *c == '.' || *c == '-'
-                      ? *c
-                      : '_';
-    strcpy(path + n, ".bin");
-    FILE *o = fopen(path, "wb");
-    if (!o || fwrite(mutableWeight + cfg->symbols[s].offset, 1, cfg->symbols[s].size, o) !=
-                  cfg->symbols[s].size ||
-        fclose(o) != 0) {
-      fprintf(stderr, "error: cannot write %s\n", path);
+    if (write_output(outDir, cfg->symbols[s].name, mutableWeight + cfg->symbols[s].offset,
+                     cfg->symbols[s].size) != 0)
       return 1;
-    }
   }
   return 0;
 }
