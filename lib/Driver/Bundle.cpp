@@ -5,6 +5,7 @@
 #include "Lowering.h"
 
 #include "ember/Support/Error.h"
+#include "ember/Support/MemoryBudget.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -285,6 +286,7 @@ Expected<BundleResult> writeBundle(std::unique_ptr<Module> M, const CompileOptio
 
   {
     PhaseTimer t(result.summary.phaseMillis, "bundle files");
+    EMBER_TRY(checkMemoryBudget(IR->constantSize, "the bundle's constant weights"));
     std::vector<uint8_t> constants(IR->constantSize);
     EMBER_TRY(backend->writeConstants(*IR, constants.data()));
     EMBER_TRY(writeFile(path(".h"), [&](raw_ostream &os) {

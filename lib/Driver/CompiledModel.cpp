@@ -3,12 +3,12 @@
 #include "Lowering.h"
 
 #include "ember/Support/Error.h"
+#include "ember/Support/MemoryBudget.h"
 
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <cstring>
-#include <unistd.h>
 
 using namespace llvm;
 
@@ -21,11 +21,7 @@ CompiledModel::~CompiledModel() = default;
 namespace {
 
 Expected<AlignedRegion> allocateRegion(uint64_t bytes, StringRef what) {
-  // Refuse up front what cannot fit: touching it would only get the process killed.
-  uint64_t physical = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
-  if (bytes > physical)
-    return makeError("the " + what + " region needs " + Twine(bytes) +
-                     " bytes, more than this machine's memory (" + Twine(physical) + " bytes)");
+  EMBER_TRY(checkMemoryBudget(bytes, "the " + what + " region"));
   uint64_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
   void *p = std::aligned_alloc(kTensorAlignment, rounded ? rounded : kTensorAlignment);
   if (!p)
@@ -51,6 +47,11 @@ Error CompiledModel::build(const CompileOptions &opts) {
   EMBER_ASSIGN_OR_RETURN(fn_, mainFunction(*module_));
   EMBER_ASSIGN_OR_RETURN(backend_, createBackend(opts.backend, opts.backendOptions));
   EMBER_ASSIGN_OR_RETURN(ir_, lowerToPlannedIR(*fn_, *backend_, opts, summary_));
+  // Refuse up front what cannot fit: touching it would only get the process killed.
+  EMBER_TRY(checkMemoryBudget(ir_->constantSize + ir_->mutableSize + ir_->activationsSize,
+                              "the model's memory (constant " + Twine(ir_->constantSize) +
+                                  ", mutable " + Twine(ir_->mutableSize) + ", activations " +
+                                  Twine(ir_->activationsSize) + " bytes)"));
   {
     PhaseTimes backendPhases;
     {

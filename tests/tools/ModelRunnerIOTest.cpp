@@ -286,3 +286,25 @@ TEST(ModelRunnerIO, ReadsBFloat16PbInputsInBothSpellings) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(ModelRunnerIO, MaxMemoryRefusesABiggerModelBeforeAllocating) {
+  // The digits model's constant weights alone are 7680 bytes.
+  std::string m = std::string(EMBER_SOURCE_DIR) + "/examples/models/digits_cnn.onnx";
+  std::string image =
+      "-input=image=" + std::string(EMBER_SOURCE_DIR) + "/examples/digits/images/digit_3.npy";
+  expectCleanError(runProgram(kRunner, {"-model=" + m, image, "-max-memory=4K"}),
+                   {"the model's memory (constant 7680", "more than the memory budget of 4096 "
+                                                          "bytes (-max-memory)"});
+  TempDir out;
+  expectCleanError(runProgram(kCompiler, {"-model=" + m, "-emit-bundle=" + out.path.string(),
+                                          "-max-memory=4K"}),
+                   {"more than the memory budget of 4096 bytes"});
+  RunResult ok = runProgram(kRunner, {"-model=" + m, image, "-max-memory=1M"});
+  EXPECT_EQ(ok.exitCode, 0) << ok.describe();
+  for (const char *bad : {"-max-memory=lots", "-max-memory=0", "-max-memory=99999999999T"})
+    expectCleanError(runProgram(kRunner, {"-model=" + m, bad}), {"expected a size such as 512M"});
+}
+
+} // namespace

@@ -3,6 +3,7 @@
 
 #include "ember/Importer/TensorFiles.h"
 #include "ember/Support/Error.h"
+#include "ember/Support/MemoryBudget.h"
 #include "ember/Support/PassManager.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -63,6 +64,10 @@ DEFINE_bool(strict_onnx, false,
             "that leave the model unambiguous (an unnamed graph, an output without a type, an "
             "initializer missing from an IR-3 graph's inputs, ...) are warnings and the model "
             "loads");
+DEFINE_string(max_memory, "",
+              "The most memory one compile may ask for (a model's regions, a value folded at "
+              "compile time), e.g. 512M or 8G; a model needing more is refused before "
+              "allocating (default: half of this machine's memory)");
 DEFINE_bool(dump_graph, false, "Print the optimized graph (alias -dumpGraph)");
 DEFINE_string(dump_graph_DAG, "", "Write the optimized graph to this file as Graphviz DOT");
 DEFINE_bool(dump_ir, false, "Print the IR with its memory plan");
@@ -185,6 +190,21 @@ void parseCommandLine(int &argc, char **&argv, const char *usage) {
     }
     if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty())
       fail("invalid value '" + value + "' for flag '-" + rawName + "' (" + info.type + ")");
+  }
+  if (!FLAGS_max_memory.empty()) {
+    StringRef spec = FLAGS_max_memory;
+    uint64_t scale = 1, bytes = 0;
+    if (spec.consume_back_insensitive("k"))
+      scale = 1ull << 10;
+    else if (spec.consume_back_insensitive("m"))
+      scale = 1ull << 20;
+    else if (spec.consume_back_insensitive("g"))
+      scale = 1ull << 30;
+    else if (spec.consume_back_insensitive("t"))
+      scale = 1ull << 40;
+    if (spec.getAsInteger(10, bytes) || bytes == 0 || bytes > ~0ull / scale)
+      fail("-max-memory=" + FLAGS_max_memory + ": expected a size such as 512M or 8G");
+    setMemoryBudget(bytes * scale);
   }
   positional.push_back(nullptr);
   argc = int(positional.size()) - 1;

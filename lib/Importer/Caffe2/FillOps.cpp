@@ -5,6 +5,7 @@
 #include "OpContext.h"
 
 #include "ember/Support/Error.h"
+#include "ember/Support/MemoryBudget.h"
 
 using namespace llvm;
 
@@ -108,6 +109,8 @@ Error loadConstantFill(OpContext &ctx) {
     EMBER_ASSIGN_OR_RETURN(ty, fillType(ctx, kind));
   }
   double value = isFloatKind(kind) ? double(ctx.getFloat("value", 0)) : double(ctx.getInt("value", 0));
+  // The shape alone may claim any size: refuse what the memory budget cannot hold.
+  EMBER_TRY(checkMemoryBudget(ty.sizeInBytes(), "the filled constant"));
   Tensor t(ty);
   t.fill(value);
   return bindConstant(ctx, std::move(t));

@@ -81,7 +81,9 @@ Expected<Tensor> tensorFromONNX(const onnx::TensorProto &proto) {
   if (!ty)
     return withContext(ty.takeError(), what);
   size_t n = ty->numElements();
-  Tensor t(*ty);
+  // Allocated only once the data is known to be there: the shape alone is a claim, and a
+  // crafted file can claim gigabytes in a few bytes.
+  Tensor t;
 
   if (proto.has_raw_data()) {
     const std::string &raw = proto.raw_data();
@@ -89,6 +91,7 @@ Expected<Tensor> tensorFromONNX(const onnx::TensorProto &proto) {
       return makeError(what + ": raw_data has " + Twine(raw.size()) + " bytes, shape " +
                        dimsToString(ty->dims) + " of " + elemKindName(*kind) + " needs " +
                        Twine(ty->sizeInBytes()));
+    t = Tensor(*ty);
     if (n)
       std::memcpy(t.data(), raw.data(), raw.size());
     if (*kind == ElemKind::Bool)
@@ -102,6 +105,7 @@ Expected<Tensor> tensorFromONNX(const onnx::TensorProto &proto) {
     if (size_t(got) != n)
       return makeError(what + ": has " + Twine(got) + " values, shape " + dimsToString(ty->dims) +
                        " needs " + Twine(n));
+    t = Tensor(*ty);
     return Error::success();
   };
   switch (*kind) {
