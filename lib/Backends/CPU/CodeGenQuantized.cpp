@@ -186,7 +186,7 @@ Error emitIntegerConv(Emitter &E, const Instruction &I) {
   if (strides.size() != nsp || pads.size() != 2 * nsp ||
       (!dilations.empty() && dilations.size() != nsp))
     return instrError(I, "strides, pads or dilations do not match the spatial rank");
-  std::vector<int64_t> p(size_t(quantlayout::convParamCount(int64_t(nsp))));
+  std::vector<int64_t> p(static_cast<size_t>(quantlayout::convParamCount(int64_t(nsp))));
   p[quantlayout::kConvNsp] = int64_t(nsp);
   p[quantlayout::kConvN] = int64_t(x[0]);
   p[quantlayout::kConvC] = int64_t(x[1]);

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Runs a libFuzzer campaign on a harness of tests/fuzz in the fuzz build ($EMBER_FUZZ_BUILD_DIR,
+# default build-fuzz: clang-19, ASan+UBSan, -DEMBER_FUZZ=ON), configured and built on first use.
+#   utils/fuzz.sh HARNESS SECONDS [libFuzzer flags...]   one campaign
+#   utils/fuzz.sh all SECONDS                            each harness in turn, SECONDS each
+# The corpus lives in the build (corpus/HARNESS, seeded by utils/fuzz/make_seeds.py) and grows
+# from campaign to campaign. A crash (or leak, timeout, out-of-memory) stops the campaign and is
+# copied to tests/fuzz/regressions/HARNESS/: fix it and commit both, and ctest replays it in
+# every build. Prints executions, coverage and crashes, and appends them to fuzz-log.tsv in the
+# build, whose per-harness totals it prints too.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${EMBER_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+harnesses=(onnx_binary onnx_text caffe2 tensor_files compile_interpreter compile_cpu)
+[ $# -ge 2 ] || { echo "usage: utils/fuzz.sh {all|${harnesses[*]// /|}} SECONDS [flags]" >&2; exit 2; }
+which="$1" seconds="$2"
+shift 2
+
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBER_FUZZ=ON \
+    -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 >/dev/null
+fi
+targets=()
+if [ "$which" = all ]; then
+  for h in "${harnesses[@]}"; do targets+=("fuzz-$h"); done
+else
+  targets=("fuzz-$which")
+fi
+ninja -C "$build" -j"$(nproc)" "${targets[@]}" >/dev/null
+
+dict_of() { case "$1" in caffe2) echo caffe2.dict ;; tensor_files) echo "" ;; *) echo onnx.dict ;; esac; }
+
+campaign() {
+  local h="$1"
+  shift
+  local corpus="$build/corpus/$h" artifacts="$build/artifacts/$h/" log="$build/logs/$h.log"
+  mkdir -p "$corpus" "$artifacts" "$build/logs" "$root/tests/fuzz/regressions/$h"
+  if [ -z "$(ls -A "$corpus")" ]; then
+    /usr/bin/python3 "$root/utils/fuzz/make_seeds.py" "$h" "$corpus" >/dev/null
+  fi
+  local dict=() d
+  d="$(dict_of "$h")"
+  [ -n "$d" ] && dict=(-dict="$root/tests/fuzz/$d")
+  local status=0
+  # Out of memory counts: the loaders must refuse sizes they cannot hold before allocating.
+  ASAN_OPTIONS="${ASAN_OPTIONS:-allocator_may_return_null=0}" \
+  "$build/tests/fuzz/fuzz-$h" "$corpus" "${dict[@]}" -max_total_time="$seconds" \
+    -artifact_prefix="$artifacts" -print_final_stats=1 -rss_limit_mb=3072 -timeout=30 \
+    -max_len=65536 "$@" >"$log" 2>&1 || status=$?
+  local execs cov crashes=0
+  execs="$(awk '/stat::number_of_executed_units/ { print $2 }' "$log" | tail -1)"
+  cov="$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$log" | tail -1)"
+  for a in "$artifacts"*; do
+    [ -f "$a" ] || continue
+    case "$(basename "$a")" in
+    slow-unit-*) # slow, not wrong: reported (the compile harnesses meet big models), not kept
+      echo "  slow input (over 10 s): $a"
+      continue ;;
+    esac
+    cp "$a" "$root/tests/fuzz/regressions/$h/$(basename "$a")"
+    echo "  new regression input: tests/fuzz/regressions/$h/$(basename "$a")"
+    rm "$a"
+    crashes=$((crashes + 1))
+  done
+  printf '%s\t%s\t%s\t%s\t%s\n' "$h" "$seconds" "${execs:-0}" "$crashes" "$cov" >>"$build/fuzz-log.tsv"
+  echo "$h: ${execs:-0} executions in ${seconds} s, ${cov:-no coverage line}, $crashes crash(es)"
+  if [ "$status" -ne 0 ]; then
+    echo "  the campaign stopped (exit $status); see $log:" >&2
+    grep -m 3 -E 'ERROR|SUMMARY|runtime error' "$log" >&2 || tail -5 "$log" >&2
+  fi
+  return "$status"
+}
+
+status=0
+for t in "${targets[@]}"; do
+  campaign "${t#fuzz-}" "$@" || status=1
+done
+echo "totals over every campaign in $build/fuzz-log.tsv (harness: executions, crashes):"
+awk -F'\t' '{ e[$1] += $3; c[$1] += $4 } END { for (h in e) printf "  %s: %d, %d\n", h, e[h], c[h] }' \
+  "$build/fuzz-log.tsv" | sort
+exit "$status"
