@@ -9,6 +9,8 @@
 
 #include "ember/Graph/Node.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <array>
 #include <optional>
 
@@ -17,21 +19,43 @@ namespace opencl {
 
 class LaunchBuilder {
   LaunchPlan &plan_;
+  using Iter = IRFunction::InstrList::const_iterator;
+  /// The instructions after the one being planned (set by planLaunches).
+  Iter after_, end_;
 
 public:
   explicit LaunchBuilder(LaunchPlan &plan) : plan_(plan) {}
 
+  /// The instructions after the one being planned: [after, end).
+  void setRest(Iter after, Iter end) {
+    after_ = after;
+    end_ = end;
+  }
+  /// Whether nothing in [from, end) reads \p v's storage before it is deallocated: an
+  /// activation never read again (false for weights, which outlive the run).
+  static bool unreadFrom(Iter from, Iter end, IRValue *v);
+  /// Whether nothing after the instruction being planned reads \p v: a result (MaxPool's
+  /// indices, say) that need not be written.
+  bool unreadAfter(IRValue *v) const { return unreadFrom(after_, end_, v); }
+
   /// Adds a launch of \p count work-items of \p kernel for \p I; its parameters are \p count
   /// (P[0] in the kernel) followed by \p params, in work-groups of \p group. Nothing for count
-  /// 0. \p failure is the run's error when the kernel calls FAIL(). True (planned), so a
+  /// 0. \p failure is the run's error when the kernel calls FAIL(); empty for the kernels that
+  /// never do (a bundle then lists no run-time error for the launch). True (planned), so a
   /// family's planner can return it.
   llvm::Expected<bool> add(const Instruction &I, llvm::StringRef kernel, uint64_t count,
                            llvm::ArrayRef<int64_t> params, size_t group = kDefaultGroup,
-                           llvm::StringRef failure = "an index is out of range");
+                           llvm::StringRef failure = "");
   /// A strided copy (Library's copy_nd_<bytes>); per output dim {out dim, out stride, in dim,
   /// in stride, start, step}; \p fill is the place of the value read outside the input, or -1.
   llvm::Expected<bool> copyND(const Instruction &I, int64_t y, int64_t x, int64_t fill,
                               size_t elemBytes, llvm::ArrayRef<std::array<int64_t, 6>> dims);
+  /// A strided copy that reads inside x only: per output dim {dim, out stride, in stride} (an
+  /// in stride of 0 repeats, as a broadcast does). Dims of 1 are dropped and dims that are
+  /// contiguous in both merged; when the innermost is then a run contiguous in the result, a
+  /// copy by runs (DataMovement.cl's copy_runs_<bytes>, vectorized), else copy_nd.
+  llvm::Expected<bool> copyStrided(const Instruction &I, int64_t y, int64_t x, size_t elemBytes,
+                                   llvm::ArrayRef<std::array<int64_t, 3>> dims);
 };
 
 /// A value's place: region << 48 | byte offset (Common.cl's place()).
@@ -60,6 +84,15 @@ EMBER_OPENCL_FAMILY(Selection)
 EMBER_OPENCL_FAMILY(Recurrent)
 EMBER_OPENCL_FAMILY(Loss)
 #undef EMBER_OPENCL_FAMILY
+
+/// Plans \p I and \p J, the next instruction that computes, as one launch of the float32
+/// element-wise fast path when they form a chain it fuses (LaunchesElementwise.cpp): a fast
+/// unary op then a binary one of its input and result (SiLU: x * sigmoid(x)), or a Broadcast
+/// then a binary op reading it. \p deadAfterJ(): nothing after J reads I's result, which then
+/// is never written. False (nothing planned) when they do not fuse.
+llvm::Expected<bool> planElementwisePair(LaunchBuilder &b, const Instruction &I,
+                                         const Instruction &J,
+                                         llvm::function_ref<bool()> deadAfterJ);
 
 /// [code, a bits, b bits] of the fused activation of a FusedConv, FusedMatMul or
 /// FullyConnected, as nn_activation (Common.cl) takes it: code 0 for none (and for the unfused

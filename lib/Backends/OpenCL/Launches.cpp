@@ -70,6 +70,57 @@ Expected<bool> LaunchBuilder::copyND(const Instruction &I, int64_t y, int64_t x,
   return add(I, "copy_nd_" + std::to_string(elemBytes), count, p);
 }
 
+bool LaunchBuilder::unreadFrom(Iter from, Iter end, IRValue *v) {
+  IRValue *root = rootOf(v).root;
+  if (!isAllocation(root))
+    return false;
+  for (; from != end; ++from) {
+    const Instruction &I = **from;
+    bool dealloc = I.getKind() == InstrKind::DeallocActivation;
+    for (const InstrOperand &op : I.getOperands())
+      if (rootOf(op.value).root == root)
+        return dealloc;
+  }
+  return false;
+}
+
+Expected<bool> LaunchBuilder::copyStrided(const Instruction &I, int64_t y, int64_t x,
+                                          size_t elemBytes, ArrayRef<std::array<int64_t, 3>> dims) {
+  std::vector<std::array<int64_t, 3>> m;
+  uint64_t count = 1;
+  for (const auto &d : dims) {
+    count *= uint64_t(d[0]);
+    if (d[0] == 1)
+      continue;
+    if (!m.empty() && m.back()[1] == d[0] * d[1] && m.back()[2] == d[0] * d[2]) {
+      m.back() = {m.back()[0] * d[0], d[1], d[2]};
+      continue;
+    }
+    m.push_back(d);
+  }
+  if (count == 0)
+    return true;
+  if (m.empty())
+    m.push_back({1, 1, 1});
+  const auto &inner = m.back();
+  // Runs shorter than a vector would leave the copy by runs doing copy_nd's index walk per run
+  // for little gain; 8 keeps a transpose that moves the last axis on copy_nd.
+  if (inner[1] == 1 && (inner[2] == 1 || inner[2] == 0) && (inner[0] >= 8 || m.size() == 1)) {
+    // COPY_RUNS_CHUNK (DataMovement.cl): elements per work-item.
+    constexpr int64_t kChunk = 64;
+    int64_t chunks = (inner[0] + kChunk - 1) / kChunk;
+    std::vector<int64_t> p = {y, x, inner[0], inner[2], chunks, int64_t(m.size() - 1)};
+    for (size_t d = 0; d + 1 < m.size(); ++d)
+      p.insert(p.end(), m[d].begin(), m[d].end());
+    return add(I, "copy_runs_" + std::to_string(elemBytes), count / uint64_t(inner[0]) * chunks,
+               p);
+  }
+  std::vector<std::array<int64_t, 6>> nd;
+  for (const auto &d : m)
+    nd.push_back({d[0], d[1], d[0], d[2], 0, 1});
+  return copyND(I, y, x, -1, elemBytes, nd);
+}
+
 namespace {
 
 /// The families in turn: the first that knows the kind plans it.
@@ -85,15 +136,51 @@ Error planInstruction(LaunchBuilder &b, const Instruction &I) {
   return makeError("no OpenCL kernel");
 }
 
+using Iter = IRFunction::InstrList::const_iterator;
+
+/// The next instruction after \p it that computes (skipping allocations and deallocations:
+/// not views, which a fusion would have to see through).
+Iter nextComputing(Iter it, Iter end) {
+  for (++it; it != end; ++it) {
+    InstrKind k = (*it)->getKind();
+    if (k != InstrKind::AllocActivation && k != InstrKind::DeallocActivation)
+      break;
+  }
+  return it;
+}
+
 } // namespace
 
 Expected<LaunchPlan> planLaunches(const IRFunction &IR) {
   LaunchPlan plan;
   LaunchBuilder b(plan);
-  for (const auto &I : IR.getInstrs())
-    if (Error e = planInstruction(b, *I))
-      return withContext(std::move(e),
-                         "instruction '" + I->getName() + "' (" + I->getKindName() + ")");
+  const IRFunction::InstrList &list = IR.getInstrs();
+  auto context = [](const Instruction &I) {
+    return "instruction '" + I.getName() + "' (" + I.getKindName() + ")";
+  };
+  for (Iter it = list.begin(); it != list.end(); ++it) {
+    const Instruction &I = **it;
+    // A chain of two that the element-wise fast path runs as one launch, attributed to the
+    // first instruction; the first's result is then never written.
+    if (!isMemoryMarker(I.getKind()) && I.getNumOutputs() == 1) {
+      Iter next = nextComputing(it, list.end());
+      if (next != list.end() && !isMemoryMarker((*next)->getKind()) &&
+          (*next)->getNumOutputs() == 1) {
+        Expected<bool> fused = planElementwisePair(b, I, **next, [&] {
+          return LaunchBuilder::unreadFrom(std::next(next), list.end(), I.getOutput());
+        });
+        if (!fused)
+          return withContext(fused.takeError(), context(I));
+        if (*fused) {
+          it = next;
+          continue;
+        }
+      }
+    }
+    b.setRest(std::next(it), list.end());
+    if (Error e = planInstruction(b, I))
+      return withContext(std::move(e), context(I));
+  }
   return std::move(plan);
 }
 

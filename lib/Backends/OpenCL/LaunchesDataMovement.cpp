@@ -4,6 +4,8 @@
 
 #include "ember/Support/Error.h"
 
+#include <algorithm>
+
 using namespace llvm;
 
 namespace ember {
@@ -22,37 +24,48 @@ Expected<bool> planDataMovement(LaunchBuilder &b, const Instruction &I) {
   switch (I.getKind()) {
   case InstrKind::Copy:
   case InstrKind::Reshape:
-    return b.copyND(I, y, in(0), -1, out.elementSize(), {{int64_t(n), 1, int64_t(n), 1, 0, 1}});
+    return b.copyStrided(I, y, in(0), out.elementSize(), {{int64_t(n), 1, 1}});
   case InstrKind::Transpose: {
     ArrayRef<dim_t> id = I.getInput(0)->getType().dims;
     std::vector<int64_t> is = stridesOf(id), os = stridesOf(out.dims);
     const auto &shuffle = a.get<AttrKind::Shuffle>();
-    std::vector<std::array<int64_t, 6>> d;
+    std::vector<std::array<int64_t, 3>> d;
     for (size_t k = 0; k < shuffle.size(); ++k)
-      d.push_back({int64_t(out.dims[k]), os[k], int64_t(id[shuffle[k]]), is[shuffle[k]], 0, 1});
-    return b.copyND(I, y, in(0), -1, out.elementSize(), d);
+      d.push_back({int64_t(out.dims[k]), os[k], is[shuffle[k]]});
+    return b.copyStrided(I, y, in(0), out.elementSize(), d);
   }
   case InstrKind::Broadcast: {
     ArrayRef<dim_t> id = I.getInput(0)->getType().dims;
     std::vector<int64_t> is = stridesOf(id), os = stridesOf(out.dims);
     size_t lead = out.dims.size() - id.size();
-    std::vector<std::array<int64_t, 6>> d;
+    std::vector<std::array<int64_t, 3>> d;
     for (size_t k = 0; k < out.dims.size(); ++k) {
       bool spread = k < lead || id[k - lead] == 1;
-      d.push_back({int64_t(out.dims[k]), os[k], 1, spread ? 0 : is[k - lead], 0, spread ? 0 : 1});
+      d.push_back({int64_t(out.dims[k]), os[k], spread ? 0 : is[k - lead]});
     }
-    for (auto &e : d)
-      if (e[5] == 1)
-        e[2] = e[0];
-    return b.copyND(I, y, in(0), -1, out.elementSize(), d);
+    return b.copyStrided(I, y, in(0), out.elementSize(), d);
   }
   case InstrKind::Slice: {
     ArrayRef<dim_t> id = I.getInput(0)->getType().dims;
     std::vector<int64_t> is = stridesOf(id), os = stridesOf(out.dims);
     const auto &starts = a.get<AttrKind::Starts>(), &steps = a.get<AttrKind::Steps>();
+    // Every element read inside the input (what the shape rule gives): the first one read is
+    // an offset of x, and a step a stride. Otherwise copy_nd, which reads the fill outside.
+    bool inside = n > 0;
+    int64_t first = 0;
+    std::vector<std::array<int64_t, 3>> s;
     std::vector<std::array<int64_t, 6>> d;
-    for (size_t k = 0; k < id.size(); ++k)
+    for (size_t k = 0; k < id.size(); ++k) {
+      int64_t last = starts[k] + (int64_t(out.dims[k]) - 1) * steps[k];
+      inside = inside && starts[k] >= 0 && starts[k] < int64_t(id[k]) && last >= 0 &&
+               last < int64_t(id[k]);
+      first += starts[k] * is[k];
+      s.push_back({int64_t(out.dims[k]), os[k], is[k] * steps[k]});
       d.push_back({int64_t(out.dims[k]), os[k], int64_t(id[k]), is[k], starts[k], steps[k]});
+    }
+    if (inside)
+      return b.copyStrided(I, y, in(0) + first * int64_t(out.elementSize()), out.elementSize(),
+                           s);
     return b.copyND(I, y, in(0), -1, out.elementSize(), d);
   }
   case InstrKind::Pad: {
@@ -61,6 +74,23 @@ Expected<bool> planDataMovement(LaunchBuilder &b, const Instruction &I) {
     std::vector<int64_t> is = stridesOf(id);
     const auto &pads = a.get<AttrKind::Pads>();
     int64_t code = mode == "constant" ? 0 : mode == "edge" ? 1 : 2; // dm_pad_source's
+    size_t bytes = out.elementSize();
+    if (code == 0 && n > 0 && std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p >= 0; })) {
+      // Constant padding (an inception pool's, say) as two copies by runs: the value over the
+      // whole result, then the input into its interior; pad_nd's per-element walk costs more
+      // than writing the interior twice.
+      std::vector<int64_t> os = stridesOf(out.dims);
+      int64_t at = 0;
+      std::vector<std::array<int64_t, 3>> d;
+      for (size_t k = 0; k < id.size(); ++k) {
+        at += pads[k] * os[k];
+        d.push_back({int64_t(id[k]), os[k], is[k]});
+      }
+      auto filled = b.copyStrided(I, y, in(1), bytes, {{int64_t(n), 1, 0}});
+      if (!filled)
+        return filled.takeError();
+      return b.copyStrided(I, y + at * int64_t(bytes), in(0), bytes, d);
+    }
     std::vector<int64_t> p = {y, in(0), in(1), code, int64_t(id.size())};
     for (size_t k = 0; k < id.size(); ++k)
       p.insert(p.end(), {int64_t(out.dims[k]), int64_t(id[k]), is[k], pads[k]});
@@ -73,11 +103,11 @@ Expected<bool> planDataMovement(LaunchBuilder &b, const Instruction &I) {
     for (unsigned k = 0; k < I.getNumInputs(); ++k) {
       ArrayRef<dim_t> id = I.getInput(k)->getType().dims;
       std::vector<int64_t> is = stridesOf(id);
-      std::vector<std::array<int64_t, 6>> d;
+      std::vector<std::array<int64_t, 3>> d;
       for (size_t j = 0; j < id.size(); ++j)
-        d.push_back({int64_t(id[j]), os[j], int64_t(id[j]), is[j], 0, 1});
-      auto part = b.copyND(I, y + at * os[axis] * int64_t(out.elementSize()), in(k), -1,
-                           out.elementSize(), d);
+        d.push_back({int64_t(id[j]), os[j], is[j]});
+      auto part = b.copyStrided(I, y + at * os[axis] * int64_t(out.elementSize()), in(k),
+                                out.elementSize(), d);
       if (!part)
         return part.takeError();
       at += int64_t(id[axis]);

@@ -7,6 +7,7 @@
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace llvm;
 
@@ -202,6 +203,83 @@ std::string casesMacro(const std::string &macro, const OpRow (&rows)[N],
   return s + "\n";
 }
 
+/// The operations of the float32 fast path ewv_f32 (kernels/Elementwise.cl), by Ops.def row
+/// name: their codes there, 0 for the others.
+int64_t fastUnary(StringRef name) {
+  return StringSwitch<int64_t>(name).Case("Relu", 1).Case("Sigmoid", 2).Case("Tanh", 3).Default(0);
+}
+int64_t fastBinary(StringRef name) {
+  return StringSwitch<int64_t>(name)
+      .Case("Add", 1)
+      .Case("Sub", 2)
+      .Case("Mul", 3)
+      .Case("Div", 4)
+      .Case("Max", 5)
+      .Case("Min", 6)
+      .Default(0);
+}
+
+/// The fast path's code of \p I's operation when \p I is a float32 one it has, else 0.
+int64_t fastUnaryOf(const Instruction &I) {
+  if (I.getOutput()->getType().kind != ElemKind::Float32 || I.getNumInputs() != 1)
+    return 0;
+  UnaryOp u = unaryOp(I.getKind(), I.getAttrs());
+  return u.name.empty() ? 0 : fastUnary(u.name);
+}
+int64_t fastBinaryOf(const Instruction &I) {
+  if (I.getOutput()->getType().kind != ElemKind::Float32 || I.getNumInputs() != 2)
+    return 0;
+  return fastBinary(binaryOp(I.getKind(), I.getAttrs()));
+}
+
+/// Elements per work-item of ewv_f32 (EWV_CHUNK).
+constexpr uint64_t kFastChunk = 64;
+
+/// y = B(U(a), c) (or B(c, U(a)) when \p swapped) on ewv_f32; c is element (i / inner) %
+/// count of \p bm, or a itself when \p bm is -1.
+Expected<bool> fastLaunch(LaunchBuilder &b, const Instruction &I, uint64_t n, int64_t y,
+                          int64_t a, int64_t bm, int64_t uop, int64_t bop, bool swapped,
+                          int64_t inner, int64_t count) {
+  return b.add(I, "ewv_f32", (n + kFastChunk - 1) / kFastChunk,
+               {int64_t(n), y, a, bm, uop, bop, int64_t(swapped), inner, count});
+}
+
+/// A broadcast as ewv_f32 reads its source: {inner, count} when the result's dims, ones
+/// dropped, are spread ones, then copied ones, then spread ones (a scalar, a per-channel
+/// vector, a same-shaped tensor...); nothing for other patterns.
+std::optional<std::array<int64_t, 2>> broadcastReads(const Instruction &I) {
+  ArrayRef<dim_t> od = I.getOutput()->getType().dims, id = I.getInput(0)->getType().dims;
+  size_t lead = od.size() - id.size();
+  int64_t inner = 1, count = 1;
+  int state = 0; // 0: leading spread dims, 1: copied ones, 2: trailing spread ones
+  for (size_t k = 0; k < od.size(); ++k) {
+    if (od[k] == 1)
+      continue;
+    bool copied = k >= lead && id[k - lead] != 1;
+    if (copied) {
+      if (state == 2)
+        return std::nullopt;
+      state = 1;
+      count *= int64_t(od[k]);
+    } else if (state == 1 || state == 2) {
+      state = 2;
+      inner *= int64_t(od[k]);
+    }
+  }
+  // A scalar: one block of every element, so that whole vectors read it at once.
+  if (state == 0)
+    inner = int64_t(I.getOutput()->getType().numElements());
+  return std::array<int64_t, 2>{inner, count};
+}
+
+/// Whether the bytes of \p a and \p b overlap.
+bool overlap(IRValue *a, IRValue *b) {
+  if (regionOf(a) != regionOf(b))
+    return false;
+  int64_t pa = placeOf(a), pb = placeOf(b);
+  return pa < pb + int64_t(b->sizeInBytes()) && pb < pa + int64_t(a->sizeInBytes());
+}
+
 Error noRow(const Instruction &I, ElemKind k) {
   return makeError("no OpenCL kernel for " + I.getKindName() + " of " + elemKindName(k));
 }
@@ -217,6 +295,10 @@ Expected<bool> planElementwise(LaunchBuilder &b, const Instruction &I) {
   int64_t y = placeOf(I.getOutput());
   const AttrList &a = I.getAttrs();
   std::string suffix = kindSuffix(k).str();
+  if (int64_t uop = fastUnaryOf(I))
+    return fastLaunch(b, I, n, y, in(0), -1, uop, 0, false, 1, 1);
+  if (int64_t bop = fastBinaryOf(I))
+    return fastLaunch(b, I, n, y, in(0), in(1), 0, bop, false, 1, int64_t(n));
   if (UnaryOp u = unaryOp(I.getKind(), a); !u.name.empty()) {
     int64_t op = findRow(kUnaryRows, u.name, k);
     if (op < 0)
@@ -229,7 +311,10 @@ Expected<bool> planElementwise(LaunchBuilder &b, const Instruction &I) {
     if (op < 0)
       return noRow(I, k);
     // Only the integer Div, FMod and Mod rows fail (EW_FAIL()), on a zero divisor.
-    StringRef failure = name == "Div" ? "integer division by zero" : "integer remainder by zero";
+    bool divides = !isFloatKind(k) && (name == "Div" || name == "FMod" || name == "Mod");
+    StringRef failure = !divides          ? ""
+                        : name == "Div" ? "integer division by zero"
+                                        : "integer remainder by zero";
     return b.add(I, "ew_binary_" + suffix, n, {op, y, in(0), in(1)}, kDefaultGroup, failure);
   }
   if (StringRef name = compareOp(I.getKind()); !name.empty()) {
@@ -242,8 +327,11 @@ Expected<bool> planElementwise(LaunchBuilder &b, const Instruction &I) {
   case InstrKind::Pow:
     if (!isPowBase(k) || !isNumeric(inKind(1)))
       return noRow(I, k);
+    // Only an integer base to a signed integer exponent can fail (0 to a negative power).
     return b.add(I, "ew_pow_" + suffix, n, {y, in(0), in(1), kindIndex(inKind(1))},
-                 kDefaultGroup, "integer 0 raised to a negative power");
+                 kDefaultGroup,
+                 isFloatKind(k) || isFloatKind(inKind(1)) ? ""
+                                                          : "integer 0 raised to a negative power");
   case InstrKind::Clip:
     if (!isNumeric(k))
       return noRow(I, k);
@@ -269,6 +357,40 @@ Expected<bool> planElementwise(LaunchBuilder &b, const Instruction &I) {
   default:
     return false;
   }
+}
+
+Expected<bool> planElementwisePair(LaunchBuilder &b, const Instruction &I, const Instruction &J,
+                                   function_ref<bool()> deadAfterJ) {
+  int64_t bop = fastBinaryOf(J);
+  if (!bop || J.getOutput()->getType() != I.getOutput()->getType())
+    return false;
+  IRValue *s = I.getOutput(), *j0 = J.getInput(0), *j1 = J.getInput(1);
+  if (j0 != s && j1 != s)
+    return false;
+  // The other operand of J: the one that is not I's result.
+  IRValue *other = j0 == s ? j1 : j0;
+  if (other->getType() != s->getType())
+    return false;
+  auto dead = [&] { return J.getOutput() == s || deadAfterJ(); };
+  uint64_t n = s->getType().numElements();
+  if (int64_t uop = fastUnaryOf(I)) {
+    // y = B(x, U(x)) or B(U(x), x): a SiLU x * sigmoid(x), say.
+    if (other != I.getInput(0) || !dead())
+      return false;
+    return fastLaunch(b, I, n, placeOf(J.getOutput()), placeOf(other), -1, uop, bop, j0 == other,
+                      1, int64_t(n));
+  }
+  if (I.getKind() == InstrKind::Broadcast && s->getType().kind == ElemKind::Float32) {
+    // y = B(broadcast(v), x) or B(x, broadcast(v)), reading v in place of its broadcast: J
+    // must not write over v while reading it.
+    std::optional<std::array<int64_t, 2>> reads = broadcastReads(I);
+    IRValue *v = I.getInput(0);
+    if (!reads || other == s || overlap(v, J.getOutput()) || !dead())
+      return false;
+    return fastLaunch(b, I, n, placeOf(J.getOutput()), placeOf(other), placeOf(v), 0, bop,
+                      j0 == s, (*reads)[0], (*reads)[1]);
+  }
+  return false;
 }
 
 std::optional<bool> supportsElementwise(const Node &n) {

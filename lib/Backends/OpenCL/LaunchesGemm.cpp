@@ -67,12 +67,15 @@ bool inputIsColumns(const Instruction &I) {
   return true;
 }
 
-/// C = A x B (+ bias per row, or per column with \p biasColumns) then the activation \p act.
+/// C = A x B (+ bias per row, or per column with \p biasColumns) then the activation \p act:
+/// blocks of 8 rows (gemm_f32), or of one row (gemv_f32) for a product of one row, which
+/// would compute it 8 times over.
 Expected<bool> gemm(LaunchBuilder &b, const Instruction &I, int64_t c, int64_t a, int64_t bm,
                     int64_t bias, bool biasColumns, int64_t M, int64_t N, int64_t K,
                     const std::array<int64_t, 3> &act) {
-  uint64_t blocks = uint64_t((M + 7) / 8) * uint64_t((N + 31) / 32);
-  return b.add(I, "gemm_f32", blocks,
+  int64_t rows = M == 1 ? 1 : 8;
+  uint64_t blocks = uint64_t((M + rows - 1) / rows) * uint64_t((N + 31) / 32);
+  return b.add(I, rows == 1 ? "gemv_f32" : "gemm_f32", blocks,
                {c, a, bm, bias, M, N, K, int64_t(biasColumns), act[0], act[1], act[2]},
                kGemmGroup);
 }

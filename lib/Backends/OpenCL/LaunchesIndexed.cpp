@@ -12,6 +12,9 @@ namespace opencl {
 
 namespace {
 
+/// The run's error when a gather's, scatter's or MaxUnpool's kernel meets a bad index (FAIL()).
+constexpr const char *kOutOfRange = "an index is out of range";
+
 std::string bytesSuffix(const Type &t) { return std::to_string(t.elementSize()); }
 
 /// Product of dims[begin, end).
@@ -30,7 +33,7 @@ Expected<bool> planScatter(LaunchBuilder &b, const Instruction &I) {
   const std::string &how = I.getAttrs().get<AttrKind::Reduction>();
   int64_t n = int64_t(out.numElements());
   if (y != data) {
-    auto copied = b.copyND(I, y, data, -1, out.elementSize(), {{{n, 1, n, 1, 0, 1}}});
+    auto copied = b.copyStrided(I, y, data, out.elementSize(), {{{n, 1, 1}}});
     if (!copied)
       return copied.takeError();
   }
@@ -57,7 +60,7 @@ Expected<bool> planScatter(LaunchBuilder &b, const Instruction &I) {
     for (size_t j = 0; j < m; ++j)
       p.insert(p.end(), {int64_t(dd[j]), ds[j]});
   }
-  return b.add(I, ("scatter_" + kindSuffix(out.kind)).str(), items, p);
+  return b.add(I, ("scatter_" + kindSuffix(out.kind)).str(), items, p, kDefaultGroup, kOutOfRange);
 }
 
 } // namespace
@@ -75,7 +78,8 @@ Expected<bool> planIndexed(LaunchBuilder &b, const Instruction &I) {
     const Type &idx = I.getInput(1)->getType();
     return b.add(I, "gather_" + bytesSuffix(out), n,
                  {y, in(0), in(1), int64_t(idx.elementSize()), product(dd, 0, axis),
-                  int64_t(dd[axis]), product(dd, axis + 1, dd.size()), int64_t(idx.numElements())});
+                  int64_t(dd[axis]), product(dd, axis + 1, dd.size()), int64_t(idx.numElements())},
+                 kDefaultGroup, kOutOfRange);
   }
   case InstrKind::GatherElements: {
     ArrayRef<dim_t> dd = I.getInput(0)->getType().dims;
@@ -91,7 +95,7 @@ Expected<bool> planIndexed(LaunchBuilder &b, const Instruction &I) {
                               int64_t(dd[size_t(axis)])};
     for (size_t d = 0; d < dd.size(); ++d)
       p.insert(p.end(), {int64_t(idx.dims[d]), ds[d]});
-    return b.add(I, "gather_elements_" + bytesSuffix(out), n, p);
+    return b.add(I, "gather_elements_" + bytesSuffix(out), n, p, kDefaultGroup, kOutOfRange);
   }
   case InstrKind::GatherND: {
     // data is [batches, rest...], indices [batches, tuples per batch, m]; each tuple picks a
@@ -112,7 +116,7 @@ Expected<bool> planIndexed(LaunchBuilder &b, const Instruction &I) {
                               product(dd, batch, dd.size())};
     for (size_t j = 0; j < m; ++j)
       p.insert(p.end(), {int64_t(dd[batch + j]), ds[batch + j]});
-    return b.add(I, "gather_nd_" + bytesSuffix(out), n, p);
+    return b.add(I, "gather_nd_" + bytesSuffix(out), n, p, kDefaultGroup, kOutOfRange);
   }
   case InstrKind::ScatterElements:
   case InstrKind::ScatterND:
@@ -155,7 +159,7 @@ Expected<bool> planIndexed(LaunchBuilder &b, const Instruction &I) {
     auto zeroed = b.add(I, "zero_bytes", out.sizeInBytes(), {y});
     if (!zeroed)
       return zeroed.takeError();
-    return b.add(I, "max_unpool", 1, p);
+    return b.add(I, "max_unpool", 1, p, kDefaultGroup, kOutOfRange);
   }
   default:
     return false;

@@ -38,7 +38,9 @@ Expected<bool> planPool2D(LaunchBuilder &b, const Instruction &I) {
   int64_t blocks = (OW + kPoolBlock - 1) / kPoolBlock;
   std::vector<int64_t> p = {y, x};
   if (isMax)
-    p.insert(p.end(), {placeOf(I.getOutput(1)), I.attr<AttrKind::StorageOrder>(), 0});
+    // Indices nothing reads (a CNN's max pools) are not computed: -1.
+    p.insert(p.end(), {b.unreadAfter(I.getOutput(1)) ? -1 : placeOf(I.getOutput(1)),
+                       I.attr<AttrKind::StorageOrder>(), 0});
   else
     p.insert(p.end(), {-1, 0, I.attr<AttrKind::CountIncludePad>() ? 1 : 0});
   const std::vector<int64_t> one = {1, 1};
@@ -87,7 +89,8 @@ Expected<bool> planNNPool(LaunchBuilder &b, const Instruction &I) {
     return b.add(I, "maxroipool_" + suffix, n,
                  {y, in(0), in(1), floatBits(I.attr<AttrKind::SpatialScale>()),
                   int64_t(xt.dims[0]), int64_t(xt.dims[1]), int64_t(xt.dims[2]),
-                  int64_t(xt.dims[3]), int64_t(out.dims[2]), int64_t(out.dims[3])});
+                  int64_t(xt.dims[3]), int64_t(out.dims[2]), int64_t(out.dims[3])},
+                 kDefaultGroup, "a region's batch index or coordinate is out of range");
   }
   default:
     return false;

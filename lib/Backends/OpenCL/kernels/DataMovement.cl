@@ -34,6 +34,51 @@ COPY_ND(copy_nd_2, ushort)
 COPY_ND(copy_nd_4, uint)
 COPY_ND(copy_nd_8, ulong)
 
+// A copy by runs, for the strided copies whose innermost dim is contiguous in the result (a
+// concat's part, a transpose or slice that keeps the last axis, a broadcast, a plain copy): the
+// per-element index arithmetic of copy_nd costs far more than the move, so a work-item here
+// moves up to COPY_RUNS_CHUNK elements of one run with 16-element vector loads and stores, and
+// does the div/mod walk over the outer dims once. [n (work-items), y, x, run length, inner in
+// stride (1: the run is contiguous in x too; 0: it is x's one element repeated, a broadcast's
+// innermost axis), work-items per run, outer rank, then per outer dim (outermost first): dim,
+// out stride, in stride]; strides in elements.
+#define COPY_RUNS_CHUNK 64
+#define COPY_RUNS(NAME, T, T16)                                                                 \
+  __kernel void NAME(ARGS) {                                                                    \
+    P += p0;                                                                                    \
+    long i = get_global_id(0);                                                                  \
+    if (i >= P[0])                                                                              \
+      return;                                                                                   \
+    long chunks = P[5], run = i / chunks, start = (i - run * chunks) * COPY_RUNS_CHUNK;         \
+    long out = start, in = start * P[4];                                                        \
+    for (long d = P[6] - 1; d >= 0; --d) {                                                      \
+      __global const long *q = P + 7 + 3 * d;                                                   \
+      long c = run % q[0];                                                                      \
+      run /= q[0];                                                                              \
+      out += c * q[1];                                                                          \
+      in += c * q[2];                                                                           \
+    }                                                                                           \
+    long len = min((long)COPY_RUNS_CHUNK, P[3] - start), j = 0;                                 \
+    __global T *y = (__global T *)PLACE(P[1]) + out;                                            \
+    __global const T *x = (__global const T *)PLACE(P[2]) + in;                                 \
+    if (P[4]) {                                                                                 \
+      for (; j + 16 <= len; j += 16)                                                            \
+        vstore16(vload16(0, x + j), 0, y + j);                                                  \
+      for (; j < len; ++j)                                                                      \
+        y[j] = x[j];                                                                            \
+    } else {                                                                                    \
+      T v = x[0];                                                                               \
+      for (; j + 16 <= len; j += 16)                                                            \
+        vstore16((T16)v, 0, y + j);                                                             \
+      for (; j < len; ++j)                                                                      \
+        y[j] = v;                                                                               \
+    }                                                                                           \
+  }
+COPY_RUNS(copy_runs_1, uchar, uchar16)
+COPY_RUNS(copy_runs_2, ushort, ushort16)
+COPY_RUNS(copy_runs_4, uint, uint16)
+COPY_RUNS(copy_runs_8, ulong, ulong16)
+
 // Where result index o of a padded axis (input length n, `begin` cells added in front) reads
 // the input, or -1 for the pad value; mode 0 constant, 1 edge, 2 reflect. The same map as
 // include/ember/Graph/PadSource.h (the shape rule gives n > 0 outside constant mode).

@@ -243,3 +243,87 @@ static inline ushort ew_truncate_to_bfloat(float f) {
     switch (P[3]) { EW_KINDS(EW_CAST_CASE) }                                                       \
   }
 FOR_EACH_KIND(EW_CAST)
+
+// The float32 fast path of the common element-wise operations (LaunchesElementwise.cpp's
+// FastUnary and FastBinary codes): 64 elements per work-item in float16 vectors, where the
+// generic kernels above take one element and a switch over every row of Ops.def per work-item.
+// Each operation is the same formula as its Ops.def row, written once for float and float16
+// (OpenCL's builtins and select() take both), so the last partial vector runs it lane by lane
+// and gets the same values. Both sigmoid branches use exp(-|x|): exp(-x) for x >= 0, exp(x)
+// otherwise, as ember_sigmoid.
+#define EWV_UNARY(V, SUFFIX)                                                                       \
+  static inline V ewv_unary_##SUFFIX(long op, V x) {                                               \
+    switch (op) {                                                                                  \
+    case 1: /* Relu */                                                                             \
+      return select(x, (V)(0.0f), x < (V)(0.0f));                                                  \
+    case 2: { /* Sigmoid */                                                                        \
+      V e = exp(-fabs(x));                                                                         \
+      return select(e / ((V)(1.0f) + e), (V)(1.0f) / ((V)(1.0f) + e), x >= (V)(0.0f));             \
+    }                                                                                              \
+    case 3: /* Tanh */                                                                             \
+      return tanh(x);                                                                              \
+    default:                                                                                       \
+      return x;                                                                                    \
+    }                                                                                              \
+  }                                                                                                \
+  static inline V ewv_binary_##SUFFIX(long op, V a, V b) {                                         \
+    switch (op) {                                                                                  \
+    case 1: return a + b;                                                                          \
+    case 2: return a - b;                                                                          \
+    case 3: return a * b;                                                                          \
+    case 4: return a / b;                                                                          \
+    case 5: /* Max: a NaN operand wins */                                                          \
+      return select(select(select(a, b, a < b), b, isnan(b)), a, isnan(a));                        \
+    case 6: /* Min */                                                                              \
+      return select(select(select(a, b, b < a), b, isnan(b)), a, isnan(a));                        \
+    default:                                                                                       \
+      return a;                                                                                    \
+    }                                                                                              \
+  }
+EWV_UNARY(float, 1)
+EWV_UNARY(float16, 16)
+
+// y = B(U(a), c), or B(c, U(a)) when swapped, where c is b (element-wise or broadcast) or, for
+// a fused chain such as SiLU's x * sigmoid(x), a itself; no U is the identity, no B returns
+// U(a). [work-items, elements, y, a, b place (-1: c is a), U code, B code, swapped, b's
+// inner, b's count]: element i of the result reads b[(i / inner) % count] (same shape: inner
+// 1, count n; per channel of NCHW: inner H*W, count C; a scalar: count 1).
+#define EWV_CHUNK 64
+__kernel void ewv_f32(ARGS) {
+  P += p0;
+  long item = get_global_id(0);
+  if (item >= P[0])
+    return;
+  long n = P[1], uop = P[5], bop = P[6], swapped = P[7], inner = P[8], count = P[9];
+  __global float *y = FP(P[2]);
+  __global const float *a = FP(P[3]);
+  __global const float *b = P[4] >= 0 ? FP(P[4]) : 0;
+  long begin = item * EWV_CHUNK, end = min(begin + EWV_CHUNK, n), i = begin;
+  for (; i + 16 <= end; i += 16) {
+    float16 x = vload16(0, a + i), u = ewv_unary_16(uop, x), c;
+    if (!b) {
+      c = x;
+    } else if (inner == 1 && count == n) {
+      c = vload16(0, b + i);
+    } else if (i % inner + 16 <= inner) { /* one b element for the whole vector */
+      c = (float16)(b[(i / inner) % count]);
+    } else {
+      float lanes[16];
+      long at = i % inner, k = (i / inner) % count;
+      for (int j = 0; j < 16; ++j) {
+        lanes[j] = b[k];
+        if (++at == inner) {
+          at = 0;
+          k = k + 1 == count ? 0 : k + 1;
+        }
+      }
+      c = vload16(0, lanes);
+    }
+    float16 r = !bop ? u : swapped ? ewv_binary_16(bop, c, u) : ewv_binary_16(bop, u, c);
+    vstore16(r, 0, y + i);
+  }
+  for (; i < end; ++i) {
+    float x = a[i], u = ewv_unary_1(uop, x), c = !b ? x : b[(i / inner) % count];
+    y[i] = !bop ? u : swapped ? ewv_binary_1(bop, c, u) : ewv_binary_1(bop, u, c);
+  }
+}

@@ -151,9 +151,9 @@ FOR_EACH_FLOAT_KIND(NN_SUMPOOL)
 // The float32 2-D pools, POOL_BLOCK outputs along a row per work-item: a float8 per window
 // tap where the block's windows are all real cells (vector loads as in dwconv_f32), else lane
 // by lane as maxpool_f32 and sumpool_f32 compute, on the same cells in the same order, so both
-// give those kernels' results to the bit. [count, y, x, indices place or -1 (AvgPool), storage
-// order, mode (AvgPool: 1 counts the padded cells), H, W, OH, OW, KH, KW, SH, SW, PT, PL, PB,
-// PR, DH, DW, blocks per row].
+// give those kernels' results to the bit. [count, y, x, indices place or -1 (AvgPool, or a
+// MaxPool's indices that nothing reads), storage order, mode (AvgPool: 1 counts the padded
+// cells), H, W, OH, OW, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW, blocks per row].
 #define POOL_BLOCK 8
 
 // The 8 cells of a tap for the outputs ow0.. (SW apart from at), all inside the row.
@@ -186,7 +186,8 @@ __kernel void maxpool2d_f32(ARGS) {
   long base = plane * H * W, out = (plane * OH + oh) * OW + ow0;
   __global const float *x = FP(P[2]);
   __global float *y = FP(P[1]);
-  __global long *indices = (__global long *)PLACE(P[3]);
+  // No indices (-1) when nothing reads them: their per-lane arithmetic costs more than the max.
+  __global long *indices = P[3] >= 0 ? (__global long *)PLACE(P[3]) : 0;
   bool colMajor = P[4] != 0;
   if (pool_block_inside(P, oh, ow0)) {
     // The first tap starts every lane; a later one wins only where strictly greater.
@@ -203,6 +204,8 @@ __kernel void maxpool2d_f32(ARGS) {
       }
     }
     vstore8(best, 0, y + out);
+    if (!indices)
+      return;
     int taps[POOL_BLOCK];
     vstore8(tap, 0, taps);
     for (int j = 0; j < POOL_BLOCK; ++j) {
@@ -231,7 +234,8 @@ __kernel void maxpool2d_f32(ARGS) {
       }
     }
     y[out + j] = at >= 0 ? x[at] : best;
-    indices[out + j] = index;
+    if (indices)
+      indices[out + j] = index;
   }
 }
 
