@@ -11,6 +11,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${EMBER_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+# As utils/build.sh: paths relative to the checkout in ccache's keys, so clones share the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 harnesses=(onnx_binary onnx_text caffe2 tensor_files compile_interpreter compile_cpu)
 [ $# -ge 2 ] || { echo "usage: utils/fuzz.sh {all|${harnesses[*]// /|}} SECONDS [flags]" >&2; exit 2; }
 which="$1" seconds="$2"

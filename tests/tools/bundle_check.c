@@ -38,7 +38,8 @@ static uint8_t *guarded(uint64_t bytes) {
   size_t dataPages = (size_t)((rounded + page - 1) / page);
   size_t total = (dataPages + 2) * page;
   uint8_t *base = (uint8_t *)mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (base == MAP_FAILED || mprotect(base + page, dataPages * page, PROT_READ | PROT_WRITE)) {
+  if (base == MAP_FAILED ||
+      (dataPages && mprotect(base + page, dataPages * page, PROT_READ | PROT_WRITE))) {
     fprintf(stderr, "error: cannot map %llu bytes\n", (unsigned long long)bytes);
     exit(1);
   }
