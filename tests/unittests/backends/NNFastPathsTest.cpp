@@ -181,7 +181,8 @@ TEST(NNFastPaths, Pools2DRowsAndEdges) {
 
 TEST(NNFastPaths, MaxPoolSpecialValuesInsideBlocks) {
   // NaN and infinities in rows wide enough for whole blocks: the first NaN of a window stays,
-  // a later one never wins, and the index is the winner's.
+  // a later one never wins, and the index is the winner's; with padding too, where the blocks
+  // at the edges read some taps lane by lane.
   float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
   RunOptions opts = dceOnly();
   Tensor t = tensorOf(ElemKind::Float32, {1, 2, 6, 24},
@@ -191,11 +192,12 @@ TEST(NNFastPaths, MaxPoolSpecialValuesInsideBlocks) {
       [](Module &M, Function *F) -> std::vector<NodeValue> {
         Placeholder *x = input(M, {1, 2, 6, 24});
         std::vector<NodeValue> outs;
-        for (int64_t stride : {1, 2}) {
+        for (int64_t stride : {1, 2})
+          for (int64_t pad : {0, 1}) {
           AttrList mp;
           mp.set<AttrKind::Kernels>({3, 3})
               .set<AttrKind::Strides>({stride, stride})
-              .set<AttrKind::Pads>({0, 0, 0, 0})
+              .set<AttrKind::Pads>({pad, pad, pad, pad})
               .set<AttrKind::Dilations>({1, 1})
               .set<AttrKind::CeilMode>(0)
               .set<AttrKind::StorageOrder>(0);
