@@ -1,6 +1,7 @@
-// ember/Semantics/ScalarFormulas.inc compiled as OpenCL C 1.2, as the OpenCL backend will
-// include it: the ctest Semantics.FormulasCompileAsOpenCLC checks that the formulas stay in the
-// subset host C++, the kernels' C++ and OpenCL C share, and this kernel that they evaluate.
+// ember/Semantics/ScalarFormulas.inc and the operator headers beside it (GridSample.h,
+// RoiAlign.h, Determinant.h) compiled as OpenCL C 1.2, as the OpenCL backend includes them: the
+// ctest Semantics.FormulasCompileAsOpenCLC checks that they stay in the subset host C++, the
+// kernels' C++ and OpenCL C share, and this kernel that they evaluate.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -15,6 +16,13 @@
 #define EMBER_FORMULA static inline __attribute__((overloadable))
 #define EMBER_NO_FMA
 #include "ember/Semantics/ScalarFormulasFloatAndDouble.inc"
+
+// The OpenCL program embeds Portable.h before the operator headers, which include it only
+// outside OpenCL C.
+#include "ember/Semantics/Portable.h"
+#include "ember/Semantics/Determinant.h"
+#include "ember/Semantics/GridSample.h"
+#include "ember/Semantics/RoiAlign.h"
 
 __kernel void formulas(__global float *out, __global const float *in, __global double *out64) {
   size_t i = get_global_id(0);

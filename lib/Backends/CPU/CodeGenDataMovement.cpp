@@ -15,6 +15,7 @@ namespace cpu {
 
 void addDataMovementIndexedKernels(KernelTable &t);
 void addDataMovementResizeKernels(KernelTable &t);
+void addDataMovementGridSampleKernels(KernelTable &t);
 
 namespace {
 
@@ -201,6 +202,7 @@ void addDataMovementKernels(KernelTable &t) {
   t.add(NodeKind::Range, supportsRange, emitRange);
   addDataMovementIndexedKernels(t);
   addDataMovementResizeKernels(t);
+  addDataMovementGridSampleKernels(t);
 }
 
 } // namespace cpu

@@ -238,6 +238,8 @@ int64_t splittableFlops(const Instruction &I) {
   }
 }
 
+void addNNRoiAlignKernels(KernelTable &t); // CodeGenNNRoiAlign.cpp
+
 void addNNKernels(KernelTable &t) {
   t.add(NodeKind::Conv, supportsConv, emitConv, convScratch);
   t.add(NodeKind::FusedConv, supportsConv, emitConv, convScratch);
@@ -246,6 +248,7 @@ void addNNKernels(KernelTable &t) {
   t.add(NodeKind::FusedMatMul, floatNode, emitMatMul, matmulScratch);
   t.add(NodeKind::FullyConnected, floatNode, emitFullyConnected, fullyConnectedScratch);
   addNNPoolKernels(t);
+  addNNRoiAlignKernels(t);
 }
 
 } // namespace cpu

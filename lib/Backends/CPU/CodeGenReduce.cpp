@@ -219,6 +219,8 @@ Error emitNLLLoss(Emitter &E, const Instruction &I) {
 
 } // namespace
 
+void addReduceDetKernels(KernelTable &t); // CodeGenReduceDet.cpp
+
 void addReduceKernels(KernelTable &t) {
   t.add(NodeKind::Reduce, supportsReduce, emitReduce, reduceScratch);
   t.add(NodeKind::ArgMax, supportsInputNumber, emitArgSelect);
@@ -227,6 +229,7 @@ void addReduceKernels(KernelTable &t) {
   t.add(NodeKind::TopK, supportsResultNumber, emitTopK, topKScratch);
   t.add(NodeKind::Einsum, supportsEinsum, emitEinsum);
   t.add(NodeKind::NLLLoss, supportsNLLLoss, emitNLLLoss);
+  addReduceDetKernels(t);
 }
 
 } // namespace cpu

@@ -184,7 +184,13 @@ Expected<LaunchPlan> planLaunches(const IRFunction &IR) {
   return std::move(plan);
 }
 
-uint64_t scratchBytes(const Instruction &I) { return gemmScratchBytes(I); }
+uint64_t detScratchBytes(const Instruction &I); // LaunchesDet.cpp
+
+uint64_t scratchBytes(const Instruction &I) {
+  if (I.getKind() == InstrKind::Det)
+    return detScratchBytes(I);
+  return gemmScratchBytes(I);
+}
 
 bool hasKernel(const Node &n) {
   if (n.getKind() == NodeKind::Placeholder || n.getKind() == NodeKind::Constant)

@@ -14,6 +14,9 @@ namespace opencl {
 // LaunchesResize.cpp.
 Expected<bool> planResize(LaunchBuilder &b, const Instruction &I);
 bool supportsResize(const Node &n);
+// LaunchesGridSample.cpp.
+Expected<bool> planGridSample(LaunchBuilder &b, const Instruction &I);
+bool supportsGridSample(const Node &n);
 
 Expected<bool> planDataMovement(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
@@ -124,6 +127,8 @@ Expected<bool> planDataMovement(LaunchBuilder &b, const Instruction &I) {
     return b.add(I, ("range_" + kindSuffix(out.kind)).str(), n, {y, in(0), in(1)});
   case InstrKind::Resize:
     return planResize(b, I);
+  case InstrKind::GridSample:
+    return planGridSample(b, I);
   default:
     return false;
   }
@@ -165,6 +170,8 @@ std::optional<bool> supportsDataMovement(const Node &n) {
     }
   case NodeKind::Resize:
     return supportsResize(n);
+  case NodeKind::GridSample:
+    return supportsGridSample(n);
   default:
     return std::nullopt;
   }

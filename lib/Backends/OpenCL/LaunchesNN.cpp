@@ -14,6 +14,9 @@ namespace opencl {
 // LaunchesNNPool.cpp: the pools, as planNN and supportsNN.
 Expected<bool> planNNPool(LaunchBuilder &b, const Instruction &I);
 std::optional<bool> supportsNNPool(const Node &n);
+// LaunchesRoiAlign.cpp.
+Expected<bool> planRoiAlign(LaunchBuilder &b, const Instruction &I);
+bool supportsRoiAlign(const Node &n);
 
 namespace {
 
@@ -132,6 +135,8 @@ Expected<bool> planNN(LaunchBuilder &b, const Instruction &I) {
                          int64_t(wt.dims[2 + d]), s[d], pd[d], dl[d]});
     return b.add(I, "conv_" + suffix, n, p);
   }
+  case InstrKind::RoiAlign:
+    return planRoiAlign(b, I);
   default:
     return planNNPool(b, I);
   }
@@ -152,6 +157,8 @@ std::optional<bool> supportsNN(const Node &n) {
     // The kernel keeps a window position per spatial axis, up to MAX_RANK (Common.cl) of them.
     return floatProductRuns(n, n.getKind() == NodeKind::FusedConv) &&
            n.getType(0).rank() <= 2 + 6;
+  case NodeKind::RoiAlign:
+    return supportsRoiAlign(n);
   default:
     return supportsNNPool(n);
   }

@@ -28,7 +28,13 @@ bool isNumericKind(ElemKind k) { return k != ElemKind::Bool && !isQuantizedKind(
 
 } // namespace
 
+// LaunchesDet.cpp.
+Expected<bool> planDet(LaunchBuilder &b, const Instruction &I);
+bool supportsDet(const Node &n);
+
 Expected<bool> planReduce(LaunchBuilder &b, const Instruction &I) {
+  if (I.getKind() == InstrKind::Det)
+    return planDet(b, I);
   if (I.getKind() != InstrKind::Reduce)
     return false;
   const Type &out = I.getOutput()->getType();
@@ -74,6 +80,8 @@ Expected<bool> planReduce(LaunchBuilder &b, const Instruction &I) {
 }
 
 std::optional<bool> supportsReduce(const Node &n) {
+  if (n.getKind() == NodeKind::Det)
+    return supportsDet(n);
   if (n.getKind() != NodeKind::Reduce)
     return std::nullopt;
   return isNumericKind(n.getType(0).kind) && reductionCode(n.attr<AttrKind::Reduction>()) >= 0;

@@ -451,6 +451,7 @@ void registerDataMovementOps(OpRegistry &r) {
   registerDataMovementSliceOps(r);
   registerDataMovementIndexedOps(r);
   registerDataMovementResizeOps(r);
+  registerDataMovementGridSampleOps(r);
 }
 
 } // namespace ember

@@ -11,6 +11,8 @@ namespace ember {
 void registerDataMovementSliceOps(OpRegistry &r);
 void registerDataMovementIndexedOps(OpRegistry &r);
 void registerDataMovementResizeOps(OpRegistry &r);
+void registerDataMovementGridSampleOps(OpRegistry &r);
+void registerDataMovementDataDependentOps(OpRegistry &r);
 
 /// \p axes (negative ones count from the end) normalized for \p rank; duplicates are an error.
 llvm::Expected<std::vector<int64_t>> normalizeAxes(OpContext &ctx, llvm::ArrayRef<int64_t> axes,

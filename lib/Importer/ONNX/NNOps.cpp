@@ -10,6 +10,7 @@ using namespace llvm;
 namespace ember {
 
 void registerNNMatMulOps(OpRegistry &r);
+void registerNNRoiAlignOps(OpRegistry &r);
 
 namespace {
 
@@ -228,6 +229,7 @@ void registerNNOps(OpRegistry &r) {
   r.add("MaxUnpool", 9, loadMaxUnpool);
   r.add("MaxRoiPool", 1, loadMaxRoiPool);
   registerNNMatMulOps(r);
+  registerNNRoiAlignOps(r);
 }
 
 } // namespace ember

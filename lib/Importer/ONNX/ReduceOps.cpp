@@ -15,6 +15,7 @@ using namespace llvm;
 namespace ember {
 
 void registerReduceLossOps(OpRegistry &r);
+void registerReduceDetOps(OpRegistry &r);
 
 namespace {
 
@@ -291,6 +292,7 @@ void registerReduceOps(OpRegistry &r) {
   r.add("TopK", 1, loadTopK);
   r.add("Einsum", 12, loadEinsum);
   registerReduceLossOps(r);
+  registerReduceDetOps(r);
 }
 
 } // namespace ember

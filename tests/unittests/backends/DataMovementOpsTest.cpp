@@ -488,6 +488,124 @@ TEST(DataMovement, ResizeOfAScalarAndSpecialValues) {
       dceOnly());
 }
 
+// --- GridSample ------------------------------------------------------------------------------
+
+const char *const kGridModes[] = {"nearest", "linear", "cubic"};
+const char *const kGridPaddings[] = {"zeros", "border", "reflection"};
+
+AttrList gridSampleAttrs(const char *mode, const char *padding, int64_t align) {
+  AttrList a;
+  a.set<AttrKind::Mode>(mode).set<AttrKind::PaddingMode>(padding).set<AttrKind::AlignCorners>(
+      align);
+  return a;
+}
+
+/// A GridSample of \p x at \p grid in every mode, padding and align_corners (the outer loops in
+/// that order); \p aligns limits align_corners.
+std::vector<NodeValue> everyGridSample(Function *F, NodeValue x, NodeValue grid,
+                                       std::vector<int64_t> aligns = {0, 1}) {
+  std::vector<NodeValue> outs;
+  for (const char *mode : kGridModes)
+    for (const char *padding : kGridPaddings)
+      for (int64_t align : aligns)
+        outs.push_back(
+            node(F, NodeKind::GridSample, {x, grid}, gridSampleAttrs(mode, padding, align)));
+  return outs;
+}
+
+/// Every mode, padding and align_corners on every float kind, at grid points inside [-1, 1], on
+/// its edges, just outside, and far outside (several reflections) on either side and axis.
+TEST(DataMovement, GridSampleEveryModePaddingAndKind) {
+  const std::vector<double> coords = {-1,   1,     0,    0.3,    -0.77, 1.2,  -1.3, 2.9,
+                                      -5.25, 7.6,  40.1, -123.4, 0.999, -0.5, 0.52, -1.01};
+  std::vector<double> grid;
+  for (size_t i = 0; i < 2 * 3 * 10; ++i)
+    grid.insert(grid.end(), {coords[i % coords.size()], coords[(i * 7 + 3) % coords.size()]});
+  for (ElemKind k : {ElemKind::Float32, ElemKind::Float64, ElemKind::Float16, ElemKind::BFloat16}) {
+    SCOPED_TRACE(elemKindName(k).str());
+    expectBackendsAgree(
+        [&](Module &M, Function *F) -> std::vector<NodeValue> {
+          return everyGridSample(F, input(M, {2, 3, 5, 4}, k), values(M, k, {2, 3, 10, 2}, grid));
+        },
+        dceOnly());
+  }
+}
+
+/// Points outside [-1, 1] against torch.nn.functional.grid_sample (torch 2, float32) on
+/// arange(12) as [1, 1, 3, 4], except where onnxruntime differs from torch (marked below).
+TEST(DataMovement, GridSampleOutsideMatchesTorch) {
+  const std::vector<double> grid = {-1.7, 0.2, 2.9, -1.3, -5.25, 7.6, 0.3, -0.77};
+  // Per mode, padding, align_corners 0 then 1: the 4 points' values.
+  const double want[3][3][2][4] = {
+      {{{0, 0, 0, 2}, {0, 0, 0, 2}},
+       {{4, 3, 8, 2}, {4, 3, 8, 2}},
+       {{5, 0, 0, 2}, {5, 0, 4, 2}}},
+      {{{0, 0, 0, 1.7745}, {0, 0, 0, 2.87}},
+       {{5.2, 3, 8, 2.1}, {4.8, 3, 8, 2.87}},
+       {{6.1, 0, 1.6, 2.1}, {5.85, 1.35, 2.775, 2.87}}},
+      // Cubic with border: onnxruntime clamps a point outside to the border before taking its
+      // 4 x 4 cells, so (2.9, -1.3) reads the corner cell 3 alone (torch: 2.99287, 2.559).
+      {{{-0.0400619, 0, 0, 1.54234}, {-0.178695, 0, 0, 2.82804}},
+       {{5.55699, 3, 8.0, 1.81073}, {5.088, 3, 8.0, 2.63079}},
+       {{6.41424, -0.3, 1.26400, 1.74982}, {6.25537, 0.518063, 1.91257, 2.22169}}}};
+  std::vector<double> image(12);
+  for (size_t i = 0; i < image.size(); ++i)
+    image[i] = double(i);
+  GraphBuilder build = [&](Module &M, Function *F) -> std::vector<NodeValue> {
+    return everyGridSample(F, values(M, ElemKind::Float32, {1, 1, 3, 4}, image, "x"),
+                           values(M, ElemKind::Float32, {1, 1, 4, 2}, grid, "g"));
+  };
+  std::vector<std::string> backends = backendsUnderTest();
+  backends.insert(backends.begin(), "Interpreter");
+  for (const std::string &backend : backends) {
+    SCOPED_TRACE(backend);
+    Outputs got = runOn(backend, build, dceOnly());
+    ASSERT_EQ(got.error, "");
+    ASSERT_EQ(got.tensors.size(), 18u);
+    for (size_t o = 0; o < 18; ++o)
+      for (size_t p = 0; p < 4; ++p)
+        EXPECT_NEAR(got.tensors[o].elementAsDouble(p), want[o / 6][o / 2 % 3][o % 2][p], 1e-4)
+            << kGridModes[o / 6] << " " << kGridPaddings[o / 2 % 3] << " align " << o % 2
+            << " point " << p;
+  }
+}
+
+/// NaN and infinite grid coordinates (ember/Semantics/GridSample.h): NaN gives NaN; an infinity
+/// reads 0 (zeros), the border (border) or NaN (reflection); NaN and infinities in the input
+/// flow through the taps that read them.
+TEST(DataMovement, GridSampleSpecialValues) {
+  double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  std::vector<double> grid = {nan, 0, 0.1, nan, inf, 0.2, -0.3, -inf, inf, inf, 0.5, 0.5};
+  std::vector<double> image(2 * 4 * 5);
+  for (size_t i = 0; i < image.size(); ++i)
+    image[i] = double(int(i * 7 % 11) - 5) / 2;
+  image[13] = nan, image[31] = inf;
+  expectBackendsAgree(
+      [&](Module &M, Function *F) -> std::vector<NodeValue> {
+        return everyGridSample(F, values(M, ElemKind::Float32, {1, 2, 4, 5}, image, "x"),
+                               values(M, ElemKind::Float32, {1, 2, 3, 2}, grid, "g"), {0});
+      },
+      dceOnly());
+  Outputs got = runOn("Interpreter",
+                      [&](Module &M, Function *F) -> std::vector<NodeValue> {
+                        Constant *x = values(M, ElemKind::Float32, {1, 1, 2, 2}, {1, 2, 3, 4});
+                        Constant *g = values(M, ElemKind::Float32, {1, 1, 3, 2},
+                                             {nan, 0, inf, 0, -inf, -inf}, "g");
+                        return {node(F, NodeKind::GridSample, {x, g},
+                                     gridSampleAttrs("linear", "zeros", 0)),
+                                node(F, NodeKind::GridSample, {x, g},
+                                     gridSampleAttrs("linear", "border", 1))};
+                      },
+                      dceOnly());
+  ASSERT_EQ(got.error, "");
+  EXPECT_TRUE(std::isnan(got.tensors[0].elementAsDouble(0)));
+  EXPECT_EQ(got.tensors[0].elementAsDouble(1), 0);
+  EXPECT_EQ(got.tensors[0].elementAsDouble(2), 0);
+  EXPECT_TRUE(std::isnan(got.tensors[1].elementAsDouble(0)));
+  EXPECT_EQ(got.tensors[1].elementAsDouble(1), 3); // (inf, 0): the right border, middle row
+  EXPECT_EQ(got.tensors[1].elementAsDouble(2), 1); // the top left corner
+}
+
 // Run-time errors: an index out of range stops the run with an error naming the instruction,
 // on the Interpreter and on every other backend.
 void expectRunTimeError(const GraphBuilder &build, const std::string &what) {

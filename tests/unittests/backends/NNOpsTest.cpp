@@ -416,6 +416,100 @@ TEST(NNPool, MaxRoiPoolBadRegionsAreRunTimeErrors) {
   }
 }
 
+// --- RoiAlign ----------------------------------------------------------------------------------
+
+AttrList roiAlignAttrs(std::vector<int64_t> dims, const char *mode, int64_t samplingRatio,
+                       float scale, const char *coordinates) {
+  AttrList a;
+  a.set<AttrKind::Dims>(dims)
+      .set<AttrKind::Mode>(mode)
+      .set<AttrKind::SamplingRatio>(samplingRatio)
+      .set<AttrKind::SpatialScale>(scale)
+      .set<AttrKind::CoordinateMode>(coordinates);
+  return a;
+}
+
+/// Both modes and coordinate transformations, fixed and adaptive sampling, on every float kind:
+/// regions inside, partly and wholly outside the input, inverted (forced to 1 x 1, or sampling
+/// nothing with half_pixel), tiny and large (adaptive grids of several samples), NaN and an
+/// infinity in the input.
+TEST(NNPool, RoiAlign) {
+  std::vector<double> rois = {0,   0,   9,   7,   //
+                              2.4, 1.5, 6.6, 5,   //
+                              -3,  -2,  4,   20,  //
+                              30,  30,  40,  40,  //
+                              5,   4,   2,   3,   //
+                              0.5, 0.5, 0.7, 0.6, //
+                              -9,  -9,  19,  17};
+  for (ElemKind k : {ElemKind::Float32, ElemKind::Float16, ElemKind::Float64, ElemKind::BFloat16}) {
+    for (float scale : {1.f, 0.5f}) {
+      SCOPED_TRACE(elemKindName(k).str() + " scale " + std::to_string(scale));
+      RunOptions opts;
+      opts.pipeline = {"dce"};
+      opts.inputs["rois"] = tensorOf(k, {7, 4}, rois);
+      opts.inputs["batches"] = tensorOf(ElemKind::Int64, {7}, {0, 1, 0, 1, 0, 1, 1});
+      std::vector<double> values(2 * 3 * 8 * 10);
+      for (size_t i = 0; i < values.size(); ++i)
+        values[i] = double(int(i * 13 % 17) - 8) / 4;
+      values[5] = std::nan(""), values[100] = std::numeric_limits<double>::infinity();
+      opts.inputs["x"] = tensorOf(k, {2, 3, 8, 10}, values);
+      expectBackendsAgree(
+          [&](Module &M, Function *F) -> std::vector<NodeValue> {
+            Placeholder *x = input(M, {2, 3, 8, 10}, k, "x");
+            Placeholder *r = input(M, {7, 4}, k, "rois");
+            Placeholder *b = input(M, {7}, ElemKind::Int64, "batches");
+            std::vector<NodeValue> outs;
+            for (const char *mode : {"avg", "max"})
+              for (const char *coordinates : {"half_pixel", "output_half_pixel"})
+                for (int64_t sampling : {0, 2})
+                  outs.push_back(node(
+                      F, NodeKind::RoiAlign, {x, r, b},
+                      roiAlignAttrs({7, 3, 3, 2}, mode, sampling, scale, coordinates)));
+            return outs;
+          },
+          opts);
+    }
+  }
+}
+
+/// A batch index out of range, a region that is not finite and one needing too many samples
+/// stop the run with an error naming the instruction, on every backend.
+TEST(NNPool, RoiAlignBadRegionsAreRunTimeErrors) {
+  auto run = [](const std::string &backend, std::vector<double> box, int64_t batch,
+                int64_t sampling) {
+    return runOn(
+        backend,
+        [&](Module &M, Function *F) -> std::vector<NodeValue> {
+          Constant *x = M.createConstant(tensorOf(ElemKind::Float32, {2, 1, 4, 4}, {1}), "x");
+          Constant *r = M.createConstant(tensorOf(ElemKind::Float32, {1, 4}, box), "r");
+          Constant *b = M.createConstant(tensorOf(ElemKind::Int64, {1}, {double(batch)}), "b");
+          return {node(F, NodeKind::RoiAlign, {x, r, b},
+                       roiAlignAttrs({1, 1, 2, 2}, "avg", sampling, 1.f, "half_pixel"))};
+        },
+        dceOnly());
+  };
+  std::vector<std::string> backends = backendsUnderTest();
+  backends.insert(backends.begin(), "Interpreter");
+  for (const std::string &backend : backends) {
+    SCOPED_TRACE(backend);
+    Outputs ok = run(backend, {0, 0, 3, 3}, 1, 0);
+    ASSERT_EQ(ok.error, "");
+    EXPECT_EQ(ok.tensors[0].elementAsDouble(0), 1);
+    for (int64_t batch : {2, -1}) {
+      std::string err = run(backend, {0, 0, 3, 3}, batch, 0).error;
+      EXPECT_NE(err.find("instruction 'n' (roialign)"), std::string::npos) << err;
+      EXPECT_NE(err.find("batch"), std::string::npos) << err;
+    }
+    for (double coord : {double(std::nanf("")), double(INFINITY), 1e30}) {
+      std::string err = run(backend, {0, 0, 3, coord}, 0, 0).error; // 1e30: 5e29^2 samples
+      EXPECT_NE(err.find("instruction 'n' (roialign)"), std::string::npos) << coord << err;
+      EXPECT_NE(err.find("samples per bin"), std::string::npos) << err;
+    }
+    std::string err = run(backend, {0, 0, 3, 3}, 0, 5000).error;
+    EXPECT_NE(err.find("samples per bin"), std::string::npos) << err;
+  }
+}
+
 // --- Matrix products ---------------------------------------------------------------------------
 
 TEST(NNMatMul, EveryNumericKindWithBroadcastBatches) {

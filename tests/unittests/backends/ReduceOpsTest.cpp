@@ -265,6 +265,58 @@ Node *nllLoss(Function *F, NodeValue x, NodeValue target, NodeValue weight, cons
   return node(F, NodeKind::NLLLoss, {x, target, weight}, a);
 }
 
+/// Det on every float kind: a batch of matrices of several orders (1 to 6), among them singular
+/// ones (a zero column, equal rows, all zeros), ones that need row exchanges (a zero on the
+/// diagonal), NaN and an infinity; and a batch of no matrices and matrices of order 0.
+TEST(ReduceOps, DetBatchesSingularAndSpecial) {
+  double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  for (ElemKind k : {ElemKind::Float32, ElemKind::Float64, ElemKind::Float16, ElemKind::BFloat16}) {
+    SCOPED_TRACE(elemKindName(k).str());
+    RunOptions opts = dceOnly();
+    opts.inputs["x2"] = tensorOf(k, {6, 2, 2},
+                                 {1, 2, 3, 4, /**/ 0, 1, 1, 0, /**/ 2, 4, 1, 2, /**/ 0, 0, 0, 0,
+                                  /**/ nan, 1, 2, 3, /**/ inf, 1, 1, 1});
+    opts.inputs["x3"] = tensorOf(k, {2, 3, 3},
+                                 {0, 2, 1, 1, 0, 3, 4, 1, 0, /**/ 1, 2, 3, 1, 2, 3, 0, 1, 5});
+    expectBackendsAgree(
+        [&](Module &M, Function *F) -> std::vector<NodeValue> {
+          std::vector<NodeValue> outs = {node(F, NodeKind::Det, {input(M, {6, 2, 2}, k, "x2")}),
+                                         node(F, NodeKind::Det, {input(M, {2, 3, 3}, k, "x3")})};
+          for (dim_t m : {1, 4, 6})
+            outs.push_back(
+                node(F, NodeKind::Det, {input(M, {2, 3, m, m}, k, "r" + std::to_string(m))}));
+          outs.push_back(node(F, NodeKind::Det, {input(M, {5, 5}, k, "single")}));
+          outs.push_back(node(F, NodeKind::Det, {input(M, {0, 3, 3}, k, "none")}));
+          outs.push_back(node(F, NodeKind::Det, {input(M, {2, 0, 0}, k, "empty")}));
+          return outs;
+        },
+        opts, 1e-5, 1e-4);
+  }
+}
+
+/// Det's values against numpy.linalg.det: the singular matrices give 0, the order-0 ones 1.
+TEST(ReduceOps, DetMatchesNumpy) {
+  Outputs got = runOn(
+      "Interpreter",
+      [](Module &M, Function *F) -> std::vector<NodeValue> {
+        Constant *x = M.createConstant(
+            tensorOf(ElemKind::Float64, {4, 3, 3},
+                     {0, 2, 1, 1, 0, 3, 4, 1, 0, /**/ 1, 2, 3, 1, 2, 3, 0, 1, 5, /**/ 2, -1, 0, -1,
+                      2, -1, 0, -1, 2, /**/ 1e-3, 5, 7, 2, 1e3, 3, -4, 8, 0.5}),
+            "x");
+        Constant *e = M.createConstant(tensorOf(ElemKind::Float32, {2, 0, 0}, {}), "e");
+        return {node(F, NodeKind::Det, {x}), node(F, NodeKind::Det, {e})};
+      },
+      dceOnly());
+  ASSERT_EQ(got.error, "");
+  // numpy.linalg.det of the four matrices.
+  const double want[] = {25.0, 0.0, 4.0, 28047.476};
+  for (size_t i = 0; i < 4; ++i)
+    EXPECT_NEAR(got.tensors[0].elementAsDouble(i), want[i], 1e-9 * (1 + std::fabs(want[i])));
+  EXPECT_EQ(got.tensors[1].elementAsDouble(0), 1);
+  EXPECT_EQ(got.tensors[1].elementAsDouble(1), 1);
+}
+
 TEST(ReduceOps, NLLLossEveryReduction) {
   for (ElemKind k : {ElemKind::Float32, ElemKind::Float64, ElemKind::Float16}) {
     for (ElemKind tk : {ElemKind::Int32, ElemKind::Int64}) {

@@ -1,0 +1,42 @@
+// RoiAlign (Nodes/NN.def), float kinds. Common.cl says how kernels are called. Where a region's
+// samples lie, which cells they read and how they combine come from ember/Semantics/RoiAlign.h
+// (in the program before this file), the Interpreter's own. Parameters: [count, y, x, rois,
+// batch indices, spatial scale bits, N, C, H, W, pooled H, pooled W, sampling_ratio, half_pixel,
+// max]; one work-item per result element. A batch index out of [0, N), a region that is not
+// finite or needs too many samples fails the run.
+#define ROI_ALIGN(K)                                                                            \
+  __kernel void roialign_##K(ARGS) {                                                            \
+    P += p0;                                                                                    \
+    long i = get_global_id(0);                                                                  \
+    if (i >= P[0])                                                                              \
+      return;                                                                                   \
+    long Nb = P[6], Cc = P[7], H = P[8], W = P[9], PH = P[10], PW = P[11];                      \
+    int maxMode = (int)P[14];                                                                   \
+    long pw = i % PW, ph = (i / PW) % PH, c = (i / (PW * PH)) % Cc, roi = i / (PW * PH * Cc);  \
+    long image = ((__global const long *)PLACE(P[4]))[roi];                                     \
+    __global const uchar *r = PLACE(P[3]);                                                      \
+    double geometry[4];                                                                         \
+    long grid[2];                                                                               \
+    if (image < 0 || image >= Nb ||                                                             \
+        ember_roi_align_region((double)LOAD_##K(r, roi * 4), (double)LOAD_##K(r, roi * 4 + 1),  \
+                               (double)LOAD_##K(r, roi * 4 + 2),                                \
+                               (double)LOAD_##K(r, roi * 4 + 3), (double)PF(5), (int)P[13], PH, \
+                               PW, P[12], geometry, grid)) {                                    \
+      FAIL();                                                                                   \
+      return;                                                                                   \
+    }                                                                                           \
+    __global const uchar *x = PLACE(P[2]);                                                      \
+    long plane = (image * Cc + c) * H * W;                                                      \
+    double acc = 0;                                                                             \
+    for (long iy = 0; iy < grid[0]; ++iy)                                                       \
+      for (long ix = 0; ix < grid[1]; ++ix) {                                                   \
+        long offsets[4];                                                                        \
+        double weights[4], values[4];                                                           \
+        ember_roi_align_sample(geometry, grid, ph, pw, iy, ix, H, W, offsets, weights);         \
+        for (int t = 0; t < 4; ++t)                                                             \
+          values[t] = (double)LOAD_##K(x, plane + offsets[t]);                                  \
+        acc = ember_roi_align_add(acc, iy == 0 && ix == 0, maxMode, values, weights);           \
+      }                                                                                         \
+    STORE_##K(PLACE(P[1]), i, ember_roi_align_result(acc, grid[0], grid[1], maxMode));          \
+  }
+FOR_EACH_FLOAT_KIND(ROI_ALIGN)

@@ -1,0 +1,51 @@
+// ONNX GridSample (opset 16) as a GridSample node (ember/Semantics/GridSample.h).
+#include "DataMovementOps.h"
+
+#include "ember/Support/Error.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace llvm;
+
+namespace ember {
+
+namespace {
+
+Error loadGridSample(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  EMBER_ASSIGN_OR_RETURN(NodeValue grid, ctx.input(1));
+  ElemKind kind = x.getType().kind, gridKind = grid.getType().kind;
+  if (!isFloatKind(kind))
+    return ctx.fail("input " + x.getType().str() + ": ember samples float inputs only");
+  if (!isFloatKind(gridKind))
+    return ctx.fail("grid " + grid.getType().str() + " must be floating point");
+  // ONNX lets the grid's float kind differ from the input's; ember's node takes one kind.
+  if (gridKind != kind) {
+    EMBER_ASSIGN_OR_RETURN(grid, ctx.create(NodeKind::Cast, {grid},
+                                            AttrList().set<AttrKind::ResultKind>(
+                                                elemKindName(kind).str()),
+                                            "grid_cast"));
+  }
+  // GridSample-16 names the modes bilinear and bicubic; ember (as GridSample-20) linear and
+  // cubic.
+  std::string onnxMode = ctx.getString("mode", "bilinear");
+  std::string mode = StringSwitch<std::string>(onnxMode)
+                         .Case("bilinear", "linear")
+                         .Case("bicubic", "cubic")
+                         .Case("nearest", "nearest")
+                         .Default("");
+  if (mode.empty())
+    return ctx.fail("unknown mode '" + onnxMode + "' (bilinear, nearest or bicubic)");
+  AttrList attrs;
+  attrs.set<AttrKind::Mode>(mode)
+      .set<AttrKind::PaddingMode>(ctx.getString("padding_mode", "zeros"))
+      .set<AttrKind::AlignCorners>(ctx.getInt("align_corners", 0));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::GridSample, {x, grid}, attrs));
+  return ctx.setOutput(0, y);
+}
+
+} // namespace
+
+void registerDataMovementGridSampleOps(OpRegistry &r) { r.add("GridSample", 16, loadGridSample); }
+
+} // namespace ember
