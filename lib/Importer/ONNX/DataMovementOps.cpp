@@ -1,6 +1,7 @@
 // ONNX reshaping, shape queries and graph plumbing: Reshape, Flatten, Squeeze, Unsqueeze,
-// Transpose, Concat, Identity, Dropout (inference), Constant, Shape, Size, ConstantOfShape,
-// Range, EyeLike; and the helpers every data movement loader shares (DataMovementOps.h).
+// Transpose, Concat, Identity, Dropout (inference, or training with a compile-time ratio of 0),
+// Constant, Shape, Size, ConstantOfShape, Range, EyeLike; and the helpers every data movement
+// loader shares (DataMovementOps.h).
 #include "DataMovementOps.h"
 
 #include "ONNXTensor.h"
@@ -249,13 +250,29 @@ Error loadIdentity(OpContext &ctx) {
   return ctx.setOutput(0, x);
 }
 
-/// Inference-mode Dropout is the identity; its optional mask is all true.
+/// Dropout in inference mode (no training_mode, or a compile-time false) is the identity, and so
+/// is training mode with a compile-time ratio of 0; the optional mask is then all true. Training
+/// mode with another ratio drops elements at random, which ember refuses.
 Error loadDropout(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  auto scalarInput = [&](unsigned i, StringRef name) -> Expected<double> {
+    EMBER_ASSIGN_OR_RETURN(const Tensor *t, ctx.constantInput(i));
+    if (t->numElements() != 1)
+      return ctx.fail(name + " must be a scalar, got " + t->getType().str());
+    return t->elementAsDouble(0);
+  };
   if (ctx.opset() >= 12 && ctx.hasInput(2)) {
-    EMBER_ASSIGN_OR_RETURN(const Tensor *training, ctx.constantInput(2));
-    if (training->numElements() != 1 || training->elementAsDouble(0) != 0)
-      return ctx.fail("training mode is not supported");
+    EMBER_ASSIGN_OR_RETURN(double training, scalarInput(2, "training_mode"));
+    // An omitted ratio is 0.5.
+    double ratio = 0.5;
+    if (training != 0 && ctx.hasInput(1)) {
+      EMBER_ASSIGN_OR_RETURN(ratio, scalarInput(1, "ratio"));
+    }
+    if (training != 0 && ratio != 0)
+      return ctx.fail("training mode with ratio " + numberToString(ratio) +
+                      " drops elements at random, and no compiled model can reproduce another "
+                      "implementation's random draws; only ratio 0 (the identity) or "
+                      "training_mode false is supported");
   }
   EMBER_TRY(ctx.setOutput(0, x));
   if (ctx.hasOutput(1)) {

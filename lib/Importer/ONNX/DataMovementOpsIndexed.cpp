@@ -1,6 +1,7 @@
 // ONNX indexed data movement: Gather, GatherElements, GatherND, ScatterElements, Scatter,
-// ScatterND, OneHot, ReverseSequence; Compress (with a constant condition, a Gather); and the
-// ops whose result shape depends on input values, refused (NonZero, Unique).
+// ScatterND, OneHot, ReverseSequence; Compress (with a constant condition, a Gather). The other
+// ops whose result shape depends on input values (NonZero, Unique, NonMaxSuppression) are in
+// DataMovementOpsDataDependent.cpp.
 #include "DataMovementOps.h"
 
 #include "ember/Support/Error.h"
@@ -117,13 +118,6 @@ Error loadCompress(OpContext &ctx) {
   return setFoldedOutput(ctx, 0, y);
 }
 
-/// NonZero and Unique: the result's length is the count of what the input's values select.
-Error loadDataDependent(OpContext &ctx) {
-  return ctx.fail(ctx.proto().op_type() +
-                  "'s result shape depends on its input's values; ember compiles static "
-                  "shapes only");
-}
-
 } // namespace
 
 void registerDataMovementIndexedOps(OpRegistry &r) {
@@ -136,8 +130,7 @@ void registerDataMovementIndexedOps(OpRegistry &r) {
   r.add("OneHot", 9, loadOneHot);
   r.add("ReverseSequence", 10, loadReverseSequence);
   r.add("Compress", 9, loadCompress);
-  r.add("NonZero", 9, loadDataDependent);
-  r.add("Unique", 11, loadDataDependent);
+  registerDataMovementDataDependentOps(r);
 }
 
 } // namespace ember
