@@ -14,6 +14,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <onnx/defs/schema.h>
+
 #include <algorithm>
 #include <climits>
 
@@ -38,10 +40,19 @@ Expected<onnx::ModelProto> readModelProto(StringRef path) {
   return model;
 }
 
+/// Besides the default domain, ember loads the operators of ONNX's training domain: the
+/// optimizers (TrainingOps.cpp).
+constexpr StringLiteral kTrainingDomain = "ai.onnx.preview.training";
+constexpr int64_t kMaxTrainingOpset = 1;
+
+bool isDefaultDomain(StringRef domain) { return domain.empty() || domain == "ai.onnx"; }
+
+/// The default domain's opset; 0 when the model imports none (a model of training operators
+/// only: a default-domain node in it is unsupported).
 Expected<int64_t> defaultDomainOpset(const onnx::ModelProto &model) {
   int64_t opset = -1;
   for (const auto &o : model.opset_import()) {
-    if (!o.domain().empty() && o.domain() != "ai.onnx")
+    if (!isDefaultDomain(o.domain()))
       continue;
     // '' and 'ai.onnx' name the same domain: two opsets for it leave the nodes ambiguous.
     if (opset >= 0 && o.version() != opset)
@@ -50,13 +61,37 @@ Expected<int64_t> defaultDomainOpset(const onnx::ModelProto &model) {
     opset = o.version();
   }
   if (opset < 0)
-    return makeError("model imports no opset of the default ONNX domain");
+    return 0;
   if (opset > kMaxONNXOpset)
     return makeError("opset " + Twine(opset) + " is newer than the newest supported (" +
                      Twine(kMaxONNXOpset) + ")");
   if (opset < 1)
     return makeError("invalid opset version " + Twine(opset));
   return opset;
+}
+
+/// The opset \p n's operator is looked up at: the model's import of the node's domain, 0 if it
+/// imports none.
+int64_t nodeOpset(const onnx::ModelProto &model, int64_t defaultOpset, const onnx::NodeProto &n) {
+  if (isDefaultDomain(n.domain()))
+    return defaultOpset;
+  for (const auto &o : model.opset_import())
+    if (o.domain() == n.domain())
+      return o.version();
+  return 0;
+}
+
+/// \p n's loader at \p opset, or null. The registry is keyed by op type alone, so a node of
+/// the training domain must also be an operator ONNX defines there (one named Relu is not ONNX's
+/// Relu); the training ops' names clash with no default-domain op.
+OpLoader findLoader(const onnx::NodeProto &n, int64_t opset) {
+  if (opset < 1)
+    return nullptr;
+  if (!isDefaultDomain(n.domain()) &&
+      (n.domain() != kTrainingDomain || opset > kMaxTrainingOpset ||
+       !onnx::OpSchemaRegistry::Schema(n.op_type(), int(opset), n.domain())))
+    return nullptr;
+  return OpRegistry::get().find(n.op_type(), opset);
 }
 
 /// Whether \p n reads a value named in \p names, itself or in a subgraph (an If branch reads
@@ -86,7 +121,7 @@ class ONNXImporter {
   int64_t opset_ = 0;
   std::unique_ptr<Module> module_ = std::make_unique<Module>();
   Function *fn_ = module_->createFunction(kMainFunctionName);
-  StringMap<NodeValue> values_;
+  ValueScope values_; ///< the main graph's names: tensors and sequences
   StringSet<> symbolsSeen_; ///< dim_params of the graph inputs
   StringSet<> bound_;       ///< graph inputs bound to constants
 
@@ -139,11 +174,15 @@ public:
 Error ONNXImporter::checkOperatorsSupported() {
   std::vector<std::string> missing;
   for (const auto &n : model_.graph().node()) {
-    bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
-    if (defaultDomain && OpRegistry::get().find(n.op_type(), opset_))
+    int64_t opset = nodeOpset(model_, opset_, n);
+    if (findLoader(n, opset))
       continue;
-    missing.push_back(onnxNodeLabel(n) + (defaultDomain ? "" : " in domain '" + n.domain() + "'") +
-                      " at opset " + std::to_string(opset_));
+    bool defaultDomain = isDefaultDomain(n.domain());
+    std::string domain = defaultDomain ? "" : " in domain '" + n.domain() + "'";
+    std::string imported = opset > 0 ? " at opset " + std::to_string(opset)
+                           : defaultDomain ? " (the model imports no opset of the default domain)"
+                                           : " (the model imports no opset of that domain)";
+    missing.push_back(onnxNodeLabel(n) + domain + imported);
   }
   if (missing.empty())
     return Error::success();
@@ -159,13 +198,17 @@ Error ONNXImporter::loadInitializers() {
     if (!t)
       return withContext(t.takeError(), "initializer '" + init.name() + "'");
     Constant *c = module_->createConstant(std::move(*t), init.name());
-    if (!values_.try_emplace(init.name(), c->getResult()).second)
+    if (!values_.bind(init.name(), ONNXValue::ofTensor(c->getResult())))
       return makeError("initializer '" + init.name() + "' is defined twice");
   }
   return Error::success();
 }
 
 Expected<Type> ONNXImporter::inputType(const onnx::ValueInfoProto &vi, size_t position) {
+  if (vi.type().has_sequence_type() || vi.type().has_optional_type())
+    return makeError(std::string(vi.type().has_sequence_type() ? "sequence" : "optional") +
+                     " graph inputs are not supported, only tensors (sequences built inside "
+                     "the model are)");
   if (!vi.type().has_tensor_type())
     return makeError("only tensor inputs are supported");
   const auto &tt = vi.type().tensor_type();
@@ -268,7 +311,7 @@ Error ONNXImporter::loadInputs() {
   StringSet<> known;
   size_t position = 0; // among the inputs that are not initializers, bound or not
   for (const auto &vi : model_.graph().input()) {
-    if (values_.count(vi.name())) // older IR versions list initializers as inputs too
+    if (values_.defines(vi.name())) // older IR versions list initializers as inputs too
       continue;
     ++position;
     auto bound = opts_.constantInputs.find(vi.name());
@@ -276,7 +319,7 @@ Error ONNXImporter::loadInputs() {
       auto c = constantForInput(vi, bound->second);
       if (!c)
         return withContext(c.takeError(), "input '" + vi.name() + "'");
-      values_[vi.name()] = (*c)->getResult();
+      values_.bind(vi.name(), ONNXValue::ofTensor((*c)->getResult()));
       bound_.insert(vi.name());
       continue;
     }
@@ -286,7 +329,7 @@ Error ONNXImporter::loadInputs() {
     if (!module_->reserveName(vi.name()))
       return makeError("input '" + vi.name() + "' is defined twice");
     Placeholder *p = module_->createPlaceholder(*ty, vi.name(), /*reserved=*/true);
-    values_[vi.name()] = p->getResult();
+    values_.bind(vi.name(), ONNXValue::ofTensor(p->getResult()));
     known.insert(vi.name());
   }
   for (const auto &entry : opts_.constantInputs)
@@ -315,8 +358,9 @@ Error ONNXImporter::loadNodes() {
   StringSet<> unloaded; // outputs of the nodes skipped so far
   for (const auto &n : model_.graph().node()) {
     bool skip = needed && readsAnyOf(n, unloaded);
-    OpContext ctx(n, opts_, opset_, *module_, *fn_, values_);
-    Error err = skip ? Error::success() : OpRegistry::get().find(n.op_type(), opset_)(ctx);
+    int64_t opset = nodeOpset(model_, opset_, n);
+    OpContext ctx(n, opts_, opset, *module_, *fn_, values_);
+    Error err = skip ? Error::success() : findLoader(n, opset)(ctx);
     err = joinErrors(std::move(err), ctx.takeAttrError());
     err = handleErrors(std::move(err), [&](std::unique_ptr<CompileTimeInputsError> e) {
       e->addContext(onnxNodeLabel(n));
@@ -334,7 +378,7 @@ Error ONNXImporter::loadNodes() {
       continue;
     }
     for (int i = 0; i < n.output_size(); ++i)
-      if (!n.output(i).empty() && !values_.count(n.output(i)))
+      if (!n.output(i).empty() && !values_.defines(n.output(i)))
         return makeError(onnxNodeLabel(n) + ": output " + Twine(i) + " ('" + n.output(i) +
                          "') is not supported");
   }
@@ -351,10 +395,14 @@ Error ONNXImporter::loadNodes() {
 
 Error ONNXImporter::loadOutputs() {
   for (const auto &vi : model_.graph().output()) {
-    auto it = values_.find(vi.name());
-    if (it == values_.end())
+    std::optional<ONNXValue> value = values_.lookup(vi.name());
+    if (!value)
       return makeError("graph output '" + vi.name() + "' is not produced by any node");
-    NodeValue v = it->second;
+    if (value->isSequence)
+      return makeError("graph output '" + vi.name() + "' is a sequence (of " +
+                       Twine(value->elements.size()) +
+                       " tensors); only tensor outputs are supported");
+    NodeValue v = value->tensor;
     Placeholder *out = module_->createPlaceholder(v.getType(), vi.name(), /*reserved=*/true);
     EMBER_TRY(fn_->createNode(NodeKind::Save, "save_" + vi.name(), {v, out->getResult()})
                   .takeError());

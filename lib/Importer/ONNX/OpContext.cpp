@@ -40,6 +40,10 @@ const OpRegistry &OpRegistry::get() {
     registerQuantizedOps(r);
     registerRecurrentOps(r);
     registerControlFlowOps(r);
+    registerSignalOps(r);
+    registerSequenceOps(r);
+    registerTrainingOps(r);
+    registerTextOps(r);
     return r;
   }();
   return registry;
@@ -50,64 +54,136 @@ std::string onnxNodeLabel(const onnx::NodeProto &n) {
   return "node '" + name + "' (" + n.op_type() + ")";
 }
 
-Error OpContext::importSubgraph(const onnx::GraphProto &graph) {
-  for (const auto &init : graph.initializer()) {
-    auto t = tensorFromONNX(init);
-    if (!t)
-      return withContext(t.takeError(), "initializer '" + init.name() + "'");
-    values_[init.name()] = module_.createConstant(std::move(*t), init.name())->getResult();
+std::optional<ONNXValue> ValueScope::lookup(StringRef name) const {
+  for (const ValueScope *s = this; s; s = s->outer_) {
+    auto t = s->tensors_.find(name);
+    if (t != s->tensors_.end())
+      return ONNXValue::ofTensor(t->second);
+    auto q = s->sequences_.find(name);
+    if (q != s->sequences_.end())
+      return ONNXValue::ofSequence(q->second);
   }
+  return std::nullopt;
+}
+
+bool ValueScope::bind(StringRef name, ONNXValue v) {
+  if (tensors_.count(name) || sequences_.count(name))
+    return false;
+  if (v.isSequence)
+    sequences_[name] = std::move(v.elements);
+  else
+    tensors_[name] = v.tensor;
+  return true;
+}
+
+Expected<std::vector<ONNXValue>> OpContext::importSubgraph(const onnx::GraphProto &graph,
+                                                           ArrayRef<ONNXValue> inputs,
+                                                           StringRef instance) {
   // Unnamed subgraphs load too (the checker's finding is tolerated), so name them somehow.
   std::string label =
       graph.name().empty() ? "unnamed subgraph" : "subgraph '" + graph.name() + "'";
+  if (size_t(graph.input_size()) != inputs.size())
+    return makeError(label + " has " + Twine(graph.input_size()) + " inputs, " +
+                     onnxNodeLabel(node_) + " gives it " + Twine(inputs.size()));
+  ValueScope scope(&scope_, baseName() + (instance.empty() ? "" : "." + instance.str()) + ".");
+  for (int i = 0; i < graph.input_size(); ++i)
+    if (!scope.bind(graph.input(i).name(), inputs[i]))
+      return makeError(label + ": input '" + graph.input(i).name() + "' is listed twice");
+  for (const auto &init : graph.initializer()) {
+    auto t = tensorFromONNX(init);
+    if (!t)
+      return withContext(t.takeError(), label + ": initializer '" + init.name() + "'");
+    Constant *c = module_.createConstant(std::move(*t), scope.namePrefix() + init.name());
+    if (!scope.bind(init.name(), ONNXValue::ofTensor(c->getResult())))
+      return makeError(label + ": initializer '" + init.name() + "' is defined twice");
+  }
   for (const auto &n : graph.node()) {
     bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
     OpLoader load = defaultDomain ? OpRegistry::get().find(n.op_type(), opset_) : nullptr;
     if (!load)
       return makeError(label + ": unsupported operator " + onnxNodeLabel(n) + " at opset " +
                        Twine(opset_));
-    OpContext sub(n, opts_, opset_, module_, fn_, values_);
+    OpContext sub(n, opts_, opset_, module_, fn_, scope);
     Error err = load(sub);
     err = joinErrors(std::move(err), sub.takeAttrError());
     if (err)
       return withContext(std::move(err), label + ": " + onnxNodeLabel(n));
   }
-  return Error::success();
+  std::vector<ONNXValue> outputs;
+  for (const auto &out : graph.output()) {
+    std::optional<ONNXValue> v = scope.lookup(out.name());
+    if (!v)
+      return makeError(label + ": output '" + out.name() + "' is not produced by any node");
+    outputs.push_back(std::move(*v));
+  }
+  return outputs;
 }
 
-Expected<NodeValue> OpContext::value(StringRef name) const {
-  auto it = values_.find(name);
-  if (it == values_.end())
-    return makeError("value '" + name + "' is not defined");
-  return it->second;
+Expected<const Tensor *> OpContext::constantValue(NodeValue v, StringRef what) {
+  if (v.node->getKind() == NodeKind::Constant)
+    return &static_cast<Constant *>(v.node)->getPayload();
+  // constantInput is the one place values fold (and name the graph inputs they need): ask it
+  // on behalf of a node reading v under the name \p what.
+  ValueScope probeScope(&scope_);
+  probeScope.bind(what, ONNXValue::ofTensor(v));
+  onnx::NodeProto probe;
+  probe.set_name(baseName());
+  probe.set_op_type(node_.op_type());
+  probe.add_input(what.str());
+  OpContext reader(probe, opts_, opset_, module_, fn_, probeScope);
+  return reader.constantInput(0);
 }
 
 std::string OpContext::baseName() const {
   if (!node_.name().empty())
-    return node_.name();
+    return scope_.namePrefix() + node_.name();
   if (node_.output_size() && !node_.output(0).empty())
-    return node_.output(0);
-  return node_.op_type();
+    return scope_.namePrefix() + node_.output(0);
+  return scope_.namePrefix() + node_.op_type();
 }
 
 Error OpContext::fail(const Twine &why) const { return makeError(why); }
 
-Expected<NodeValue> OpContext::input(unsigned i) {
+Expected<ONNXValue> OpContext::inputValue(unsigned i) {
   if (!hasInput(i))
     return makeError("input " + Twine(i) + " is missing");
-  auto it = values_.find(node_.input(i));
-  if (it == values_.end())
+  std::optional<ONNXValue> v = scope_.lookup(node_.input(i));
+  if (!v)
     return makeError("input '" + node_.input(i) +
                      "' is not produced by any earlier node, initializer or graph input");
-  return it->second;
+  return std::move(*v);
+}
+
+Expected<NodeValue> OpContext::input(unsigned i) {
+  EMBER_ASSIGN_OR_RETURN(ONNXValue v, inputValue(i));
+  if (v.isSequence)
+    return makeError("input " + Twine(i) + " ('" + node_.input(i) +
+                     "') is a sequence, where a tensor is expected");
+  return v.tensor;
+}
+
+Expected<std::vector<NodeValue>> OpContext::inputSequence(unsigned i) {
+  EMBER_ASSIGN_OR_RETURN(ONNXValue v, inputValue(i));
+  if (!v.isSequence)
+    return makeError("input " + Twine(i) + " ('" + node_.input(i) +
+                     "') is a tensor, where a sequence is expected");
+  return std::move(v.elements);
+}
+
+Error OpContext::setOutputValue(unsigned i, ONNXValue v) {
+  if (!hasOutput(i))
+    return Error::success();
+  if (!scope_.bind(node_.output(i), std::move(v)))
+    return makeError("output '" + node_.output(i) + "' is already defined");
+  return Error::success();
 }
 
 Error OpContext::setOutput(unsigned i, NodeValue v) {
-  if (!hasOutput(i))
-    return Error::success();
-  if (!values_.try_emplace(node_.output(i), v).second)
-    return makeError("output '" + node_.output(i) + "' is already defined");
-  return Error::success();
+  return setOutputValue(i, ONNXValue::ofTensor(v));
+}
+
+Error OpContext::setOutputSequence(unsigned i, std::vector<NodeValue> elements) {
+  return setOutputValue(i, ONNXValue::ofSequence(std::move(elements)));
 }
 
 bool OpContext::hasAttr(StringRef name) const {
@@ -158,6 +234,13 @@ std::vector<int64_t> OpContext::getInts(StringRef name, std::vector<int64_t> def
 const onnx::TensorProto *OpContext::getTensorAttr(StringRef name) {
   const auto *a = findAttr(name, onnx::AttributeProto::TENSOR);
   return a ? &a->t() : nullptr;
+}
+
+Expected<const onnx::GraphProto *> OpContext::getGraphAttr(StringRef name) {
+  const auto *a = findAttr(name, onnx::AttributeProto::GRAPH);
+  if (!a)
+    return makeError("attribute '" + name + "' (a graph) is missing");
+  return &a->g();
 }
 
 Expected<int64_t> normalizeAxis(int64_t axis, unsigned rank) {

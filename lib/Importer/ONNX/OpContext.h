@@ -1,7 +1,7 @@
-// What an ONNX operator loader sees: the node's inputs as graph values, its attributes, and
-// helpers to create ember nodes named after it. Loaders are registered by op type and the first
-// opset they handle (OpRegistry), one family per file (ElementwiseOps.cpp, NNOps.cpp, DataMovementOps.cpp,
-// ReduceOps.cpp, QuantizedOps.cpp).
+// What an ONNX operator loader sees: the node's inputs as graph values (tensors, or sequences
+// as lists of them), its attributes, and helpers to create ember nodes named after it. Loaders
+// are registered by op type and the first opset they handle (OpRegistry), one family per file
+// (ElementwiseOps.cpp, NNOps.cpp, DataMovementOps.cpp, ReduceOps.cpp, QuantizedOps.cpp, ...).
 #ifndef EMBER_LIB_IMPORTER_ONNX_OPCONTEXT_H
 #define EMBER_LIB_IMPORTER_ONNX_OPCONTEXT_H
 
@@ -46,36 +46,88 @@ void registerNormalizationOps(OpRegistry &r);
 void registerQuantizedOps(OpRegistry &r);
 void registerRecurrentOps(OpRegistry &r);
 void registerControlFlowOps(OpRegistry &r);
+// Importer-only families (no node kind of their own): signal processing, sequences, training,
+// text.
+void registerSignalOps(OpRegistry &r);
+void registerSequenceOps(OpRegistry &r);
+void registerTrainingOps(OpRegistry &r);
+void registerTextOps(OpRegistry &r);
 
 struct ImportOptions;
+
+/// What an ONNX name is bound to: a tensor (a graph value), or a sequence of tensors. ember has
+/// no sequence node kind: a sequence's length is known at compile time, so it is the list of its
+/// elements' graph values, kept by the importer only.
+struct ONNXValue {
+  bool isSequence = false;
+  NodeValue tensor;               ///< a tensor's value
+  std::vector<NodeValue> elements; ///< a sequence's elements, in order
+
+  static ONNXValue ofTensor(NodeValue v) { return {false, v, {}}; }
+  static ONNXValue ofSequence(std::vector<NodeValue> elements) {
+    return {true, NodeValue(), std::move(elements)};
+  }
+};
+
+/// The ONNX names visible where a node loads (ONNX lexical scoping): a graph's own names over
+/// those of the graphs around it. A subgraph (an If branch, one iteration of an unrolled Loop
+/// body) loads in a scope of its own, so what it defines neither leaks out nor clashes with
+/// another iteration's, and the nodes it creates are named with the scope's prefix.
+class ValueScope {
+  const ValueScope *outer_;
+  std::string namePrefix_;
+  llvm::StringMap<NodeValue> tensors_;
+  llvm::StringMap<std::vector<NodeValue>> sequences_;
+
+public:
+  explicit ValueScope(const ValueScope *outer = nullptr, std::string namePrefix = "")
+      : outer_(outer), namePrefix_(std::move(namePrefix)) {}
+  ValueScope(const ValueScope &) = delete;
+  ValueScope &operator=(const ValueScope &) = delete;
+
+  /// What \p name is bound to here or in an enclosing scope; nullopt when nothing.
+  std::optional<ONNXValue> lookup(llvm::StringRef name) const;
+  bool defines(llvm::StringRef name) const { return lookup(name).has_value(); }
+  /// Binds \p name in this scope; false when this scope binds it already.
+  bool bind(llvm::StringRef name, ONNXValue v);
+  /// This scope's own tensors (a folded operand is rebound here, shadowing an outer binding).
+  llvm::StringMap<NodeValue> &tensors() { return tensors_; }
+  /// Prefixed to the names of the nodes and constants created in this scope.
+  const std::string &namePrefix() const { return namePrefix_; }
+};
 
 class OpContext : public NodeBuilder {
   const onnx::NodeProto &node_;
   int64_t opset_;
-  llvm::StringMap<NodeValue> &values_;
+  ValueScope &scope_;
   llvm::Error attrError_ = llvm::Error::success();
 
   const onnx::AttributeProto *findAttr(llvm::StringRef name,
                                        onnx::AttributeProto::AttributeType type);
 
   std::string inputName(unsigned i) const override { return node_.input(int(i)); }
-  llvm::StringMap<NodeValue> &values() override { return values_; }
+  llvm::StringMap<NodeValue> &values() override { return scope_.tensors(); }
 
 public:
   OpContext(const onnx::NodeProto &node, const ImportOptions &opts, int64_t opset, Module &m,
-            Function &f, llvm::StringMap<NodeValue> &values)
-      : NodeBuilder(opts, m, f), node_(node), opset_(opset), values_(values) {}
+            Function &f, ValueScope &scope)
+      : NodeBuilder(opts, m, f), node_(node), opset_(opset), scope_(scope) {}
   ~OpContext() override { llvm::consumeError(std::move(attrError_)); }
 
   const onnx::NodeProto &proto() const { return node_; }
   int64_t opset() const { return opset_; }
-  /// The node's name, or its first output's when it has none.
+  /// The node's name, or its first output's when it has none (with its scope's prefix).
   std::string baseName() const override;
 
   /// Inputs: an empty name means an omitted optional input.
   unsigned numInputs() const { return node_.input_size(); }
   bool hasInput(unsigned i) const { return int(i) < node_.input_size() && !node_.input(i).empty(); }
+  /// Input \p i as a tensor; a sequence there is an error.
   llvm::Expected<NodeValue> input(unsigned i) override;
+  /// Input \p i as a sequence's elements; a tensor there is an error.
+  llvm::Expected<std::vector<NodeValue>> inputSequence(unsigned i);
+  /// Input \p i, a tensor or a sequence (operators that take either: Loop's carried values).
+  llvm::Expected<ONNXValue> inputValue(unsigned i);
 
   unsigned numOutputs() const { return node_.output_size(); }
   bool hasOutput(unsigned i) const {
@@ -83,6 +135,8 @@ public:
   }
   /// Binds output \p i's name to \p v; a name defined twice is an error.
   llvm::Error setOutput(unsigned i, NodeValue v);
+  llvm::Error setOutputSequence(unsigned i, std::vector<NodeValue> elements);
+  llvm::Error setOutputValue(unsigned i, ONNXValue v);
 
   /// Attribute readers: a missing attribute gives \p def; one of the wrong type records an error
   /// that the importer reports after the loader returns.
@@ -92,16 +146,26 @@ public:
   std::string getString(llvm::StringRef name, llvm::StringRef def);
   std::vector<int64_t> getInts(llvm::StringRef name, std::vector<int64_t> def = {});
   const onnx::TensorProto *getTensorAttr(llvm::StringRef name);
+  /// A graph attribute (If's branches, a Loop's body); an error when it is missing.
+  llvm::Expected<const onnx::GraphProto *> getGraphAttr(llvm::StringRef name);
   llvm::Error takeAttrError() { return std::move(attrError_); }
 
   /// An error about this node's inputs or attributes (the importer adds the node and file).
   llvm::Error fail(const llvm::Twine &why) const;
 
-  /// Imports the initializers and nodes of \p graph (an If branch, say) into the current
-  /// function; they see every value defined so far. Afterwards value(name) finds its outputs.
-  llvm::Error importSubgraph(const onnx::GraphProto &graph);
-  /// The graph value an ONNX name is bound to.
-  llvm::Expected<NodeValue> value(llvm::StringRef name) const;
+  /// Imports \p graph (an If branch, one iteration of a Loop, Scan or SequenceMap body) into the
+  /// current function, in a scope of its own over this node's: its inputs are bound to
+  /// \p inputs, it sees every value defined around it, and what it defines stays in it. What it
+  /// creates is named after this node and \p instance ("iter3"). Returns its outputs' values.
+  llvm::Expected<std::vector<ONNXValue>> importSubgraph(const onnx::GraphProto &graph,
+                                                        llvm::ArrayRef<ONNXValue> inputs,
+                                                        llvm::StringRef instance);
+  /// \p v's value when it is a Constant or folds to one, as constantInput does for an input
+  /// (a value computed from graph inputs gives a CompileTimeInputsError naming them); \p what
+  /// names it in errors.
+  llvm::Expected<const Tensor *> constantValue(NodeValue v, llvm::StringRef what);
+  /// How many nodes the current function has (a bound on what unrolling creates).
+  size_t functionSize() const { return fn_.size(); }
 };
 
 /// "node 'conv3' (Conv)": how errors name an ONNX node.
