@@ -4,7 +4,9 @@
 Per case and data set: `model-runner -model=model.onnx -backend=B -input=NAME=input_K.pb,...
 -output-format=pb -output-dir=DIR`, then each output_K.pb is compared with the .pb model-runner
 wrote (onnx.numpy_helper; floats pass when |got - want| <= atol + rtol * |want|, NaN matches NaN,
-integers and bools exactly, as the conformance tool and docs/conformance.md say).
+integers and bools exactly, as the conformance tool and docs/conformance.md say). Sequence and
+optional inputs and outputs are SequenceProto and OptionalProto files, read as the model types
+them, and compared element by element.
 
 Prints one line per case, "status<TAB>suite/case<TAB>detail<TAB>N", where status is pass, wrong,
 refused (model-runner said "error: ...", exit code 1), crashed (any other exit, or a signal) or
@@ -72,11 +74,64 @@ def compare(got_t, want_t, atol, rtol):
         i, got.reshape(-1)[i].item(), want.reshape(-1)[i].item(), n, want.size)
 
 
-def graph_inputs(model_path):
-    """The graph's inputs that are not initializers, in order (for unnamed input files)."""
+def value_kind(type_proto):
+    """What an ONNX type holds: 'tensor', 'sequence' or 'optional'."""
+    return {"sequence_type": "sequence", "optional_type": "optional"}.get(
+        type_proto.WhichOneof("value"), "tensor")
+
+
+def graph_values(model_path):
+    """The graph's inputs that are not initializers, in order (for unnamed input files), and
+    its outputs as (name, kind) pairs."""
     g = onnx.load(model_path, load_external_data=False).graph
     inits = {i.name for i in g.initializer}
-    return [i.name for i in g.input if i.name not in inits], [o.name for o in g.output]
+    return [i.name for i in g.input if i.name not in inits], \
+        [(o.name, value_kind(o.type)) for o in g.output]
+
+
+def read_value(path, kind):
+    """The value a .pb holds, parsed as `kind` says (a TensorProto, a SequenceProto and an
+    OptionalProto cannot be told apart by their bytes): (its stored name, the value), the value
+    a TensorProto, a list of them for a sequence, None for an empty optional."""
+    m = {"tensor": onnx.TensorProto, "sequence": onnx.SequenceProto,
+         "optional": onnx.OptionalProto}[kind]()
+    with open(path, "rb") as f:
+        m.ParseFromString(f.read())
+    if kind == "tensor":
+        return m.name, m
+    if kind == "sequence":
+        return m.name, list(m.tensor_values)
+    if m.HasField("sequence_value"):
+        return m.name, list(m.sequence_value.tensor_values)
+    return m.name, (m.tensor_value if m.HasField("tensor_value") else None)
+
+
+def describe(v):
+    if v is None:
+        return "an empty optional"
+    return "a sequence of %d tensors" % len(v) if isinstance(v, list) else "a tensor"
+
+
+def compare_values(got, want, atol, rtol):
+    """compare() for tensors, sequences (element by element) and optionals."""
+    if isinstance(got, list) != isinstance(want, list) or (got is None) != (want is None) or \
+            (isinstance(got, list) and len(got) != len(want)):
+        return "%s, expected %s" % (describe(got), describe(want))
+    if got is None:
+        return ""
+    if not isinstance(got, list):
+        return compare(got, want, atol, rtol)
+    for i, (g, w) in enumerate(zip(got, want)):
+        diff = compare(g, w, atol, rtol)
+        if diff:
+            return "element %d: %s" % (i, diff)
+    return ""
+
+
+def legalize_file_name(name):
+    """model-runner's file name for an output (tools::legalizeFileName)."""
+    out = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+    return "_" + out if out in ("", ".", "..") else out
 
 
 def run_case(case_dir, args):
@@ -87,21 +142,19 @@ def run_case(case_dir, args):
     if not sets:
         return "refused", "no test_data_set_0", 0
     fixed = 0
+    graph_in, graph_out = graph_values(model)
     for s in sets:
         data = os.path.join(case_dir, s)
         count = lambda prefix: len([f for f in os.listdir(data) if re.fullmatch(prefix + r"\d+\.pb", f)])
         ins = [os.path.join(data, "input_%d.pb" % k) for k in range(count("input_"))]
         outs = [os.path.join(data, "output_%d.pb" % k) for k in range(count("output_"))]
         names = []
-        graph_in = graph_out = None
         for k, path in enumerate(ins):
             try:
                 name = read_tensor(path).name
-            except Exception:  # a sequence or optional: model-runner says what it thinks
+            except Exception:  # a sequence or optional: named by its position
                 name = ""
             if not name:
-                if graph_in is None:
-                    graph_in, graph_out = graph_inputs(model)
                 name = graph_in[k] if k < len(graph_in) else "input_%d" % k
             names.append(name)
         out_dir = tempfile.mkdtemp(prefix="ember-as-user-")
@@ -123,23 +176,23 @@ def run_case(case_dir, args):
                 return "refused", " ".join(l.strip() for l in errors), fixed
             if r.returncode != 0:
                 return "crashed", "exit code %d: %s" % (r.returncode, r.stderr.strip()[-300:]), fixed
-            got = {}
-            for f in os.listdir(out_dir):
-                t = read_tensor(os.path.join(out_dir, f))
-                got[t.name] = t
-            if len(got) != len(outs):
+            # Each output in the file model-runner names after it, read as the model types it.
+            kinds = dict(graph_out)
+            written = len(os.listdir(out_dir))
+            if written != len(outs):
                 return "wrong", "model-runner wrote %d outputs, test data has %d" % (
-                    len(got), len(outs)), fixed
+                    written, len(outs)), fixed
             for k, path in enumerate(outs):
-                want = read_tensor(path)
-                name = want.name
-                if not name or name not in got:
-                    if graph_out is None:
-                        graph_in, graph_out = graph_inputs(model)
-                    name = graph_out[k] if k < len(graph_out) else name
-                if name not in got:
+                name = graph_out[k][0] if k < len(graph_out) else ""
+                stored, want = read_value(path, kinds.get(name, "tensor"))
+                if stored in kinds:  # the file names its output: trust that over the position
+                    name = stored
+                    stored, want = read_value(path, kinds[name])
+                got_path = os.path.join(out_dir, legalize_file_name(name) + ".pb")
+                if not name or not os.path.exists(got_path):
                     return "wrong", "no output '%s' written" % name, fixed
-                diff = compare(got[name], want, args.atol, args.rtol)
+                _, got = read_value(got_path, kinds[name])
+                diff = compare_values(got, want, args.atol, args.rtol)
                 if diff:
                     return "wrong", "%s: output '%s': %s" % (s, name, diff), fixed
         finally:

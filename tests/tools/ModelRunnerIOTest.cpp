@@ -106,6 +106,31 @@ std::string tensorProto(const std::string &name, int dataType, const std::vector
   return out;
 }
 
+std::string varint(uint64_t v) {
+  std::string s;
+  for (; v >= 0x80; v >>= 7)
+    s += char(0x80 | (v & 0x7f));
+  return s + char(v);
+}
+
+/// A serialized SequenceProto of \p tensors (serialized TensorProtos), encoded by hand (name =
+/// 1, elem_type = 2 with TENSOR = 1, tensor_values = 3).
+std::string sequenceProto(const std::string &name, const std::vector<std::string> &tensors) {
+  std::string out = char(0x0a) + varint(name.size()) + name + char(0x10) + varint(1);
+  for (const std::string &t : tensors)
+    out += char(0x1a) + varint(t.size()) + t;
+  return out;
+}
+
+/// A serialized OptionalProto (name = 1, elem_type = 2, tensor_value = 3, sequence_value = 5):
+/// holding \p value (a serialized TensorProto for elem_type 1, SequenceProto for 3) or nothing.
+std::string optionalProto(const std::string &name, int elemType, const std::string &value) {
+  std::string out = char(0x0a) + varint(name.size()) + name + char(0x10) + varint(elemType);
+  if (!value.empty())
+    out += char(elemType == 3 ? 0x2a : 0x1a) + varint(value.size()) + value;
+  return out;
+}
+
 /// The bfloat16 bits of \p f (truncated: the test values are exact in bfloat16).
 uint16_t bf16(float f) {
   uint32_t bits;
@@ -283,6 +308,142 @@ TEST(ModelRunnerIO, ReadsBFloat16PbInputsInBothSpellings) {
     EXPECT_SUCCESS(r);
     EXPECT_NE(r.out.find("[0.15625, -3]"), std::string::npos) << r.describe();
   }
+}
+
+//===----------------------------------------------------------------------------------------===//
+// Sequence and optional inputs and outputs (SequenceProto, OptionalProto)
+//===----------------------------------------------------------------------------------------===//
+
+const std::string kSeqType = "type { sequence_type { elem_type { tensor_type { elem_type: 1 } } } }";
+const std::string kOptType = "type { optional_type { elem_type { tensor_type { elem_type: 1 } } } }";
+
+/// ys = SequenceInsert(xs, t): a sequence input and a sequence output.
+const std::string kSequenceInsert =
+    "ir_version: 8\nopset_import { version: 16 }\ngraph {\n name: \"g\"\n" +
+    node("SequenceInsert", {"xs", "t"}, {"ys"}) + "input { name: \"xs\" " + kSeqType + " }\n" +
+    valueInfo("input", "t", kFloat, {2}) + "output { name: \"ys\" " + kSeqType + " }\n}\n";
+
+/// p = Identity(o), has = OptionalHasElement(o): an optional input and output.
+const std::string kOptionalIdentity =
+    "ir_version: 8\nopset_import { version: 16 }\ngraph {\n name: \"g\"\n" +
+    node("Identity", {"o"}, {"p"}) + node("OptionalHasElement", {"o"}, {"has"}) +
+    "input { name: \"o\" " + kOptType + " }\noutput { name: \"p\" " + kOptType + " }\n" +
+    valueInfo("output", "has", kBool, {}) + "}\n";
+
+TEST(ModelRunnerIO, SequenceInputsAndOutputsAreSequenceProtoFiles) {
+  TempDir dir;
+  std::string m = dir.write("m.onnxtxt", kSequenceInsert);
+  std::string xs = dir.write(
+      "xs.pb", sequenceProto("xs", {tensorProto("", kFloat, {3}, rawBytes<float>({1, 2, 3})),
+                                    tensorProto("", kFloat, {1}, rawBytes<float>({4}))}));
+  std::string t = dir.write("t.npy", npy("<f4", "(2,)", rawBytes<float>({5, 6})));
+  for (const char *backend : {"Interpreter", "CPU"}) {
+    SCOPED_TRACE(backend);
+    std::string out = dir / (std::string("out-") + backend);
+    RunResult r = runProgram(kRunner, {"-model=" + m, std::string("-backend=") + backend,
+                                       "-input=xs=" + xs + ",t=" + t, "-output-format=pb",
+                                       "-output-dir=" + out});
+    EXPECT_SUCCESS(r);
+    EXPECT_NE(r.err.find("note: input 'xs' is a sequence of 2 tensors: its length is compiled "
+                         "in, its elements are the inputs xs[0]..xs[1]"),
+              std::string::npos)
+        << r.describe();
+    EXPECT_NE(r.out.find("output 'ys' is a sequence of 3 tensors"), std::string::npos)
+        << r.describe();
+    ember::GraphValue ys;
+    ys.sequence = true;
+    std::string name;
+    auto tensors = ember::readValueFile(out + "/ys.pb", ys, &name);
+    ASSERT_TRUE(bool(tensors)) << llvm::toString(tensors.takeError());
+    EXPECT_EQ(name, "ys");
+    ASSERT_EQ(tensors->size(), 3u);
+    EXPECT_EQ((*tensors)[0].getType(), ember::Type(ember::ElemKind::Float32, {3}));
+    EXPECT_EQ((*tensors)[1].elementAsDouble(0), 4);
+    EXPECT_EQ((*tensors)[2].elementAsDouble(1), 6);
+  }
+  // As .npy: one file per element.
+  RunResult npyOut = runProgram(kRunner, {"-model=" + m, "-input=xs=" + xs + ",t=" + t,
+                                          "-output-dir=" + dir / "npy"});
+  EXPECT_SUCCESS(npyOut);
+  for (const char *f : {"ys_0.npy", "ys_1.npy", "ys_2.npy"})
+    EXPECT_TRUE(fs::exists(dir / ("npy/" + std::string(f)))) << f;
+}
+
+TEST(ModelRunnerIO, OptionalInputsAndOutputsAreOptionalProtoFiles) {
+  TempDir dir;
+  std::string m = dir.write("m.onnxtxt", kOptionalIdentity);
+  std::string full = dir.write(
+      "full.pb", optionalProto("o", 1, tensorProto("", kFloat, {2}, rawBytes<float>({7, 8}))));
+  std::string empty = dir.write("empty.pb", optionalProto("o", 0, ""));
+  ember::GraphValue p;
+  p.optional = true;
+  RunResult r = runProgram(kRunner, {"-model=" + m, "-input=o=" + full, "-output-format=pb",
+                                     "-output-dir=" + dir / "full"});
+  EXPECT_SUCCESS(r);
+  auto got = ember::readValueFile(dir / "full/p.pb", p);
+  ASSERT_TRUE(bool(got)) << llvm::toString(got.takeError());
+  EXPECT_TRUE(p.present);
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ((*got)[0].elementAsDouble(1), 8);
+  auto has = ember::readTensorFile(dir / "full/has.pb");
+  ASSERT_TRUE(bool(has));
+  EXPECT_EQ(has->elementAsDouble(0), 1);
+
+  RunResult e = runProgram(kRunner, {"-model=" + m, "-input=" + empty, "-output-format=pb",
+                                     "-output-dir=" + dir / "empty"});
+  EXPECT_SUCCESS(e);
+  EXPECT_NE(e.err.find("note: input 'o' is an empty optional: it is compiled as absent"),
+            std::string::npos)
+      << e.describe();
+  got = ember::readValueFile(dir / "empty/p.pb", p);
+  ASSERT_TRUE(bool(got)) << llvm::toString(got.takeError());
+  EXPECT_FALSE(p.present);
+  EXPECT_TRUE(got->empty());
+  has = ember::readTensorFile(dir / "empty/has.pb");
+  ASSERT_TRUE(bool(has));
+  EXPECT_EQ(has->elementAsDouble(0), 0);
+}
+
+TEST(ModelRunnerIO, BadSequenceAndOptionalFilesAreCleanErrors) {
+  TempDir dir;
+  std::string seqModel = dir.write("seq.onnxtxt", kSequenceInsert);
+  std::string optModel = dir.write("opt.onnxtxt", kOptionalIdentity);
+  std::string t = dir.write("t.npy", npy("<f4", "(2,)", rawBytes<float>({5, 6})));
+  std::string good = dir.write(
+      "good.pb", sequenceProto("xs", {tensorProto("", kFloat, {2}, rawBytes<float>({1, 2}))}));
+  // Elements of two kinds.
+  std::string mixed = dir.write(
+      "mixed.pb", sequenceProto("xs", {tensorProto("", kFloat, {2}, rawBytes<float>({1, 2})),
+                                       tensorProto("", kInt64, {1}, rawBytes<int64_t>({3}))}));
+  expectCleanError(runProgram(kRunner, {"-model=" + seqModel, "-input=xs=" + mixed + ",t=" + t}),
+                   {"mixed.pb: element 1 is int64<1>, element 0 float32<2>; a sequence's "
+                    "tensors share one element kind"});
+  // An optional of a type ember has no value for (MAP), and one holding a sequence for an
+  // optional tensor.
+  std::string map = dir.write("map.pb", optionalProto("o", 4, ""));
+  expectCleanError(runProgram(kRunner, {"-model=" + optModel, "-input=o=" + map}),
+                   {"map.pb: an optional of type MAP; ember reads optionals holding nothing, a "
+                    "tensor or a sequence of tensors"});
+  std::string disagree = dir.write(
+      "disagree.pb", optionalProto("o", 3, tensorProto("", kFloat, {1}, rawBytes<float>({1}))));
+  expectCleanError(runProgram(kRunner, {"-model=" + optModel, "-input=o=" + disagree}),
+                   {"disagree.pb: holds an optional sequence, o is an optional tensor"});
+  // A sequence where a tensor is expected, a tensor where a sequence is.
+  expectCleanError(runProgram(kRunner, {"-model=" + seqModel, "-input=xs=" + good + ",t=" + good}),
+                   {"good.pb"});
+  expectCleanError(runProgram(kRunner, {"-model=" + seqModel, "-input=xs=" + t + ",t=" + t}),
+                   {"input 'xs': " + t + " holds a tensor, the model expects a sequence"});
+  std::string tensorPb = dir.write("t.pb", tensorProto("t", kFloat, {2}, rawBytes<float>({1, 2})));
+  expectCleanError(runProgram(kRunner, {"-model=" + seqModel, "-input=xs=" + tensorPb + ",t=" + t}),
+                   {"input 'xs': " + tensorPb + " holds a tensor, the model expects a sequence"});
+  // No value at all.
+  expectCleanError(runProgram(kRunner, {"-model=" + seqModel, "-input=t=" + t}),
+                   {"input 'xs': no value is given for this input, a sequence"});
+  // A sequence whose elements do not fit the model's element type.
+  std::string ints = dir.write(
+      "ints.pb", sequenceProto("xs", {tensorProto("", kInt64, {1}, rawBytes<int64_t>({3}))}));
+  expectCleanError(runProgram(kRunner, {"-model=" + seqModel, "-input=xs=" + ints + ",t=" + t}),
+                   {"input 'xs': ", "ints.pb holds int64<1>, the model expects float32 tensors"});
 }
 
 } // namespace

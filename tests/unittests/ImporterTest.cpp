@@ -266,6 +266,134 @@ TEST(Importer, InputsBoundToConstants) {
   EXPECT_NE(errorOf(loadModel(path, unknown)).find("no input named 'nosuch'"), std::string::npos);
 }
 
+//===----------------------------------------------------------------------------------------===//
+// Sequence and optional graph inputs and outputs: their lengths and presence fixed from the
+// values given (ImportOptions::structuredInputs), their tensors placeholders of their own.
+//===----------------------------------------------------------------------------------------===//
+
+/// ys = Identity(OptionalGetElement(Optional(SequenceInsert(xs, t)))), has = OptionalHasElement
+/// of that optional; xs a sequence of float tensors, t a float [2] tensor.
+const char *kSequenceModel = R"(
+ir_version: 8
+opset_import { domain: "" version: 16 }
+graph {
+  name: "g"
+  node { name: "ins" op_type: "SequenceInsert" input: "xs" input: "t" output: "seq" }
+  node { name: "opt" op_type: "Optional" input: "seq" output: "o" }
+  node { name: "has" op_type: "OptionalHasElement" input: "o" output: "has" }
+  node { name: "get" op_type: "OptionalGetElement" input: "o" output: "got" }
+  node { name: "id" op_type: "Identity" input: "got" output: "ys" }
+  input { name: "xs" type { sequence_type { elem_type { tensor_type { elem_type: 1 } } } } }
+  input { name: "t" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } } } } }
+  output { name: "ys" type { sequence_type { elem_type { tensor_type { elem_type: 1 } } } } }
+  output { name: "has" type { tensor_type { elem_type: 9 shape { } } } }
+}
+)";
+
+GraphValue sequenceOf(std::vector<Type> types) {
+  GraphValue v;
+  v.sequence = true;
+  v.types = std::move(types);
+  v.source = "xs.pb";
+  return v;
+}
+
+TEST(ImporterSequences, SequenceInputsAndOutputsArePlaceholdersPerElement) {
+  TempDir dir;
+  std::string path = dir.write("m.onnxtxt", kSequenceModel);
+  ImportOptions opts;
+  opts.structuredInputs["xs"] =
+      sequenceOf({Type(ElemKind::Float32, {3}), Type(ElemKind::Float32, {1})});
+  std::vector<GraphValue> outputs;
+  opts.graphOutputs = [&](const std::vector<GraphValue> &v) { outputs = v; };
+  ASSERT_OK_AND_ASSIGN(auto M, loadModel(path, opts));
+  std::vector<std::string> inputs;
+  for (const Placeholder *p : M->getInputPlaceholders())
+    inputs.push_back(p->getName().str());
+  EXPECT_EQ(inputs, (std::vector<std::string>{"xs[0]", "xs[1]", "t"}));
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(outputs[0].name, "ys");
+  EXPECT_TRUE(outputs[0].sequence && !outputs[0].optional);
+  EXPECT_EQ(outputs[0].placeholderNames(), (std::vector<std::string>{"ys[0]", "ys[1]", "ys[2]"}));
+  EXPECT_EQ(outputs[0].types[2], Type(ElemKind::Float32, {2}));
+  EXPECT_TRUE(outputs[1].isTensor());
+  EXPECT_EQ(outputs[1].placeholderNames(), (std::vector<std::string>{"has"}));
+
+  // The elements are run-time inputs: the values set are the values out.
+  ASSERT_OK_AND_ASSIGN(auto cm, CompiledModel::compile(std::move(M), CompileOptions()));
+  ASSERT_EQ(errorOf(cm->setInput("xs[0]", Tensor::fromValues<float>({3}, {1, 2, 3}))), "");
+  ASSERT_EQ(errorOf(cm->setInput("xs[1]", Tensor::fromValues<float>({1}, {4}))), "");
+  ASSERT_EQ(errorOf(cm->setInput("t", Tensor::fromValues<float>({2}, {5, 6}))), "");
+  ASSERT_EQ(errorOf(cm->run()), "");
+  ASSERT_OK_AND_ASSIGN(Tensor last, cm->getOutput("ys[2]"));
+  EXPECT_EQ(last.elementAsDouble(1), 6);
+  ASSERT_OK_AND_ASSIGN(Tensor first, cm->getOutput("ys[0]"));
+  EXPECT_EQ(first.elementAsDouble(2), 3);
+  ASSERT_OK_AND_ASSIGN(Tensor has, cm->getOutput("has"));
+  EXPECT_EQ(has.elementAsDouble(0), 1);
+}
+
+TEST(ImporterSequences, WrongOrMissingValuesAreClearErrors) {
+  TempDir dir;
+  std::string path = dir.write("m.onnxtxt", kSequenceModel);
+  EXPECT_NE(errorOf(loadModel(path)).find("input 'xs': no value is given for this input, a "
+                                          "sequence: ember fixes a sequence's length at compile "
+                                          "time"),
+            std::string::npos);
+  ImportOptions wrongKind;
+  wrongKind.structuredInputs["xs"] = sequenceOf({Type(ElemKind::Int64, {3})});
+  EXPECT_NE(errorOf(loadModel(path, wrongKind))
+                .find("input 'xs': xs.pb holds int64<3>, the model expects float32 tensors"),
+            std::string::npos);
+  // A sequence given where a tensor is expected.
+  ImportOptions forTensor;
+  forTensor.structuredInputs["xs"] = sequenceOf({});
+  forTensor.structuredInputs["t"] = sequenceOf({Type(ElemKind::Float32, {2})});
+  EXPECT_NE(errorOf(loadModel(path, forTensor))
+                .find("input 't': xs.pb holds a sequence of 1 tensor, the model expects a tensor"),
+            std::string::npos);
+  ImportOptions optional;
+  optional.structuredInputs["xs"] = sequenceOf({});
+  optional.structuredInputs["xs"].optional = true;
+  EXPECT_NE(errorOf(loadModel(path, optional))
+                .find("xs.pb holds an optional sequence of 0 tensors, the model expects a sequence"),
+            std::string::npos);
+}
+
+TEST(ImporterSequences, EmptyOptionalsAndSequencesWhereTensorsGo) {
+  TempDir dir;
+  // OptionalHasElement of an empty optional folds to false; getting its element is an error.
+  const char *emptyOptional = R"(
+ir_version: 8
+opset_import { domain: "" version: 16 }
+graph {
+  name: "g"
+  node { name: "none" op_type: "Optional" output: "o" attribute { name: "type" type: TYPE_PROTO tp { tensor_type { elem_type: 1 } } } }
+  node { name: "has" op_type: "OptionalHasElement" input: "o" output: "has" }
+  %s
+  output { name: "has" type { tensor_type { elem_type: 9 shape { } } } }
+}
+)";
+  auto modelWith = [&](const std::string &node) {
+    std::string s = emptyOptional;
+    s.replace(s.find("%s"), 2, node);
+    return s;
+  };
+  ASSERT_OK_AND_ASSIGN(auto M, loadModel(dir.write("has.onnxtxt", modelWith(""))));
+  ASSERT_EQ(M->getConstants().size(), 1u);
+  EXPECT_EQ(M->getConstants()[0]->getPayload().elementAsDouble(0), 0);
+  EXPECT_NE(errorOf(loadModel(dir.write("get.onnxtxt",
+                                        modelWith(R"(node { name: "get" op_type: "OptionalGetElement" input: "o" output: "v" })"))))
+                .find("node 'get' (OptionalGetElement): input 0 ('o') is an empty optional, which "
+                      "has no element to get"),
+            std::string::npos);
+  EXPECT_NE(errorOf(loadModel(dir.write("relu.onnxtxt",
+                                        modelWith(R"(node { name: "r" op_type: "Relu" input: "o" output: "v" })"))))
+                .find("node 'r' (Relu): input 0 ('o') is an empty optional, where a tensor is "
+                      "expected"),
+            std::string::npos);
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------------------------===//

@@ -2,6 +2,7 @@
 
 #include "ember/Driver/ConstantEvaluator.h"
 #include "ember/Importer/CompileTimeInputs.h"
+#include "ember/Importer/TensorFiles.h"
 #include "ember/Support/Error.h"
 
 #include <algorithm>
@@ -28,6 +29,84 @@ const GivenInput *findGiven(ArrayRef<GivenInput> given, const CompileTimeInputsE
 }
 
 } // namespace
+
+Error readInputValues(std::vector<InputFile> &files, ArrayRef<std::string> modelPaths,
+                     bool storedNames) {
+  std::optional<std::vector<GraphValue>> kinds; // the model's inputs, read when first needed
+  for (size_t i = 0; i < files.size(); ++i) {
+    InputFile &f = files[i];
+    f.value = GraphValue();
+    f.value.name = f.name;
+    std::string stored;
+    auto tensors = readValueFile(f.path, f.value, storedNames ? &stored : nullptr);
+    if (!tensors && StringRef(f.path).ends_with(".pb")) {
+      if (!kinds) {
+        auto declared = readGraphInputKinds(modelPaths);
+        if (!declared)
+          return joinErrors(tensors.takeError(), declared.takeError());
+        kinds = std::move(*declared);
+      }
+      // The input this file is for: by name, else by position.
+      const GraphValue *input = nullptr;
+      for (const GraphValue &k : *kinds)
+        if (k.name == f.name)
+          input = &k;
+      if (!input && f.name.empty() && i < kinds->size())
+        input = &(*kinds)[i];
+      if (!input || input->isTensor())
+        return tensors.takeError();
+      consumeError(tensors.takeError());
+      f.name = input->name;
+      f.value = *input;
+      tensors = readValueFile(f.path, f.value);
+    }
+    if (!tensors)
+      return tensors.takeError();
+    f.tensors = std::move(*tensors);
+    if (f.name.empty())
+      f.name = stored;
+    f.value.name = f.name;
+  }
+  if (kinds) // a sequence or an optional among them: name every file as the model does
+    for (size_t i = 0; i < files.size() && i < kinds->size(); ++i)
+      if (files[i].name.empty())
+        files[i].name = files[i].value.name = (*kinds)[i].name;
+  return Error::success();
+}
+
+void addStructuredInputs(ArrayRef<InputFile> files, ImportOptions &opts) {
+  for (const InputFile &f : files)
+    if (!f.value.isTensor())
+      opts.structuredInputs[f.name] = f.value;
+}
+
+std::vector<GivenInput> givenTensors(ArrayRef<InputFile> files) {
+  std::vector<GivenInput> given;
+  for (const InputFile &f : files) {
+    if (f.value.isTensor()) {
+      given.push_back({f.name, f.path, &f.tensors[0]});
+      continue;
+    }
+    std::vector<std::string> names = f.value.placeholderNames();
+    for (size_t i = 0; i < f.tensors.size(); ++i)
+      given.push_back({names[i],
+                       f.value.sequence ? f.path + " (element " + std::to_string(i) + ")" : f.path,
+                       &f.tensors[i]});
+  }
+  return given;
+}
+
+std::vector<GraphValue> graphOutputsOf(const CompiledModel &cm,
+                                       std::vector<GraphValue> reported) {
+  if (!reported.empty())
+    return reported;
+  for (Placeholder *p : cm.getOutputs()) {
+    reported.emplace_back();
+    reported.back().name = p->getName().str();
+    reported.back().types = {p->getType()};
+  }
+  return reported;
+}
 
 Expected<std::unique_ptr<Module>> loadBindingCompileTimeInputs(ArrayRef<std::string> paths,
                                                                ImportOptions opts,

@@ -15,12 +15,43 @@
 namespace ember {
 namespace tools {
 
-/// A value given for a graph input.
+/// A graph input's value read from its file: a tensor, or the tensors of a sequence or an
+/// optional (ONNX), as the model declares the input.
+struct InputFile {
+  std::string name; ///< the graph input; empty: the input at this file's position
+  std::string path;
+  GraphValue value;            ///< what the file holds: a tensor, a sequence, an optional
+  std::vector<Tensor> tensors; ///< its tensors (value.types)
+};
+
+/// Reads each file of \p files (name and path set) as its graph input's value for the model
+/// \p modelPaths. A tensor file is read as one; a `.pb` that is not a TensorProto is read as
+/// what the model declares that input (readGraphInputKinds, looked at only then): a
+/// SequenceProto or an OptionalProto, and then every unnamed file is named after the input at
+/// its position. With \p storedNames, a file given without a name takes the name its `.pb`
+/// stores (the test suite's input_K.pb).
+llvm::Error readInputValues(std::vector<InputFile> &files, llvm::ArrayRef<std::string> modelPaths,
+                           bool storedNames);
+
+/// The sequences and optionals among \p files, into opts.structuredInputs (the tensors' shapes
+/// are the caller's: by name or by position).
+void addStructuredInputs(llvm::ArrayRef<InputFile> files, ImportOptions &opts);
+
+/// A value given for one tensor of a graph input.
 struct GivenInput {
   std::string name;   ///< empty: the input at this value's index among the given ones
   std::string source; ///< the file, named in messages
   const Tensor *tensor = nullptr;
 };
+
+/// One GivenInput per tensor of \p files, in order: a sequence's elements (and an optional's
+/// tensor) under their placeholders' names (GraphValue::placeholderNames).
+std::vector<GivenInput> givenTensors(llvm::ArrayRef<InputFile> files);
+
+/// \p reported, the graph outputs a load gave through ImportOptions::graphOutputs, or when it
+/// gave none (a Caffe2 net), \p cm's output placeholders as tensors.
+std::vector<GraphValue> graphOutputsOf(const CompiledModel &cm,
+                                       std::vector<GraphValue> reported);
 
 /// An input bound to its given value at compile time.
 struct BoundInput {

@@ -116,40 +116,34 @@ CaseResult runModelTestCase(StringRef dir, StringRef backend, const Tolerance &t
 
   CaseResult result{CaseResult::Pass, ""};
   for (const std::string &set : dataSets) {
-    // Inputs are matched by the tensor's stored name, else by position.
-    std::vector<std::pair<std::string, Tensor>> inputs;
-    std::vector<std::string> inputFiles = numberedFiles(set, "input_");
+    // Inputs are matched by the name the file stores, else by position; a sequence or an
+    // optional is read as the model declares its input (InputBinding.h).
+    std::vector<InputFile> inputs;
+    for (const std::string &f : numberedFiles(set, "input_"))
+      inputs.push_back({"", f, {}, {}});
+    if (Error e = readInputValues(inputs, {*modelPath}, /*storedNames=*/true))
+      return refuse(std::move(e));
     ImportOptions opts;
     opts.strictONNX = strictONNX;
-    for (const std::string &f : inputFiles) {
-      std::string name;
-      auto t = readTensorFile(f, &name);
-      if (!t) {
-        // Sequence and optional inputs are not TensorProtos: the model's own refusal says why.
-        auto probe = loadModel(*modelPath, opts);
-        if (probe)
-          return refuse(t.takeError());
-        consumeError(t.takeError());
-        return refuse(probe.takeError());
-      }
-      inputs.push_back({name, std::move(*t)});
-    }
     // Symbolic dims are bound from the data: by the tensor's stored name, else by position.
-    for (auto &[name, t] : inputs) {
-      const auto &dims = t.getType().dims;
-      ImportOptions::InputShape shape{std::vector<int64_t>(dims.begin(), dims.end()), "input data",
-                                      t.getType().kind};
-      if (name.empty())
+    for (const InputFile &in : inputs) {
+      if (!in.value.isTensor())
+        continue;
+      const Type &ty = in.value.types[0];
+      ImportOptions::InputShape shape{std::vector<int64_t>(ty.dims.begin(), ty.dims.end()),
+                                      "input data", ty.kind};
+      if (in.name.empty())
         opts.positionalInputShapes.push_back(shape);
       else
-        opts.inputShapes[name] = shape;
+        opts.inputShapes[in.name] = shape;
     }
+    addStructuredInputs(inputs, opts);
+    std::vector<GraphValue> outputs;
+    opts.graphOutputs = [&outputs](const std::vector<GraphValue> &values) { outputs = values; };
     // Operands the compiler needs at compile time (a Reshape's shape, a Slice's starts) are
     // graph inputs in many suite tests: exactly those are bound to their test data, as
     // model-runner does; the rest stay run-time inputs, so the backend runs the test.
-    std::vector<GivenInput> given;
-    for (size_t i = 0; i < inputs.size(); ++i)
-      given.push_back({inputs[i].first, inputFiles[i], &inputs[i].second});
+    std::vector<GivenInput> given = givenTensors(inputs);
     std::vector<BoundInput> bound;
     auto module = loadBindingCompileTimeInputs({*modelPath}, opts, given, "", bound);
     if (!module)
@@ -166,25 +160,35 @@ CaseResult runModelTestCase(StringRef dir, StringRef backend, const Tolerance &t
     if (Error e = (*cm)->run())
       return refuse(std::move(e));
     std::vector<std::string> outFiles = numberedFiles(set, "output_");
-    std::vector<Placeholder *> outs = (*cm)->getOutputs();
-    if (outFiles.size() != outs.size())
-      return CaseResult{CaseResult::Wrong, "model has " + std::to_string(outs.size()) +
+    outputs = graphOutputsOf(**cm, std::move(outputs));
+    if (outFiles.size() != outputs.size())
+      return CaseResult{CaseResult::Wrong, "model has " + std::to_string(outputs.size()) +
                                                " outputs, test data " +
                                                std::to_string(outFiles.size())};
     for (size_t i = 0; i < outFiles.size(); ++i) {
-      auto want = readTensorFile(outFiles[i]);
+      const GraphValue &out = outputs[i];
+      GraphValue expected = out; // read as what the model gives: a tensor, a sequence, ...
+      auto want = readValueFile(outFiles[i], expected);
       if (!want)
         return refuse(want.takeError());
-      auto got = (*cm)->getOutput(outs[i]->getName());
-      if (!got)
-        return refuse(got.takeError());
-      reinterpretBFloat16Bits(*want, got->getType());
-      double err = 0;
-      std::string diff = compareTensors(*got, *want, tol, &err);
-      result.maxAbsErr = std::max(result.maxAbsErr, err);
-      if (!diff.empty())
+      std::string label = "output '" + out.name + "'";
+      if (expected.present != out.present || want->size() != out.types.size())
         return CaseResult{CaseResult::Wrong,
-                          "output '" + outs[i]->getName().str() + "': " + diff, err};
+                          label + " is " + out.describe() + ", expected " + expected.describe()};
+      std::vector<std::string> names = out.placeholderNames();
+      for (size_t k = 0; k < names.size(); ++k) {
+        auto got = (*cm)->getOutput(names[k]);
+        if (!got)
+          return refuse(got.takeError());
+        reinterpretBFloat16Bits((*want)[k], got->getType());
+        double err = 0;
+        std::string diff = compareTensors(*got, (*want)[k], tol, &err);
+        result.maxAbsErr = std::max(result.maxAbsErr, err);
+        if (!diff.empty())
+          return CaseResult{CaseResult::Wrong,
+                            (out.sequence ? "output '" + names[k] + "'" : label) + ": " + diff,
+                            err};
+      }
     }
   }
   return result;

@@ -51,7 +51,9 @@ DEFINE_double(peak_gflops, 0,
 DEFINE_string(input, "",
               "Input tensors: NAME=FILE[,NAME=FILE...], or FILE for a model with one input. "
               "FILE is .npy or an ONNX TensorProto .pb of any element kind (a UINT16 .pb for a "
-              "bfloat16 input holds its bits, as ONNX 1.12 writes bfloat16). An input the "
+              "bfloat16 input holds its bits, as ONNX 1.12 writes bfloat16); a sequence or "
+              "optional input is an ONNX SequenceProto or OptionalProto .pb, whose length "
+              "(presence) is compiled in, its tensors run-time inputs. An input the "
               "model needs at compile time (a Reshape's shape, a Pad's pads) is fixed to its "
               "file's value when compiling (a note says so); the others stay run-time inputs");
 DEFINE_string(onnx_define_symbol, "",
@@ -244,9 +246,9 @@ Expected<std::vector<InputFile>> readInputFiles() {
     for (const InputFile &other : files)
       if (other.name == f.name)
         return makeError("-input: input '" + f.name + "' is given twice");
-    EMBER_ASSIGN_OR_RETURN(f.tensor, readTensorFile(f.path));
     files.push_back(std::move(f));
   }
+  EMBER_TRY(readInputValues(files, modelPaths(), /*storedNames=*/false));
   return std::move(files);
 }
 
@@ -328,7 +330,8 @@ Expected<std::pair<std::string, Type>> parseModelInput(StringRef spec) {
 
 Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile> &inputs,
                                                     double &loadMillis,
-                                                    std::vector<BoundInput> *bound) {
+                                                    std::vector<BoundInput> *bound,
+                                                    std::vector<GraphValue> *outputs) {
   if (FLAGS_model.empty())
     return makeError("no model given (-model=FILE)");
   ImportOptions opts;
@@ -371,18 +374,22 @@ Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile
       return makeError("-model-input: '" + input.first + "' is declared twice");
   }
   for (const InputFile &f : inputs) {
-    const auto &dims = f.tensor.getType().dims;
-    opts.inputShapes[f.name] = {std::vector<int64_t>(dims.begin(), dims.end()), f.path,
-                                f.tensor.getType().kind};
+    if (!f.value.isTensor())
+      continue;
+    const Type &ty = f.value.types[0];
+    opts.inputShapes[f.name] = {std::vector<int64_t>(ty.dims.begin(), ty.dims.end()), f.path,
+                                ty.kind};
   }
+  addStructuredInputs(inputs, opts);
+  if (outputs)
+    opts.graphOutputs = [outputs](const std::vector<GraphValue> &values) { *outputs = values; };
   opts.strictONNX = FLAGS_strict_onnx;
   opts.warn = [](const std::string &msg) { errs() << "warning: " << msg << "\n"; };
   // model-runner binds the inputs needed at compile time to their -input files; for
   // model-compiler they can only come from -onnx-define-input.
   std::vector<GivenInput> given;
   if (bound)
-    for (const InputFile &f : inputs)
-      given.push_back({f.name, f.path, &f.tensor});
+    given = givenTensors(inputs);
   std::vector<BoundInput> boundInputs;
   auto loadStart = std::chrono::steady_clock::now();
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M,
@@ -393,6 +400,22 @@ Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile
     for (const BoundInput &b : boundInputs)
       errs() << "note: input '" << b.name << "' fixed at compile time to its given value\n";
     *bound = std::move(boundInputs);
+  }
+  // What a sequence's or an optional's file fixed at compile time.
+  for (const InputFile &f : inputs) {
+    if (f.value.isTensor())
+      continue;
+    errs() << "note: input '" << f.name << "' is " << f.value.describe() << ": ";
+    std::vector<std::string> names = f.value.placeholderNames();
+    if (f.value.optional && !f.value.present)
+      errs() << "it is compiled as absent\n";
+    else if (!f.value.sequence)
+      errs() << "it is compiled as present\n";
+    else if (names.empty())
+      errs() << "it is compiled as empty\n";
+    else
+      errs() << "its length is compiled in, its elements are the inputs " << names.front()
+             << (names.size() > 1 ? ".." + names.back() : "") << "\n";
   }
   loadMillis = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - loadStart)
@@ -471,9 +494,11 @@ Error printCompileReports(const CompileSummary &s, double loadMillis, const Func
 }
 
 Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs,
-                                                      std::vector<BoundInput> &bound) {
+                                                      std::vector<BoundInput> &bound,
+                                                      std::vector<GraphValue> &outputs) {
   double loadMillis = 0;
-  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M, loadModelFromFlags(inputs, loadMillis, &bound));
+  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M,
+                         loadModelFromFlags(inputs, loadMillis, &bound, &outputs));
   EMBER_ASSIGN_OR_RETURN(auto cm, CompiledModel::compile(std::move(M), compileOptionsFromFlags()));
   EMBER_TRY(printCompileReports(cm->getSummary(), loadMillis, cm->getFunction(), cm->getIR()));
   return std::move(cm);

@@ -43,28 +43,25 @@ void parseCommandLine(int &argc, char **&argv, const char *usage);
 /// Prints "error: <message>" for each line of \p err and returns exit code 1.
 int reportError(llvm::Error err);
 
-struct InputFile {
-  std::string name; ///< graph input name; empty for the single-input form -input=FILE
-  std::string path;
-  Tensor tensor;
-};
-
 /// The files given with -model (repeatable: a Caffe2 model is a predict_net and an init_net).
 std::vector<std::string> modelPaths();
 /// The name a bundle of the -model gets by default: the file's stem; a Caffe2 model's folder.
 std::string defaultNetworkName();
 
-/// Reads every file named by -input.
+/// Reads every file named by -input (NAME=FILE; a lone FILE has no name: the model's only
+/// input), each as its input's value (InputBinding.h: a tensor, a sequence, an optional).
 llvm::Expected<std::vector<InputFile>> readInputFiles();
 
 /// Loads -model with -onnx-define-symbol/-onnx-define-input and the input files' shapes bound;
 /// \p loadMillis gets the time it took. With \p bound (model-runner), the inputs the model
 /// needs at compile time are bound to their files in \p inputs and listed in \p bound
 /// (loadBindingCompileTimeInputs); without it (model-compiler) the error names them, to be
-/// given with -onnx-define-input.
-llvm::Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile> &inputs,
-                                                          double &loadMillis,
-                                                          std::vector<BoundInput> *bound = nullptr);
+/// given with -onnx-define-input. \p outputs (when non-null) receives the graph's outputs
+/// (ImportOptions::graphOutputs).
+llvm::Expected<std::unique_ptr<Module>>
+loadModelFromFlags(const std::vector<InputFile> &inputs, double &loadMillis,
+                   std::vector<BoundInput> *bound = nullptr,
+                   std::vector<GraphValue> *outputs = nullptr);
 /// The compile options the flags ask for (backend and its options, passes, dumps).
 CompileOptions compileOptionsFromFlags();
 /// What the flags ask to print after compiling: pass statistics, the memory summary, phase
@@ -72,9 +69,10 @@ CompileOptions compileOptionsFromFlags();
 llvm::Error printCompileReports(const CompileSummary &summary, double loadMillis,
                                 const Function &F, const IRFunction &IR);
 /// loadModelFromFlags (binding the inputs needed at compile time: \p bound), CompiledModel::compile
-/// with compileOptionsFromFlags, then the reports.
+/// with compileOptionsFromFlags, then the reports; \p outputs gets the graph's outputs.
 llvm::Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs,
-                                                              std::vector<BoundInput> &bound);
+                                                              std::vector<BoundInput> &bound,
+                                                              std::vector<GraphValue> &outputs);
 
 /// With -profile: each computing instruction's time over \p runs runs of the compiled function,
 /// slowest first, with its share of the total and its output type.

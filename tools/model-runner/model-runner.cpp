@@ -19,8 +19,10 @@ using namespace llvm;
 
 DEFINE_string(output_dir, "", "Write every output to DIR/<name>.npy (or .pb: -output-format)");
 DEFINE_string(output_format, "npy",
-              "The files -output-dir writes: npy (NumPy; cannot hold bfloat16) or pb (ONNX "
-              "TensorProto named after the output; every element kind, bit for bit)");
+              "The files -output-dir writes: npy (NumPy; cannot hold bfloat16; a sequence "
+              "output is one file per element, <name>_0.npy...) or pb (ONNX TensorProto, "
+              "SequenceProto or OptionalProto named after the output; every element kind, bit "
+              "for bit)");
 DEFINE_string(list_operators, "",
               "caffe2: print the Caffe2 operator types the loader knows, one per line, and exit");
 DEFINE_int32(iterations, 0,
@@ -55,30 +57,61 @@ void printOutput(StringRef name, const Tensor &t) {
   outs() << "\n";
 }
 
+/// Prints graph output \p out and writes it under -output-dir: one .pb of its kind (a
+/// TensorProto, SequenceProto or OptionalProto), or .npy files, one per tensor (a sequence's
+/// element i in <name>_i.npy; an empty optional writes none).
+Error writeOutput(CompiledModel &cm, const GraphValue &out) {
+  std::vector<std::string> names = out.placeholderNames();
+  std::vector<Tensor> tensors;
+  if (!out.isTensor())
+    outs() << "output '" << out.name << "' is " << out.describe() << "\n";
+  for (size_t i = 0; i < out.types.size(); ++i) {
+    EMBER_ASSIGN_OR_RETURN(Tensor t, cm.getOutput(names[i]));
+    printOutput(names[i], t);
+    tensors.push_back(std::move(t));
+  }
+  if (FLAGS_output_dir.empty())
+    return Error::success();
+  std::string stem = tools::legalizeFileName(out.name);
+  auto pathOf = [&](const std::string &fileName) {
+    SmallString<256> path(FLAGS_output_dir);
+    sys::path::append(path, fileName);
+    return std::string(path);
+  };
+  if (FLAGS_output_format == "pb")
+    return writeValueFile(pathOf(stem + ".pb"), out, tensors);
+  for (size_t i = 0; i < tensors.size(); ++i)
+    EMBER_TRY(writeNpyFile(pathOf(out.sequence ? stem + "_" + std::to_string(i) + ".npy"
+                                               : stem + ".npy"),
+                           tensors[i]));
+  if (out.optional && !out.present)
+    errs() << "note: output '" << out.name << "' is an empty optional: no .npy file is written\n";
+  return Error::success();
+}
+
 Error runMain() {
   EMBER_ASSIGN_OR_RETURN(std::vector<tools::InputFile> inputs, tools::readInputFiles());
   if (FLAGS_output_format != "npy" && FLAGS_output_format != "pb")
     return makeError("-output-format must be npy or pb, not '" + FLAGS_output_format + "'");
   std::vector<tools::BoundInput> bound;
-  EMBER_ASSIGN_OR_RETURN(auto cm, tools::loadAndCompile(inputs, bound));
+  std::vector<GraphValue> outputs;
+  EMBER_ASSIGN_OR_RETURN(auto cm, tools::loadAndCompile(inputs, bound, outputs));
   std::vector<Placeholder *> modelInputs = cm->getInputs();
   bool dumpOnly = inputs.empty() && !modelInputs.empty() &&
                   (FLAGS_dump_graph || FLAGS_dump_ir || !FLAGS_dump_graph_DAG.empty());
   if (dumpOnly)
     return Error::success();
-  std::vector<tools::GivenInput> given;
-  for (const tools::InputFile &f : inputs)
-    given.push_back({f.name, f.path, &f.tensor});
+  std::vector<tools::GivenInput> given = tools::givenTensors(inputs);
   if (inputs.size() == 1 && inputs[0].name.empty() && bound.empty() && modelInputs.size() != 1)
     return makeError("-input=" + inputs[0].path + " names no input, but the model has " +
                      Twine(modelInputs.size()) + " inputs; use -input=NAME=FILE");
   EMBER_TRY(tools::setRunTimeInputs(*cm, given, bound));
   std::string missing;
   for (Placeholder *p : modelInputs) {
-    bool given = std::any_of(inputs.begin(), inputs.end(), [&](const tools::InputFile &f) {
-      return f.name == p->getName() || (f.name.empty() && modelInputs.size() == 1);
+    bool isGiven = std::any_of(given.begin(), given.end(), [&](const tools::GivenInput &g) {
+      return g.name == p->getName() || (g.name.empty() && modelInputs.size() == 1);
     });
-    if (!given)
+    if (!isGiven)
       missing += (missing.empty() ? "'" : ", '") + p->getName().str() + "' " +
                  p->getType().str();
   }
@@ -115,16 +148,8 @@ Error runMain() {
   }
   if (FLAGS_profile)
     tools::printProfile(*cm, unsigned(FLAGS_iterations) + 1);
-  for (Placeholder *p : cm->getOutputs()) {
-    EMBER_ASSIGN_OR_RETURN(Tensor t, cm->getOutput(p->getName()));
-    printOutput(p->getName(), t);
-    if (!FLAGS_output_dir.empty()) {
-      SmallString<256> path(FLAGS_output_dir);
-      sys::path::append(path, tools::legalizeFileName(p->getName()) + "." + FLAGS_output_format);
-      EMBER_TRY(FLAGS_output_format == "pb" ? writeONNXTensorFile(path, t, p->getName())
-                                            : writeNpyFile(path, t));
-    }
-  }
+  for (const GraphValue &out : tools::graphOutputsOf(*cm, std::move(outputs)))
+    EMBER_TRY(writeOutput(*cm, out));
   return Error::success();
 }
 

@@ -15,6 +15,45 @@
 
 namespace ember {
 
+/// What an ONNX graph input or output holds: a tensor, a sequence of tensors, or an optional
+/// holding either or nothing. ember's graph holds tensors only, so a sequence's length and an
+/// optional's presence are fixed when the model is compiled (from an input's file), and the
+/// value is its tensors, each a placeholder of its own (placeholderNames).
+struct GraphValue {
+  std::string name;
+  bool sequence = false; ///< a sequence of tensors (what the optional holds, for an optional)
+  bool optional = false; ///< an optional
+  bool present = true;   ///< an optional holds a value
+  /// Its tensors, one per placeholder: a tensor's type, a sequence's elements' types, none for
+  /// an empty optional.
+  std::vector<Type> types;
+  std::string source; ///< an input's file, named in errors
+
+  bool isTensor() const { return !sequence && !optional; }
+  /// The placeholders holding its tensors: a sequence's elements are `name[0]`..`name[N-1]`,
+  /// a tensor (or the one an optional holds) is `name`.
+  std::vector<std::string> placeholderNames() const {
+    if (!sequence)
+      return {name};
+    std::vector<std::string> names;
+    for (size_t i = 0; i < types.size(); ++i)
+      names.push_back(name + "[" + std::to_string(i) + "]");
+    return names;
+  }
+  std::string describe() const { return describeValue(sequence, optional, present, types.size()); }
+
+  /// "a tensor", "a sequence of 3 tensors", "an optional sequence of 1 tensor", "an empty
+  /// optional": how messages name a value (the importer's as well).
+  static std::string describeValue(bool sequence, bool optional, bool present, size_t tensors) {
+    if (optional && !present)
+      return "an empty optional";
+    std::string what = sequence ? "sequence of " + std::to_string(tensors) +
+                                      (tensors == 1 ? " tensor" : " tensors")
+                                : "tensor";
+    return (optional ? "an optional " : "a ") + what;
+  }
+};
+
 struct ImportOptions {
   /// Values for symbolic dims (dim_param), from -onnx-define-symbol=NAME,VALUE.
   llvm::StringMap<int64_t> symbols;
@@ -39,6 +78,17 @@ struct ImportOptions {
     std::string source; ///< named in errors
   };
   llvm::StringMap<ConstantInput> constantInputs;
+
+  /// The sequence and optional graph inputs (ONNX), by name, as their files give them
+  /// (GraphValue::types, present): each fixes at compile time a sequence's length and element
+  /// types, and whether an optional holds a value. Their tensors become placeholders
+  /// (GraphValue::placeholderNames) set at run time, unless bound in constantInputs by those
+  /// names. A sequence or optional input without an entry is refused.
+  llvm::StringMap<GraphValue> structuredInputs;
+  /// Receives, when a load succeeds, every graph output in order with its tensors' types (an
+  /// output of a format without sequences: a tensor), so that a tool writes a sequence or an
+  /// optional output from its placeholders. Unset: not called.
+  std::function<void(const std::vector<GraphValue> &)> graphOutputs;
 
   /// Input types for formats whose inputs declare none (Caffe2), from
   /// -model-input=NAME,TYPE,[DIMS]; an input without one takes its input file's type.
@@ -82,6 +132,12 @@ llvm::Expected<std::unique_ptr<Module>> loadONNXModel(llvm::StringRef path,
 llvm::Expected<std::unique_ptr<Module>> loadCaffe2Model(llvm::StringRef predictNet,
                                                         llvm::StringRef initNet,
                                                         const ImportOptions &opts);
+
+/// The graph inputs (not initializers) of the ONNX model \p path in order, each a tensor, a
+/// sequence or an optional (name and kind only), so that a tool reads each input's file as what
+/// the model declares: the three .pb messages cannot be told apart by their bytes. Empty for a
+/// model that is not ONNX (a Caffe2 net's inputs are tensors).
+llvm::Expected<std::vector<GraphValue>> readGraphInputKinds(llvm::ArrayRef<std::string> paths);
 
 /// The operator types the Caffe2 loader knows, sorted (for docs and -help).
 std::vector<std::string> caffe2OperatorNames();

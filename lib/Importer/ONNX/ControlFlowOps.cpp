@@ -62,8 +62,8 @@ Expected<NodeValue> elementAt(OpContext &ctx, NodeValue v, unsigned axis, dim_t 
 }
 
 Expected<NodeValue> tensorOf(OpContext &ctx, const ONNXValue &v, const Twine &what) {
-  if (v.isSequence)
-    return ctx.fail(what + " is a sequence, where a tensor is expected");
+  if (!v.isPlainTensor())
+    return ctx.fail(what + " is " + v.describe() + ", where a tensor is expected");
   return v.tensor;
 }
 

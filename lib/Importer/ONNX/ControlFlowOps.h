@@ -43,7 +43,8 @@ llvm::Expected<NodeValue> concatElements(OpContext &ctx, llvm::ArrayRef<NodeValu
 llvm::Expected<NodeValue> elementAt(OpContext &ctx, NodeValue v, unsigned axis, dim_t index,
                                     llvm::StringRef suffix);
 
-/// \p v (a body's output, say) as a tensor; \p what names it in the error when it is a sequence.
+/// \p v (a body's output, say) as a tensor; \p what names it in the error when it is a sequence
+/// or an optional.
 llvm::Expected<NodeValue> tensorOf(OpContext &ctx, const ONNXValue &v, const llvm::Twine &what);
 
 } // namespace ember

@@ -245,9 +245,10 @@ Error loadConcat(OpContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
+/// Identity passes on a tensor, a sequence or an optional alike.
 Error loadIdentity(OpContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
-  return ctx.setOutput(0, x);
+  EMBER_ASSIGN_OR_RETURN(ONNXValue x, ctx.inputValue(0));
+  return ctx.setOutputValue(0, std::move(x));
 }
 
 /// Dropout in inference mode (no training_mode, or a compile-time false) is the identity, and so

@@ -121,9 +121,10 @@ class ONNXImporter {
   int64_t opset_ = 0;
   std::unique_ptr<Module> module_ = std::make_unique<Module>();
   Function *fn_ = module_->createFunction(kMainFunctionName);
-  ValueScope values_; ///< the main graph's names: tensors and sequences
+  ValueScope values_; ///< the main graph's names: tensors, sequences and optionals
   StringSet<> symbolsSeen_; ///< dim_params of the graph inputs
   StringSet<> bound_;       ///< graph inputs bound to constants
+  std::vector<GraphValue> outputs_; ///< the graph's outputs, for ImportOptions::graphOutputs
 
   Error checkOperatorsSupported();
   Error loadInitializers();
@@ -133,6 +134,8 @@ class ONNXImporter {
   Expected<Type> inputType(const onnx::ValueInfoProto &vi, size_t position);
   Expected<Constant *> constantForInput(const onnx::ValueInfoProto &vi,
                                         const ImportOptions::ConstantInput &value);
+  Expected<ONNXValue> structuredInput(const onnx::ValueInfoProto &vi, StringSet<> &known);
+  Expected<NodeValue> inputTensor(const std::string &name, const Type &ty, StringSet<> &known);
 
 public:
   ONNXImporter(StringRef path, const onnx::ModelProto &model, const ImportOptions &opts)
@@ -163,6 +166,8 @@ public:
     EMBER_TRY(loadNodes());
     EMBER_TRY(loadOutputs());
     EMBER_TRY(fn_->verify());
+    if (opts_.graphOutputs)
+      opts_.graphOutputs(outputs_);
     // Only a model that loads is warned about: a refusal says what matters.
     if (opts_.warn)
       for (const std::string &w : warnings)
@@ -205,10 +210,6 @@ Error ONNXImporter::loadInitializers() {
 }
 
 Expected<Type> ONNXImporter::inputType(const onnx::ValueInfoProto &vi, size_t position) {
-  if (vi.type().has_sequence_type() || vi.type().has_optional_type())
-    return makeError(std::string(vi.type().has_sequence_type() ? "sequence" : "optional") +
-                     " graph inputs are not supported, only tensors (sequences built inside "
-                     "the model are)");
   if (!vi.type().has_tensor_type())
     return makeError("only tensor inputs are supported");
   const auto &tt = vi.type().tensor_type();
@@ -307,6 +308,118 @@ Expected<Constant *> ONNXImporter::constantForInput(const onnx::ValueInfoProto &
   return module_->createConstant(t.clone(), vi.name());
 }
 
+/// What an ONNX type holds beyond a tensor (a sequence, an optional and what it holds), or an
+/// error for the types ember has no value for (maps, sparse tensors, nested sequences).
+Expected<GraphValue> graphValueKind(const std::string &name, const onnx::TypeProto &type) {
+  GraphValue v;
+  v.name = name;
+  const onnx::TypeProto *t = &type;
+  if (t->has_optional_type()) {
+    v.optional = true;
+    t = &t->optional_type().elem_type();
+  }
+  if (t->has_sequence_type()) {
+    v.sequence = true;
+    t = &t->sequence_type().elem_type();
+  }
+  // An untyped value (an output without a type) is what its producer makes of it.
+  if (t->has_tensor_type() || t->value_case() == onnx::TypeProto::VALUE_NOT_SET)
+    return v;
+  return makeError("'" + name + "' is typed " + (v.optional ? "an optional of " : "") +
+                   (v.sequence ? "a sequence of " : "") +
+                   "something other than tensors; ember holds tensors, sequences of tensors "
+                   "and optionals of either");
+}
+
+/// The element type a sequence's (or an optional's) tensors are declared with.
+const onnx::TypeProto::Tensor *declaredTensorType(const onnx::TypeProto &type) {
+  const onnx::TypeProto *t = &type;
+  if (t->has_optional_type())
+    t = &t->optional_type().elem_type();
+  if (t->has_sequence_type())
+    t = &t->sequence_type().elem_type();
+  return t->has_tensor_type() ? &t->tensor_type() : nullptr;
+}
+
+Expected<NodeValue> ONNXImporter::inputTensor(const std::string &name, const Type &ty,
+                                              StringSet<> &known) {
+  // A tensor of a sequence input can be needed at compile time like any input: bound by its
+  // placeholder's name.
+  auto bound = opts_.constantInputs.find(name);
+  if (bound != opts_.constantInputs.end()) {
+    if (!bound->second.tensor || bound->second.tensor->getType().kind != ty.kind ||
+        bound->second.tensor->getType().dims != ty.dims)
+      return makeError("'" + name + "' is bound at compile time to a value that is not " +
+                       ty.str());
+    bound_.insert(name);
+    return module_->createConstant(bound->second.tensor->clone(), name)->getResult();
+  }
+  if (!module_->reserveName(name))
+    return makeError("'" + name + "' is defined twice");
+  known.insert(name);
+  return module_->createPlaceholder(ty, name, /*reserved=*/true)->getResult();
+}
+
+/// A sequence or optional graph input: its length, element types and presence fixed from the
+/// value given for it (ImportOptions::structuredInputs), its tensors placeholders.
+Expected<ONNXValue> ONNXImporter::structuredInput(const onnx::ValueInfoProto &vi,
+                                                  StringSet<> &known) {
+  EMBER_ASSIGN_OR_RETURN(GraphValue declared, graphValueKind(vi.name(), vi.type()));
+  std::string what = declared.optional ? declared.sequence ? "an optional sequence"
+                                                           : "an optional tensor"
+                                       : "a sequence";
+  auto given = opts_.structuredInputs.find(vi.name());
+  auto tensorGiven = opts_.inputShapes.find(vi.name());
+  if (given == opts_.structuredInputs.end() && tensorGiven != opts_.inputShapes.end())
+    return makeError(tensorGiven->second.source + " holds a tensor, the model expects " + what);
+  if (given == opts_.structuredInputs.end())
+    return makeError("no value is given for this input, " + what + ": ember fixes " +
+                     (declared.optional ? "whether an optional holds a value" : "a sequence's length") +
+                     " at compile time, from the value given for it (" +
+                     (declared.optional ? "an OptionalProto" : "a SequenceProto") + " .pb file)");
+  GraphValue value = given->second;
+  value.name = vi.name(); // its placeholders are named after the input
+  bool kindsMatch = value.optional == declared.optional &&
+                    (value.sequence == declared.sequence || (value.optional && !value.present));
+  if (!kindsMatch)
+    return makeError(value.source + " holds " + value.describe() + ", the model expects " +
+                     what);
+  if (value.optional && !value.present)
+    return ONNXValue::absentOptional(declared.sequence);
+  // The tensors' declared element kind and static dims hold for each one given.
+  if (const onnx::TypeProto::Tensor *tt = declaredTensorType(vi.type())) {
+    for (const Type &ty : value.types) {
+      if (tt->elem_type() != 0) {
+        EMBER_ASSIGN_OR_RETURN(ElemKind kind, elemKindFromONNX(tt->elem_type()));
+        if (ty.kind != kind)
+          return makeError(value.source + " holds " + ty.str() + ", the model expects " +
+                           elemKindName(kind) + " tensors");
+      }
+      if (!tt->has_shape())
+        continue;
+      bool fits = tt->shape().dim_size() == int(ty.rank());
+      for (int i = 0; fits && i < tt->shape().dim_size(); ++i)
+        fits = !tt->shape().dim(i).has_dim_value() ||
+               dim_t(tt->shape().dim(i).dim_value()) == ty.dims[i];
+      if (!fits)
+        return makeError(value.source + " holds " + ty.str() +
+                         ", which does not fit the model's element shape");
+    }
+  }
+  std::vector<std::string> names = value.placeholderNames();
+  if (names.size() != value.types.size())
+    return makeError(value.source + " gives " + Twine(value.types.size()) +
+                     " tensors for " + value.describe());
+  std::vector<NodeValue> tensors;
+  for (size_t i = 0; i < names.size(); ++i) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue t, inputTensor(names[i], value.types[i], known));
+    tensors.push_back(t);
+  }
+  ONNXValue v = value.sequence ? ONNXValue::ofSequence(std::move(tensors))
+                               : ONNXValue::ofTensor(tensors.at(0));
+  return value.optional ? ONNXValue::optionalOf(std::move(v)) : v;
+}
+
 Error ONNXImporter::loadInputs() {
   StringSet<> known;
   size_t position = 0; // among the inputs that are not initializers, bound or not
@@ -314,6 +427,18 @@ Error ONNXImporter::loadInputs() {
     if (values_.defines(vi.name())) // older IR versions list initializers as inputs too
       continue;
     ++position;
+    bool structured = vi.type().has_sequence_type() || vi.type().has_optional_type();
+    if (structured) {
+      auto v = structuredInput(vi, known);
+      if (!v)
+        return withContext(v.takeError(), "input '" + vi.name() + "'");
+      values_.bind(vi.name(), std::move(*v));
+      continue;
+    }
+    auto given = opts_.structuredInputs.find(vi.name());
+    if (given != opts_.structuredInputs.end())
+      return makeError("input '" + vi.name() + "': " + given->second.source + " holds " +
+                       given->second.describe() + ", the model expects a tensor");
     auto bound = opts_.constantInputs.find(vi.name());
     if (bound != opts_.constantInputs.end()) {
       auto c = constantForInput(vi, bound->second);
@@ -339,6 +464,9 @@ Error ONNXImporter::loadInputs() {
   for (const auto &sym : opts_.symbols)
     if (!symbolsSeen_.count(sym.getKey()))
       return makeError("no input of the model has a symbolic dim named '" + sym.getKey() + "'");
+  for (const auto &entry : opts_.structuredInputs)
+    if (!values_.defines(entry.getKey()))
+      return makeError("the model has no input named '" + entry.getKey() + "'");
   for (const auto &entry : opts_.inputShapes)
     if (!entry.getKey().empty() && !known.count(entry.getKey()) && !bound_.count(entry.getKey())) {
       std::string names;
@@ -394,25 +522,70 @@ Error ONNXImporter::loadNodes() {
 }
 
 Error ONNXImporter::loadOutputs() {
+  size_t saved = 0;
   for (const auto &vi : model_.graph().output()) {
     std::optional<ONNXValue> value = values_.lookup(vi.name());
     if (!value)
       return makeError("graph output '" + vi.name() + "' is not produced by any node");
-    if (value->isSequence)
-      return makeError("graph output '" + vi.name() + "' is a sequence (of " +
-                       Twine(value->elements.size()) +
-                       " tensors); only tensor outputs are supported");
-    NodeValue v = value->tensor;
-    Placeholder *out = module_->createPlaceholder(v.getType(), vi.name(), /*reserved=*/true);
-    EMBER_TRY(fn_->createNode(NodeKind::Save, "save_" + vi.name(), {v, out->getResult()})
-                  .takeError());
+    // A sequence's elements (an optional's tensor) become placeholders of their own
+    // (GraphValue::placeholderNames); an output typed optional stays one even when its value
+    // is plainly there.
+    GraphValue out;
+    out.name = vi.name();
+    out.sequence = value->isSequence;
+    out.optional = value->isOptional || vi.type().has_optional_type();
+    out.present = !value->isOptional || value->present;
+    std::vector<NodeValue> tensors;
+    if (out.present)
+      tensors = value->isSequence ? value->elements : std::vector<NodeValue>{value->tensor};
+    for (NodeValue v : tensors)
+      out.types.push_back(v.getType());
+    std::vector<std::string> names = out.placeholderNames();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      // The output's own name is reserved already; its elements' names must be free.
+      if (out.sequence && !module_->reserveName(names[i]))
+        return makeError("graph output '" + vi.name() + "': its element's name '" + names[i] +
+                         "' is taken by another value");
+      Placeholder *p = module_->createPlaceholder(tensors[i].getType(), names[i],
+                                                  /*reserved=*/true);
+      EMBER_TRY(fn_->createNode(NodeKind::Save, "save_" + names[i], {tensors[i], p->getResult()})
+                    .takeError());
+      ++saved;
+    }
+    outputs_.push_back(std::move(out));
   }
   if (model_.graph().output_size() == 0)
     return makeError("the graph has no outputs");
+  if (saved == 0)
+    return makeError("the graph's outputs hold no tensor (empty sequences or optionals), so "
+                     "there is nothing to compute");
   return Error::success();
 }
 
 } // namespace
+
+Expected<std::vector<GraphValue>> readGraphInputKinds(ArrayRef<std::string> paths) {
+  // Only an ONNX model, one file, has sequences and optionals (as loadModelFiles tells the
+  // formats apart: a Caffe2 model is two files or a directory).
+  if (paths.size() != 1 || sys::fs::is_directory(paths[0]))
+    return std::vector<GraphValue>();
+  auto model = readModelProto(paths[0]);
+  if (!model)
+    return withContext(model.takeError(), paths[0]);
+  StringSet<> initializers;
+  for (const auto &init : model->graph().initializer())
+    initializers.insert(init.name());
+  std::vector<GraphValue> inputs;
+  for (const auto &vi : model->graph().input()) {
+    if (initializers.count(vi.name()))
+      continue;
+    auto kind = graphValueKind(vi.name(), vi.type());
+    if (!kind)
+      return withContext(kind.takeError(), paths[0] + ": input '" + vi.name() + "'");
+    inputs.push_back(std::move(*kind));
+  }
+  return inputs;
+}
 
 Expected<std::unique_ptr<Module>> loadONNXModel(StringRef path, const ImportOptions &opts) {
   auto model = readModelProto(path);

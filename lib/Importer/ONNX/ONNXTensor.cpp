@@ -185,6 +185,8 @@ Expected<Tensor> readONNXTensorFile(StringRef path, std::string *name) {
 #include "ember/Base/Npy.h"
 #include "ember/Importer/TensorFiles.h"
 
+#include <onnx/onnx-data_pb.h>
+
 namespace ember {
 
 llvm::Expected<Tensor> readTensorFile(llvm::StringRef path, std::string *name) {
@@ -195,7 +197,13 @@ llvm::Expected<Tensor> readTensorFile(llvm::StringRef path, std::string *name) {
   return makeError(path + ": unknown tensor file type (expected .npy or .pb)");
 }
 
-llvm::Error writeONNXTensorFile(llvm::StringRef path, const Tensor &t, llvm::StringRef name) {
+namespace {
+
+/// \p t as a TensorProto named \p name, its data as raw_data: lossless for every element kind
+/// (bfloat16 as BFLOAT16; quantized kinds as their storage, INT8 or UINT8, since a TensorProto
+/// holds no scale).
+llvm::Error tensorToONNX(const Tensor &t, llvm::StringRef name, onnx::TensorProto &proto,
+                         llvm::StringRef path) {
   ElemKind kind = t.getType().kind;
   if (kind == ElemKind::QInt8)
     kind = ElemKind::Int8;
@@ -207,16 +215,19 @@ llvm::Error writeONNXTensorFile(llvm::StringRef path, const Tensor &t, llvm::Str
       type = &e;
   if (!type)
     return makeError(path + ": cannot write " + elemKindName(kind) + " as an ONNX TensorProto");
-  onnx::TensorProto proto;
   proto.set_name(name.str());
   proto.set_data_type(type->onnx);
   for (dim_t d : t.getType().dims)
     proto.add_dims(int64_t(d));
   // Bools are stored one byte each, 0 or 1, as raw_data wants them.
   proto.set_raw_data(std::string(reinterpret_cast<const char *>(t.data()), t.sizeInBytes()));
+  return llvm::Error::success();
+}
+
+llvm::Error writeMessage(llvm::StringRef path, const google::protobuf::Message &proto) {
   std::string bytes;
   if (!proto.SerializeToString(&bytes))
-    return makeError(path + ": cannot serialize the tensor (over 2 GiB?)");
+    return makeError(path + ": cannot serialize the value (over 2 GiB?)");
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   if (ec)
@@ -226,6 +237,154 @@ llvm::Error writeONNXTensorFile(llvm::StringRef path, const Tensor &t, llvm::Str
   if (os.has_error())
     return makeError(path + ": " + os.error().message());
   return llvm::Error::success();
+}
+
+/// Parses \p path as \p proto; \p what names the message in errors. Bytes that parse but
+/// leave fields the message does not have are another message (a TensorProto given for a
+/// sequence, say).
+llvm::Error readMessage(llvm::StringRef path, google::protobuf::Message &proto,
+                        llvm::StringRef what) {
+  if (llvm::sys::fs::is_directory(path))
+    return makeError(path + ": is a directory");
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return makeError(path + ": " + buf.getError().message());
+  llvm::StringRef bytes = (*buf)->getBuffer();
+  if (bytes.size() > size_t(INT32_MAX) || !proto.ParseFromArray(bytes.data(), int(bytes.size())) ||
+      !proto.GetReflection()->GetUnknownFields(proto).empty())
+    return makeError(path + ": not a serialized ONNX " + what);
+  return llvm::Error::success();
+}
+
+/// A SequenceProto's tensors, of one element kind; \p value gets their types.
+llvm::Expected<std::vector<Tensor>> sequenceTensors(const onnx::SequenceProto &seq,
+                                                    llvm::StringRef path, GraphValue &value) {
+  bool tensors = seq.elem_type() == onnx::SequenceProto::TENSOR ||
+                 (seq.elem_type() == onnx::SequenceProto::UNDEFINED && seq.tensor_values_size() == 0);
+  if (!tensors || seq.sparse_tensor_values_size() || seq.map_values_size() ||
+      seq.optional_values_size() || seq.sequence_values_size())
+    return makeError(path + ": a sequence of " +
+                     onnx::SequenceProto::DataType_Name(onnx::SequenceProto::DataType(
+                         seq.elem_type())) +
+                     " values; ember reads sequences of (dense) tensors only");
+  std::vector<Tensor> out;
+  for (int i = 0; i < seq.tensor_values_size(); ++i) {
+    auto t = tensorFromONNX(seq.tensor_values(i));
+    if (!t)
+      return withContext(t.takeError(), path + ": element " + llvm::Twine(i));
+    if (!out.empty() && t->getType().kind != out[0].getType().kind)
+      return makeError(path + ": element " + llvm::Twine(i) + " is " + t->getType().str() +
+                       ", element 0 " + out[0].getType().str() +
+                       "; a sequence's tensors share one element kind");
+    value.types.push_back(t->getType());
+    out.push_back(std::move(*t));
+  }
+  return out;
+}
+
+} // namespace
+
+llvm::Error writeONNXTensorFile(llvm::StringRef path, const Tensor &t, llvm::StringRef name) {
+  onnx::TensorProto proto;
+  EMBER_TRY(tensorToONNX(t, name, proto, path));
+  return writeMessage(path, proto);
+}
+
+llvm::Expected<std::vector<Tensor>> readValueFile(llvm::StringRef path, GraphValue &value,
+                                                  std::string *name) {
+  value.types.clear();
+  value.present = true;
+  value.source = path.str();
+  std::vector<Tensor> out;
+  if (value.isTensor()) {
+    EMBER_ASSIGN_OR_RETURN(Tensor t, readTensorFile(path, name));
+    value.types.push_back(t.getType());
+    out.push_back(std::move(t));
+    return out;
+  }
+  if (!path.ends_with(".pb"))
+    return makeError(path + ": " + value.name + " is " +
+                     (value.optional ? "an optional" : "a sequence") + ", which only an ONNX " +
+                     (value.optional ? "OptionalProto" : "SequenceProto") + " .pb file holds");
+  if (!value.optional) {
+    onnx::SequenceProto seq;
+    EMBER_TRY(readMessage(path, seq, "SequenceProto"));
+    if (name)
+      *name = seq.name();
+    return sequenceTensors(seq, path, value);
+  }
+  onnx::OptionalProto opt;
+  EMBER_TRY(readMessage(path, opt, "OptionalProto"));
+  if (name)
+    *name = opt.name();
+  bool holdsTensor = opt.has_tensor_value(), holdsSequence = opt.has_sequence_value();
+  // An empty optional may say what it would hold (numpy_helper.from_optional with a dtype).
+  bool consistent = (!holdsTensor || opt.elem_type() == onnx::OptionalProto::TENSOR) &&
+                    (!holdsSequence || opt.elem_type() == onnx::OptionalProto::SEQUENCE);
+  bool known = opt.elem_type() == onnx::OptionalProto::TENSOR ||
+               opt.elem_type() == onnx::OptionalProto::SEQUENCE ||
+               opt.elem_type() == onnx::OptionalProto::UNDEFINED;
+  if (!known || !consistent || opt.has_sparse_tensor_value() || opt.has_map_value() ||
+      opt.has_optional_value())
+    return makeError(path + ": an optional of type " +
+                     onnx::OptionalProto::DataType_Name(onnx::OptionalProto::DataType(
+                         opt.elem_type())) +
+                     (consistent ? "" : " that holds another kind of value") +
+                     "; ember reads optionals holding nothing, a tensor or a sequence of tensors");
+  if (!holdsTensor && !holdsSequence) {
+    value.present = false;
+    return out;
+  }
+  if (holdsSequence != value.sequence)
+    return makeError(path + ": holds an optional " + (holdsSequence ? "sequence" : "tensor") +
+                     ", " + value.name + " is an optional " +
+                     (value.sequence ? "sequence" : "tensor"));
+  if (holdsSequence)
+    return sequenceTensors(opt.sequence_value(), path, value);
+  auto t = tensorFromONNX(opt.tensor_value());
+  if (!t)
+    return withContext(t.takeError(), path);
+  value.types.push_back(t->getType());
+  out.push_back(std::move(*t));
+  return out;
+}
+
+llvm::Error writeValueFile(llvm::StringRef path, const GraphValue &value,
+                           llvm::ArrayRef<Tensor> tensors) {
+  if (value.isTensor()) {
+    if (tensors.size() != 1)
+      return makeError(path + ": a tensor output has " + llvm::Twine(tensors.size()) +
+                       " tensors");
+    return writeONNXTensorFile(path, tensors[0], value.name);
+  }
+  auto fillSequence = [&](onnx::SequenceProto &seq) -> llvm::Error {
+    seq.set_name(value.name);
+    seq.set_elem_type(onnx::SequenceProto::TENSOR);
+    for (const Tensor &t : tensors)
+      EMBER_TRY(tensorToONNX(t, "", *seq.add_tensor_values(), path));
+    return llvm::Error::success();
+  };
+  if (!value.optional) {
+    onnx::SequenceProto seq;
+    EMBER_TRY(fillSequence(seq));
+    return writeMessage(path, seq);
+  }
+  onnx::OptionalProto opt;
+  opt.set_name(value.name);
+  if (!value.present) {
+    opt.set_elem_type(onnx::OptionalProto::UNDEFINED);
+  } else if (value.sequence) {
+    opt.set_elem_type(onnx::OptionalProto::SEQUENCE);
+    EMBER_TRY(fillSequence(*opt.mutable_sequence_value()));
+    opt.mutable_sequence_value()->set_name("");
+  } else {
+    if (tensors.size() != 1)
+      return makeError(path + ": an optional tensor output has " +
+                       llvm::Twine(tensors.size()) + " tensors");
+    opt.set_elem_type(onnx::OptionalProto::TENSOR);
+    EMBER_TRY(tensorToONNX(tensors[0], "", *opt.mutable_tensor_value(), path));
+  }
+  return writeMessage(path, opt);
 }
 
 } // namespace ember

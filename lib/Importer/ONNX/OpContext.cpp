@@ -54,25 +54,29 @@ std::string onnxNodeLabel(const onnx::NodeProto &n) {
   return "node '" + name + "' (" + n.op_type() + ")";
 }
 
+std::string ONNXValue::describe() const {
+  return GraphValue::describeValue(isSequence, isOptional, present, elements.size());
+}
+
 std::optional<ONNXValue> ValueScope::lookup(StringRef name) const {
   for (const ValueScope *s = this; s; s = s->outer_) {
     auto t = s->tensors_.find(name);
     if (t != s->tensors_.end())
       return ONNXValue::ofTensor(t->second);
-    auto q = s->sequences_.find(name);
-    if (q != s->sequences_.end())
-      return ONNXValue::ofSequence(q->second);
+    auto q = s->structured_.find(name);
+    if (q != s->structured_.end())
+      return q->second;
   }
   return std::nullopt;
 }
 
 bool ValueScope::bind(StringRef name, ONNXValue v) {
-  if (tensors_.count(name) || sequences_.count(name))
+  if (tensors_.count(name) || structured_.count(name))
     return false;
-  if (v.isSequence)
-    sequences_[name] = std::move(v.elements);
-  else
+  if (v.isPlainTensor())
     tensors_[name] = v.tensor;
+  else
+    structured_[name] = std::move(v);
   return true;
 }
 
@@ -156,17 +160,17 @@ Expected<ONNXValue> OpContext::inputValue(unsigned i) {
 
 Expected<NodeValue> OpContext::input(unsigned i) {
   EMBER_ASSIGN_OR_RETURN(ONNXValue v, inputValue(i));
-  if (v.isSequence)
-    return makeError("input " + Twine(i) + " ('" + node_.input(i) +
-                     "') is a sequence, where a tensor is expected");
+  if (!v.isPlainTensor())
+    return makeError("input " + Twine(i) + " ('" + node_.input(i) + "') is " + v.describe() +
+                     ", where a tensor is expected");
   return v.tensor;
 }
 
 Expected<std::vector<NodeValue>> OpContext::inputSequence(unsigned i) {
   EMBER_ASSIGN_OR_RETURN(ONNXValue v, inputValue(i));
-  if (!v.isSequence)
-    return makeError("input " + Twine(i) + " ('" + node_.input(i) +
-                     "') is a tensor, where a sequence is expected");
+  if (!v.isSequence || v.isOptional)
+    return makeError("input " + Twine(i) + " ('" + node_.input(i) + "') is " + v.describe() +
+                     ", where a sequence is expected");
   return std::move(v.elements);
 }
 

@@ -55,18 +55,39 @@ void registerTextOps(OpRegistry &r);
 
 struct ImportOptions;
 
-/// What an ONNX name is bound to: a tensor (a graph value), or a sequence of tensors. ember has
-/// no sequence node kind: a sequence's length is known at compile time, so it is the list of its
-/// elements' graph values, kept by the importer only.
+/// What an ONNX name is bound to: a tensor (a graph value), a sequence of tensors, or an
+/// optional holding either or nothing. ember has no sequence or optional node kind: a
+/// sequence's length and an optional's presence are known at compile time, so a sequence is
+/// the list of its elements' graph values and an optional what it holds, kept by the importer
+/// only.
 struct ONNXValue {
-  bool isSequence = false;
-  NodeValue tensor;               ///< a tensor's value
+  bool isSequence = false;         ///< a sequence (held by the optional, for an optional)
+  NodeValue tensor;                ///< a tensor's value
   std::vector<NodeValue> elements; ///< a sequence's elements, in order
+  bool isOptional = false;         ///< an optional (Optional's output, an optional input)
+  bool present = true;             ///< an optional holds the tensor or sequence above
 
   static ONNXValue ofTensor(NodeValue v) { return {false, v, {}}; }
   static ONNXValue ofSequence(std::vector<NodeValue> elements) {
     return {true, NodeValue(), std::move(elements)};
   }
+  /// An optional holding \p v (a tensor or a sequence).
+  static ONNXValue optionalOf(ONNXValue v) {
+    v.isOptional = true;
+    v.present = true;
+    return v;
+  }
+  /// An optional holding nothing; \p ofSequence says whether its type holds a sequence.
+  static ONNXValue absentOptional(bool ofSequence) {
+    ONNXValue v;
+    v.isSequence = ofSequence;
+    v.isOptional = true;
+    v.present = false;
+    return v;
+  }
+  bool isPlainTensor() const { return !isSequence && !isOptional; }
+  /// How errors name what a value is (GraphValue::describeValue).
+  std::string describe() const;
 };
 
 /// The ONNX names visible where a node loads (ONNX lexical scoping): a graph's own names over
@@ -77,7 +98,7 @@ class ValueScope {
   const ValueScope *outer_;
   std::string namePrefix_;
   llvm::StringMap<NodeValue> tensors_;
-  llvm::StringMap<std::vector<NodeValue>> sequences_;
+  llvm::StringMap<ONNXValue> structured_; ///< sequences and optionals
 
 public:
   explicit ValueScope(const ValueScope *outer = nullptr, std::string namePrefix = "")
@@ -122,11 +143,12 @@ public:
   /// Inputs: an empty name means an omitted optional input.
   unsigned numInputs() const { return node_.input_size(); }
   bool hasInput(unsigned i) const { return int(i) < node_.input_size() && !node_.input(i).empty(); }
-  /// Input \p i as a tensor; a sequence there is an error.
+  /// Input \p i as a tensor; a sequence or an optional there is an error.
   llvm::Expected<NodeValue> input(unsigned i) override;
-  /// Input \p i as a sequence's elements; a tensor there is an error.
+  /// Input \p i as a sequence's elements; anything else there is an error.
   llvm::Expected<std::vector<NodeValue>> inputSequence(unsigned i);
-  /// Input \p i, a tensor or a sequence (operators that take either: Loop's carried values).
+  /// Input \p i, a tensor, a sequence or an optional (operators that take any: Identity,
+  /// Loop's carried values, the optional operators).
   llvm::Expected<ONNXValue> inputValue(unsigned i);
 
   unsigned numOutputs() const { return node_.output_size(); }

@@ -1,5 +1,6 @@
-// ONNX sequence operators, whose lengths ember knows at compile time: a sequence is the list of
-// its elements' graph values, kept by the importer (ONNXValue), with no node kind of its own.
+// ONNX sequence and optional operators. ember knows a sequence's length and whether an optional
+// holds a value at compile time: a sequence is the list of its elements' graph values, an
+// optional what it holds, kept by the importer (ONNXValue), with no node kind of their own.
 // Positions must be known at compile time; SequenceMap imports its body once per element.
 #include "ControlFlowOps.h"
 
@@ -164,17 +165,21 @@ Error loadSequenceMap(OpContext &ctx) {
   std::vector<ONNXValue> inputs;
   for (unsigned i = 0; i < ctx.numInputs(); ++i) {
     EMBER_ASSIGN_OR_RETURN(ONNXValue v, ctx.inputValue(i));
-    if (v.isSequence && v.elements.size() != first.size())
+    bool sequence = v.isSequence && !v.isOptional;
+    if (sequence && v.elements.size() != first.size())
       return ctx.fail("input " + Twine(i) + " is a sequence of " + Twine(v.elements.size()) +
                       " tensors, input 0 of " + Twine(first.size()));
     inputs.push_back(std::move(v));
   }
+  auto elementOf = [](const ONNXValue &v, size_t e) {
+    return v.isSequence && !v.isOptional ? ONNXValue::ofTensor(v.elements[e]) : v;
+  };
   std::vector<std::vector<NodeValue>> outputs(body->output_size());
   UnrollBudget budget(ctx);
   for (size_t e = 0; e < first.size(); ++e) {
     std::vector<ONNXValue> bodyInputs;
     for (const ONNXValue &v : inputs)
-      bodyInputs.push_back(v.isSequence ? ONNXValue::ofTensor(v.elements[e]) : v);
+      bodyInputs.push_back(elementOf(v, e));
     EMBER_ASSIGN_OR_RETURN(std::vector<ONNXValue> results,
                            budget.importIteration(*body, bodyInputs));
     for (size_t k = 0; k < results.size(); ++k) {
@@ -186,6 +191,48 @@ Error loadSequenceMap(OpContext &ctx) {
   for (unsigned k = 0; k < ctx.numOutputs() && k < outputs.size(); ++k)
     EMBER_TRY(ctx.setOutputSequence(k, std::move(outputs[k])));
   return Error::success();
+}
+
+/// Optional(input; type): an optional holding the input, or, without one, an empty optional of
+/// the type the attribute gives.
+Error loadOptional(OpContext &ctx) {
+  if (ctx.hasInput(0)) {
+    EMBER_ASSIGN_OR_RETURN(ONNXValue v, ctx.inputValue(0));
+    if (v.isOptional)
+      return ctx.fail("input 0 is " + v.describe() + "; an optional cannot hold an optional");
+    return ctx.setOutputValue(0, ONNXValue::optionalOf(std::move(v)));
+  }
+  for (const auto &a : ctx.proto().attribute()) {
+    if (a.name() != "type")
+      continue;
+    if (!a.has_tp() || (!a.tp().has_tensor_type() && !a.tp().has_sequence_type()))
+      return ctx.fail("attribute 'type' must be a tensor or a sequence type");
+    return ctx.setOutputValue(0, ONNXValue::absentOptional(a.tp().has_sequence_type()));
+  }
+  return ctx.fail("needs an input, or the attribute 'type' for an empty optional");
+}
+
+/// OptionalHasElement(input): whether the optional holds a value, known at compile time. A
+/// tensor or a sequence holds itself and an omitted input nothing (as opset 18 extends it).
+Error loadOptionalHasElement(OpContext &ctx) {
+  bool present = false;
+  if (ctx.hasInput(0)) {
+    EMBER_ASSIGN_OR_RETURN(ONNXValue v, ctx.inputValue(0));
+    present = !v.isOptional || v.present;
+  }
+  return ctx.setOutput(
+      0, ctx.createConstant(Tensor::fromValues<bool>({}, {present}), "has_element")->getResult());
+}
+
+/// OptionalGetElement(input): the value an optional holds; an empty one is an error (ember
+/// knows it at compile time). A tensor or a sequence is itself (as opset 18 extends it).
+Error loadOptionalGetElement(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(ONNXValue v, ctx.inputValue(0));
+  if (v.isOptional && !v.present)
+    return ctx.fail("input 0 ('" + ctx.proto().input(0) +
+                    "') is an empty optional, which has no element to get");
+  v.isOptional = false;
+  return ctx.setOutputValue(0, std::move(v));
 }
 
 } // namespace
@@ -200,6 +247,9 @@ void registerSequenceOps(OpRegistry &r) {
   r.add("SplitToSequence", 11, loadSplitToSequence);
   r.add("ConcatFromSequence", 11, loadConcatFromSequence);
   r.add("SequenceMap", 17, loadSequenceMap);
+  r.add("Optional", 15, loadOptional);
+  r.add("OptionalHasElement", 15, loadOptionalHasElement);
+  r.add("OptionalGetElement", 15, loadOptionalGetElement);
 }
 
 } // namespace ember
