@@ -1,0 +1,1 @@
+	Bwindow_realJ$ξ…n?n=Ύÿ€B?βSμ?φέΐvÒΎY―?Δ|υΎAAK?

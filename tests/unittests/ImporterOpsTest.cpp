@@ -1,0 +1,306 @@
+// Models the importer must refuse for the operators it lowers itself: the signal operators
+// (DFT, STFT, the windows, MelWeightMatrix), TfIdfVectorizer and a Loop beyond the unroll
+// limit. Each error must name the node, the operator and the reason. The models these
+// operators accept, with numpy's expected outputs, are tests/models/{cf,signal,tfidf}_*
+// (utils/models/make_import_test_models.py), run on every backend by ModelCasesTest.
+#include "TestUtils.h"
+
+#include "ember/Importer/ModelLoader.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace ember;
+using namespace ember::test;
+
+namespace {
+
+// TensorProto element types.
+constexpr int kFloat = 1, kInt32 = 6, kInt64 = 7, kBool = 9, kDouble = 11;
+
+/// A graph input or output ("input"/"output") of a tensor type, in protobuf text format.
+std::string valueInfo(const std::string &field, const std::string &name, int elemType,
+                      const std::vector<int64_t> &dims) {
+  std::string shape;
+  for (int64_t d : dims)
+    shape += " dim { dim_value: " + std::to_string(d) + " }";
+  return field + " { name: \"" + name + "\" type { tensor_type { elem_type: " +
+         std::to_string(elemType) + " shape {" + shape + " } } } }\n";
+}
+
+std::string input(const std::string &name, int elemType, const std::vector<int64_t> &dims) {
+  return valueInfo("input", name, elemType, dims);
+}
+
+/// An initializer of \p dims (none: a scalar) holding \p values.
+std::string initI64(const std::string &name, const std::vector<int64_t> &values,
+                    const std::vector<int64_t> &dims = {}) {
+  std::string s = "initializer { name: \"" + name + "\" data_type: 7";
+  for (int64_t d : dims)
+    s += " dims: " + std::to_string(d);
+  for (int64_t v : values)
+    s += " int64_data: " + std::to_string(v);
+  return s + " }\n";
+}
+
+std::string initF32(const std::string &name, float value) {
+  return "initializer { name: \"" + name + "\" data_type: 1 float_data: " +
+         std::to_string(value) + " }\n";
+}
+
+std::string attrInt(const std::string &name, int64_t v) {
+  return " attribute { name: \"" + name + "\" i: " + std::to_string(v) + " type: INT }";
+}
+
+std::string attrInts(const std::string &name, const std::vector<int64_t> &vs) {
+  std::string s = " attribute { name: \"" + name + "\"";
+  for (int64_t v : vs)
+    s += " ints: " + std::to_string(v);
+  return s + " type: INTS }";
+}
+
+std::string attrFloats(const std::string &name, const std::vector<float> &vs) {
+  std::string s = " attribute { name: \"" + name + "\"";
+  for (float v : vs)
+    s += " floats: " + std::to_string(v);
+  return s + " type: FLOATS }";
+}
+
+std::string attrString(const std::string &name, const std::string &v) {
+  return " attribute { name: \"" + name + "\" s: \"" + v + "\" type: STRING }";
+}
+
+/// Node \p name of operator \p op reading \p inputs ("" for an absent one) into "y".
+std::string node(const std::string &name, const std::string &op,
+                 const std::vector<std::string> &inputs, const std::string &attrs = "") {
+  std::string s = "node { name: \"" + name + "\" op_type: \"" + op + "\"";
+  for (const std::string &in : inputs)
+    s += " input: \"" + in + "\"";
+  return s + " output: \"y\"" + attrs + " }\n";
+}
+
+/// A model at \p opset: \p decls (graph inputs, initializers) and \p nodes computing "y", the
+/// graph output, whose type is the value computed for it (a tolerated checker finding).
+std::string model(int opset, const std::string &decls, const std::string &nodes) {
+  return "ir_version: 8\nopset_import { domain: \"\" version: " + std::to_string(opset) +
+         " }\ngraph {\n name: \"g\"\n" + nodes + decls + " output { name: \"y\" }\n}\n";
+}
+
+struct Refusal {
+  std::string what, model;
+  std::string node, op; ///< the error must say "node 'NODE' (OP): REASON"
+  std::string reason;
+};
+
+/// Loading each model fails with "node 'NODE' (OP): REASON" in the error.
+void expectRefused(const std::vector<Refusal> &refusals) {
+  TempDir dir;
+  for (const Refusal &r : refusals) {
+    SCOPED_TRACE(r.what);
+    std::string path = dir.write(r.what + ".onnxtxt", r.model);
+    std::string err = errorOf(loadModel(path));
+    EXPECT_NE(err.find("node '" + r.node + "' (" + r.op + "): " + r.reason), std::string::npos)
+        << (err.empty() ? "the model loaded" : err);
+  }
+}
+
+//===----------------------------------------------------------------------------------------===//
+// Signal operators
+//===----------------------------------------------------------------------------------------===//
+
+std::string window(const std::string &decls, const std::string &attrs = "") {
+  return model(17, decls, node("hann0", "HannWindow", {"size"}, attrs));
+}
+
+TEST(ImporterOps, RefusesBadWindows) {
+  expectRefused({
+      {"size0", window(initI64("size", {0})), "hann0", "HannWindow",
+       "size must be at least 1, got 0"},
+      {"size_vector", window(initI64("size", {3, 4}, {2})), "hann0", "HannWindow",
+       "size must be a scalar, got int64<2>"},
+      {"size_float", window(initF32("size", 4)), "hann0", "HannWindow",
+       "size must be integer, got float32<scalar>"},
+      {"size_huge", window(initI64("size", {int64_t(1) << 40})), "hann0", "HannWindow",
+       "the window: shape 1099511627776 of float32 overflows the largest tensor size"},
+      {"periodic2", window(initI64("size", {4}), attrInt("periodic", 2)), "hann0",
+       "HannWindow", "attribute 'periodic' must be 0 or 1, got 2"},
+      {"datatype_bool", window(initI64("size", {4}), attrInt("output_datatype", kBool)),
+       "hann0", "HannWindow",
+       "attribute 'output_datatype' must be an integer or floating-point type, got bool"},
+      {"datatype_unknown", window(initI64("size", {4}), attrInt("output_datatype", 99)),
+       "hann0", "HannWindow", "attribute 'output_datatype': unknown tensor data type 99"},
+  });
+}
+
+/// DFT of input x (\p dims of \p elemType) with \p attrs and, when given, the initializer
+/// declaration \p length of its dft_length.
+std::string dft(const std::vector<int64_t> &dims, const std::string &attrs = "",
+                const std::string &length = "", int elemType = kFloat) {
+  std::vector<std::string> ins = {"x"};
+  std::string decls = input("x", elemType, dims);
+  if (!length.empty()) {
+    ins.push_back("length");
+    decls += length;
+  }
+  return model(17, decls, node("dft0", "DFT", ins, attrs));
+}
+
+TEST(ImporterOps, RefusesBadDFTs) {
+  expectRefused({
+      {"three_components", dft({1, 4, 3}), "dft0", "DFT",
+       "input must end in an axis of 1 (real) or 2 (real, imaginary) components, after at "
+       "least one signal axis; got float32<1 x 4 x 3>"},
+      {"rank1", dft({4}, attrInt("axis", 0)), "dft0", "DFT",
+       "input must end in an axis of 1 (real) or 2 (real, imaginary) components"},
+      {"axis_components", dft({1, 4, 1}, attrInt("axis", 2)), "dft0", "DFT",
+       "attribute 'axis' names the last axis of input float32<1 x 4 x 1>, which holds the "
+       "real and imaginary components"},
+      {"axis_out_of_range", dft({1, 4, 1}, attrInt("axis", 5)), "dft0", "DFT",
+       "attribute 'axis': axis 5 is out of range for rank 3"},
+      {"length0", dft({1, 4, 1}, "", initI64("length", {0})), "dft0", "DFT",
+       "dft_length must be at least 1, got 0"},
+      {"integer_input", dft({1, 4, 1}, "", "", kInt32), "dft0", "DFT",
+       "input must be floating-point, got int32<1 x 4 x 1>"},
+      {"inverse3", dft({1, 4, 1}, attrInt("inverse", 3)), "dft0", "DFT",
+       "attribute 'inverse' must be 0 or 1, got 3"},
+      {"empty_signal", dft({1, 0, 1}), "dft0", "DFT",
+       "axis 1 of input float32<1 x 0 x 1> is empty: there is no signal to transform"},
+  });
+}
+
+/// STFT of a float32 signal of \p dims, frame_step \p step, optional window and frame_length.
+std::string stft(const std::vector<int64_t> &dims, int64_t step, const std::string &windowDecl,
+                 int64_t frameLength) {
+  std::string decls = input("x", kFloat, dims) + initI64("step", {step}) + windowDecl;
+  std::vector<std::string> ins = {"x", "step", windowDecl.empty() ? "" : "w"};
+  if (frameLength) {
+    decls += initI64("length", {frameLength});
+    ins.push_back("length");
+  }
+  return model(17, decls, node("stft0", "STFT", ins));
+}
+
+TEST(ImporterOps, RefusesBadSTFTs) {
+  expectRefused({
+      {"no_frame_length", stft({1, 16, 1}, 4, "", 0), "stft0", "STFT",
+       "the frame length is unknown: give a window or frame_length"},
+      {"step0", stft({1, 16, 1}, 0, "", 4), "stft0", "STFT",
+       "frame_step must be at least 1, got 0"},
+      {"frame_too_long", stft({1, 16, 1}, 2, "", 17), "stft0", "STFT",
+       "the frame length 17 must be between 1 and the signal's length 16"},
+      {"window_length", stft({1, 16, 1}, 2, input("w", kFloat, {5}), 4), "stft0", "STFT",
+       "frame_length 4 differs from the window's length 5"},
+      {"window_type", stft({1, 16, 1}, 2, input("w", kDouble, {5}), 0), "stft0", "STFT",
+       "window must be a vector of the signal's type float32, got float64<5>"},
+      {"rank4", stft({1, 1, 16, 1}, 2, "", 4), "stft0", "STFT",
+       "signal must be [batch, length, 1 or 2], got float32<1 x 1 x 16 x 1>"},
+  });
+}
+
+/// MelWeightMatrix of 8 bins of a 16-point DFT with the given rate and band edges.
+std::string mel(int64_t sampleRate, const std::string &lowerDecl, float upper) {
+  std::string decls = initI64("bins", {8}) + initI64("length", {16}) +
+                      initI64("rate", {sampleRate}) + lowerDecl + initF32("upper", upper);
+  return model(17, decls,
+               node("mel0", "MelWeightMatrix", {"bins", "length", "rate", "lower", "upper"}));
+}
+
+TEST(ImporterOps, RefusesBadMelWeightMatrices) {
+  expectRefused({
+      {"above_nyquist", mel(8192, initF32("lower", 0), 8000), "mel0", "MelWeightMatrix",
+       "upper_edge_hertz 8000 puts the mel filters past the 9 spectrogram bins of dft_length "
+       "16 at sample_rate 8192"},
+      {"edges_reversed", mel(8192, initF32("lower", 300), 200), "mel0", "MelWeightMatrix",
+       "the band edges must satisfy 0 <= lower_edge_hertz <= upper_edge_hertz, got 300 and "
+       "200"},
+      {"rate0", mel(0, initF32("lower", 0), 200), "mel0", "MelWeightMatrix",
+       "sample_rate must be at least 1, got 0"},
+      {"integer_edge", mel(8192, initI64("lower", {0}), 4096), "mel0", "MelWeightMatrix",
+       "lower_edge_hertz must be a floating-point scalar, got int64<scalar>"},
+  });
+}
+
+//===----------------------------------------------------------------------------------------===//
+// TfIdfVectorizer
+//===----------------------------------------------------------------------------------------===//
+
+/// A TfIdfVectorizer of an int32 [2, 4] input (or \p elemType) with the valid attributes of
+/// two unigrams and one bigram, except where \p attrs replaces one (the first of a name wins).
+std::string tfidf(const std::string &attrs, int elemType = kInt32,
+                  const std::vector<std::string> &drop = {}) {
+  std::string all = attrs;
+  auto add = [&](const std::string &name, const std::string &text) {
+    if (attrs.find("\"" + name + "\"") == std::string::npos &&
+        std::find(drop.begin(), drop.end(), name) == drop.end())
+      all += text;
+  };
+  add("mode", attrString("mode", "TF"));
+  add("min_gram_length", attrInt("min_gram_length", 1));
+  add("max_gram_length", attrInt("max_gram_length", 2));
+  add("max_skip_count", attrInt("max_skip_count", 0));
+  add("ngram_counts", attrInts("ngram_counts", {0, 2}));
+  add("ngram_indexes", attrInts("ngram_indexes", {0, 1, 2}));
+  add("pool_int64s", attrInts("pool_int64s", {1, 2, 1, 2}));
+  return model(9, input("x", elemType, {2, 4}), node("tfidf0", "TfIdfVectorizer", {"x"}, all));
+}
+
+TEST(ImporterOps, RefusesBadTfIdfVectorizers) {
+  const char *op = "TfIdfVectorizer";
+  expectRefused({
+      {"strings",
+       tfidf(" attribute { name: \"pool_strings\" strings: \"a\" strings: \"b\" strings: \"a\" "
+             "strings: \"b\" type: STRINGS }",
+             kInt32, {"pool_int64s"}),
+       "tfidf0", op,
+       "pool_strings is not supported: ember has no string tensors, so the pool must be "
+       "integer token ids (pool_int64s)"},
+      {"counts_descending", tfidf(attrInts("ngram_counts", {3, 2})), "tfidf0", op,
+       "ngram_counts must be ascending starts within pool_int64s's 4 items, got [3, 2]"},
+      {"partial_bigram", tfidf(attrInts("ngram_counts", {0, 1})), "tfidf0", op,
+       "pool_int64s[1:4] holds 3 items, not whole 2-grams"},
+      {"duplicate", tfidf(attrInts("pool_int64s", {1, 1, 1, 2})), "tfidf0", op,
+       "pool_int64s holds the 1-gram [1] twice"},
+      {"negative_index", tfidf(attrInts("ngram_indexes", {0, -1, 2})), "tfidf0", op,
+       "ngram_indexes must not be negative, got [0, -1, 2]"},
+      {"few_indexes", tfidf(attrInts("ngram_indexes", {0, 1})), "tfidf0", op,
+       "ngram_indexes has 2 entries, fewer than the n-grams of the pool"},
+      {"many_indexes", tfidf(attrInts("ngram_indexes", {0, 1, 2, 3})), "tfidf0", op,
+       "ngram_indexes has 4 entries for the 3 n-grams of the pool"},
+      {"weights", tfidf(attrString("mode", "TFIDF") + attrFloats("weights", {1, 2})), "tfidf0",
+       op, "weights has 2 values but ngram_indexes has 3 entries: they must match"},
+      {"min_above_max", tfidf(attrInt("min_gram_length", 2) + attrInt("max_gram_length", 1)),
+       "tfidf0", op,
+       "the n-gram lengths must satisfy 1 <= min_gram_length <= max_gram_length, got 2 and 1"},
+      {"min0", tfidf(attrInt("min_gram_length", 0)), "tfidf0", op,
+       "the n-gram lengths must satisfy 1 <= min_gram_length <= max_gram_length, got 0 and 2"},
+      {"skip_negative", tfidf(attrInt("max_skip_count", -1)), "tfidf0", op,
+       "max_skip_count must be at least 0, got -1"},
+      {"mode", tfidf(attrString("mode", "BM25")), "tfidf0", op,
+       "attribute 'mode' must be TF, IDF or TFIDF, got 'BM25'"},
+      {"float_input", tfidf("", kFloat), "tfidf0", op,
+       "input float32<2 x 4>: ember counts int32 or int64 token ids only"},
+  });
+}
+
+//===----------------------------------------------------------------------------------------===//
+// Loop
+//===----------------------------------------------------------------------------------------===//
+
+TEST(ImporterOps, RefusesALoopBeyondTheUnrollLimit) {
+  // for i < 5000: v = v (the body's size does not matter, the trip count does).
+  std::string body = " attribute { name: \"body\" type: GRAPH g { name: \"body\"\n"
+                     "  node { op_type: \"Identity\" input: \"c_in\" output: \"c_out\" }\n"
+                     "  node { op_type: \"Identity\" input: \"v_in\" output: \"v_out\" }\n" +
+                     input("i", kInt64, {}) + input("c_in", kBool, {}) +
+                     input("v_in", kFloat, {2}) + valueInfo("output", "c_out", kBool, {}) +
+                     valueInfo("output", "v_out", kFloat, {2}) + " } }";
+  expectRefused({{"loop_too_long",
+                  model(13, input("v0", kFloat, {2}) + initI64("M", {5000}),
+                        node("loop0", "Loop", {"M", "", "v0"}, body)),
+                  "loop0", "Loop",
+                  "trip count 5000: ember unrolls at most 1024 iterations of a loop at compile "
+                  "time"}});
+}
+
+} // namespace
