@@ -8,6 +8,8 @@ packages=(
   cmake ninja-build ccache g++ pkg-config
   # CPU backend (LLVM 19); find_package(LLVM) fails without libzstd-dev
   llvm-19-dev clang-19 libzstd-dev
+  # sanitizer and libFuzzer runtimes: utils/test.sh --sanitize and utils/fuzz.sh (CI runs it)
+  libclang-rt-19-dev
   # importers and tools
   libprotobuf-dev protobuf-compiler libonnx-dev libgflags-dev libgtest-dev googletest
   # ONNX backend test suite
