@@ -69,6 +69,13 @@ Expected<NodeValue> tensorOf(OpContext &ctx, const ONNXValue &v, const Twine &wh
 
 namespace {
 
+/// A one-element boolean or integer tensor's truth (If's and a Loop's condition).
+Expected<bool> truthOf(OpContext &ctx, const Tensor &t, const Twine &what) {
+  if (t.numElements() != 1)
+    return ctx.fail(what + " must have one element, got " + t.getType().str());
+  return t.elementAsDouble(0) != 0;
+}
+
 /// If with a condition known at compile time: the chosen branch is imported inline.
 Error loadIf(OpContext &ctx) {
   auto cond = ctx.constantInput(0);
@@ -76,9 +83,8 @@ Error loadIf(OpContext &ctx) {
     return withContext(cond.takeError(),
                        "If is compiled by picking a branch, so its condition must be known at "
                        "compile time; data-dependent control flow is not supported");
-  if ((*cond)->numElements() != 1)
-    return ctx.fail("condition must have one element, got " + (*cond)->getType().str());
-  StringRef branchName = (*cond)->elementAsDouble(0) != 0 ? "then_branch" : "else_branch";
+  EMBER_ASSIGN_OR_RETURN(bool taken, truthOf(ctx, **cond, "condition"));
+  StringRef branchName = taken ? "then_branch" : "else_branch";
   EMBER_ASSIGN_OR_RETURN(const onnx::GraphProto *branch, ctx.getGraphAttr(branchName));
   if (branch->output_size() != int(ctx.numOutputs()))
     return ctx.fail(branchName + " has " + Twine(branch->output_size()) + " outputs, the node " +
@@ -88,13 +94,6 @@ Error loadIf(OpContext &ctx) {
   for (unsigned i = 0; i < ctx.numOutputs(); ++i)
     EMBER_TRY(ctx.setOutputValue(i, std::move(outputs[i])));
   return Error::success();
-}
-
-/// A one-element boolean or integer tensor's truth (a Loop's condition).
-Expected<bool> truthOf(OpContext &ctx, const Tensor &t, const Twine &what) {
-  if (t.numElements() != 1)
-    return ctx.fail(what + " must have one element, got " + t.getType().str());
-  return t.elementAsDouble(0) != 0;
 }
 
 /// Loop's operands M (the trip count) and cond, either omitted (nullopt). Both are read before

@@ -93,11 +93,7 @@ Error loadUpsample(OpContext &ctx) {
   if (ctx.opset() < 9) {
     if (!ctx.hasAttr("scales"))
       return ctx.fail("attribute 'scales' is required");
-    std::vector<float> scales;
-    for (const auto &a : ctx.proto().attribute())
-      if (a.name() == "scales")
-        scales.assign(a.floats().begin(), a.floats().end());
-    return loadLegacyResize(ctx, scales);
+    return loadLegacyResize(ctx, ctx.getFloats("scales"));
   }
   EMBER_ASSIGN_OR_RETURN(std::vector<float> scales, constantFloats(ctx, 1));
   return loadLegacyResize(ctx, scales);

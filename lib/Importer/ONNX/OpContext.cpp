@@ -235,6 +235,11 @@ std::vector<int64_t> OpContext::getInts(StringRef name, std::vector<int64_t> def
   return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : def;
 }
 
+std::vector<float> OpContext::getFloats(StringRef name, std::vector<float> def) {
+  const auto *a = findAttr(name, onnx::AttributeProto::FLOATS);
+  return a ? std::vector<float>(a->floats().begin(), a->floats().end()) : def;
+}
+
 const onnx::TensorProto *OpContext::getTensorAttr(StringRef name) {
   const auto *a = findAttr(name, onnx::AttributeProto::TENSOR);
   return a ? &a->t() : nullptr;

@@ -167,6 +167,7 @@ public:
   float getFloat(llvm::StringRef name, float def);
   std::string getString(llvm::StringRef name, llvm::StringRef def);
   std::vector<int64_t> getInts(llvm::StringRef name, std::vector<int64_t> def = {});
+  std::vector<float> getFloats(llvm::StringRef name, std::vector<float> def = {});
   const onnx::TensorProto *getTensorAttr(llvm::StringRef name);
   /// A graph attribute (If's branches, a Loop's body); an error when it is missing.
   llvm::Expected<const onnx::GraphProto *> getGraphAttr(llvm::StringRef name);

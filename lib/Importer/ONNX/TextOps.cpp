@@ -55,17 +55,6 @@ Error requireAttr(OpContext &ctx, StringRef name) {
   return Error::success();
 }
 
-/// The optional float list attribute \p name (OpContext reads single floats only).
-Expected<std::vector<float>> floatsAttr(OpContext &ctx, StringRef name) {
-  for (const auto &a : ctx.proto().attribute())
-    if (a.name() == name) {
-      if (a.type() != onnx::AttributeProto::FLOATS)
-        return ctx.fail("attribute '" + name + "' must be a list of floats");
-      return std::vector<float>(a.floats().begin(), a.floats().end());
-    }
-  return std::vector<float>();
-}
-
 Expected<TfIdfAttrs::Mode> readMode(OpContext &ctx) {
   std::string mode = ctx.getString("mode", "");
   if (mode == "TF")
@@ -96,7 +85,7 @@ Expected<TfIdfAttrs> readAttrs(OpContext &ctx, ElemKind tokenKind) {
   std::vector<int64_t> starts = ctx.getInts("ngram_counts");
   std::vector<int64_t> indexes = ctx.getInts("ngram_indexes");
   std::vector<int64_t> pool = ctx.getInts("pool_int64s");
-  EMBER_ASSIGN_OR_RETURN(attrs.weights, floatsAttr(ctx, "weights"));
+  attrs.weights = ctx.getFloats("weights");
   EMBER_TRY(ctx.takeAttrError());
 
   if (minLength < 1 || maxLength < minLength)
