@@ -30,6 +30,9 @@ public:
       }
       if (n->getKind() == NodeKind::Placeholder)
         return makeError("it depends on input '" + n->getName() + "'");
+      if (categoryOf(n->getKind()) == NodeCategory::ControlFlow) // If, Loop, a body's input
+        return makeError("it depends on '" + n->getName() + "' (" + n->getKindName() +
+                         "), which is known only at run time");
       if (n->getKind() == NodeKind::Constant) {
         copies_[n] = M_.createConstant(static_cast<const Constant *>(n)->getPayload().clone(),
                                        n->getName());

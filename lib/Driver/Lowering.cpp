@@ -2,6 +2,7 @@
 #include "Lowering.h"
 
 #include "ember/Driver/ConstantEvaluator.h"
+#include "ember/Graph/ControlFlow.h"
 #include "ember/IR/IRGen.h"
 #include "ember/Importer/ModelLoader.h"
 #include "ember/IROptimizer/MemoryPlan.h"
@@ -36,15 +37,24 @@ Expected<std::unique_ptr<IRFunction>> lowerToPlannedIR(Function &F, const Backen
     oo.context.shouldLower = [&B](const Node &n) { return B.shouldLower(n); };
     oo.dumpAfter = opts.dumpGraphAfter;
     oo.dumpStream = &outs();
+    // The bodies of If and Loop first: each is a function of its own, optimized on its own
+    // (their interface, BodyInput and BodyOutput, keeps its types through every pass).
+    for (Function *body : nestedBodies(F))
+      EMBER_TRY(withContext(optimizeForBackend(*body, opts.pipeline, oo),
+                            "body '" + body->getName() + "'"));
     EMBER_TRY(optimizeForBackend(F, opts.pipeline, oo));
     EMBER_TRY(withContext(F.verify(), "after graph optimization"));
   }
   summary.nodesAfter = F.size();
 
-  // Refuse with the full list of what the backend cannot run.
+  // Refuse with the full list of what the backend cannot run, bodies included.
   std::string unsupported;
   unsigned count = 0;
-  for (const auto &n : F.getNodes())
+  std::vector<const Function *> functions{&F};
+  for (Function *body : nestedBodies(F))
+    functions.push_back(body);
+  for (const Function *fn : functions)
+  for (const auto &n : fn->getNodes())
     if (!B.isOpSupported(*n)) {
       ++count;
       unsupported += "\n  node '" + n->getName().str() + "' (" + n->getKindName().str() + ") " +

@@ -1,4 +1,5 @@
 #include "ember/Graph/Graph.h"
+#include "ember/Graph/ControlFlow.h"
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -101,6 +102,13 @@ Error Function::verify() const {
     for (const NodeValue &v : n->getOperands())
       if (!v.node->isStorage() && !mine.count(v.node))
         fail("operand '" + v.node->getName() + "' is not in function '" + name_ + "'");
+    if (n->getKind() == NodeKind::If || n->getKind() == NodeKind::Loop) {
+      if (Error e = verifyControlFlow(*n))
+        fail(errorToString(std::move(e)));
+      continue; // typed by its bodies, not by a shape rule
+    }
+    if (n->getKind() == NodeKind::BodyInput)
+      continue; // typed by the node that runs the body (verifyControlFlow)
     auto types = inferResultTypes(n->getKind(), n->getOperands(), n->getAttrs());
     if (!types) {
       fail(errorToString(types.takeError()));
@@ -155,6 +163,12 @@ Placeholder *Module::createPlaceholder(const Type &ty, StringRef name, bool rese
 Constant *Module::createConstant(Tensor t, StringRef name) {
   constants_.push_back(std::make_unique<Constant>(uniqueName(name), std::move(t)));
   return constants_.back().get();
+}
+
+void Module::eraseFunction(Function *F) {
+  functions_.erase(std::remove_if(functions_.begin(), functions_.end(),
+                                  [&](const std::unique_ptr<Function> &f) { return f.get() == F; }),
+                   functions_.end());
 }
 
 Function *Module::getFunction(StringRef name) const {

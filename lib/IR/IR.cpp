@@ -23,6 +23,18 @@ StringRef instrKindName(InstrKind k) {
     return "copy";
   case InstrKind::TensorView:
     return "tensorview";
+  case InstrKind::IfBegin:
+    return "ifbegin";
+  case InstrKind::IfElse:
+    return "ifelse";
+  case InstrKind::IfEnd:
+    return "ifend";
+  case InstrKind::LoopBegin:
+    return "loopbegin";
+  case InstrKind::LoopEnd:
+    return "loopend";
+  case InstrKind::StoreIteration:
+    return "storeiteration";
 #define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC)                                                  \
   case InstrKind::K: {                                                                             \
     static const std::string lower = StringRef(#K).lower();                                        \
@@ -157,6 +169,13 @@ Instruction *IRFunction::insert(InstrList::iterator before, std::unique_ptr<Inst
   return instrs_.insert(before, std::move(instr))->get();
 }
 
+bool IRFunction::hasControlFlow() const {
+  for (const auto &I : instrs_)
+    if (I->getKind() == InstrKind::IfBegin || I->getKind() == InstrKind::LoopBegin)
+      return true;
+  return false;
+}
+
 void IRFunction::replaceAllUsesWith(IRValue *from, IRValue *to) {
   for (auto &I : instrs_) {
     if (I->getKind() == InstrKind::DeallocActivation)
@@ -164,6 +183,62 @@ void IRFunction::replaceAllUsesWith(IRValue *from, IRValue *to) {
     for (unsigned i = 0; i < I->getNumOperands(); ++i)
       if (I->getOperand(i) == from)
         I->setOperand(i, to);
+  }
+}
+
+/// The operands of a control-flow instruction, and its place: \p open is the marker that opened
+/// the innermost region around it (IfBegin, IfElse or LoopBegin), null outside every region.
+static Error verifyControlInstr(const Instruction &I, const Instruction *open) {
+  auto is = [](const IRValue *v, const Type &t) { return v->getType() == t; };
+  const Type i64(ElemKind::Int64, {}), boolean(ElemKind::Bool, {});
+  InstrKind openKind = open ? open->getKind() : InstrKind::Copy;
+  switch (I.getKind()) {
+  case InstrKind::IfBegin:
+    if (I.getNumOperands() != 1 || I.getNumOutputs() != 0 ||
+        I.getOperand(0)->getType().kind != ElemKind::Bool ||
+        I.getOperand(0)->getType().numElements() != 1)
+      return makeError("takes one @in operand, a bool condition of one element");
+    return Error::success();
+  case InstrKind::IfElse:
+    if (I.getNumOperands())
+      return makeError("takes no operands");
+    if (openKind != InstrKind::IfBegin)
+      return makeError("is not the else of an open if");
+    return Error::success();
+  case InstrKind::IfEnd:
+    if (I.getNumOperands())
+      return makeError("takes no operands");
+    if (openKind != InstrKind::IfElse)
+      return makeError("does not end an if whose else came");
+    return Error::success();
+  case InstrKind::LoopBegin:
+    if (I.getNumOperands() != 3 || I.getNumOutputs() != 1 || !is(I.getOperand(0), i64) ||
+        !is(I.getOperand(1), i64) || !is(I.getOperand(2), boolean) ||
+        !I.getAttrs().has(AttrKind::MaxTripCount))
+      return makeError("takes @out iter (int64 scalar), @in tripCount (int64 scalar), @in cond "
+                       "(bool scalar) and MaxTripCount");
+    return Error::success();
+  case InstrKind::LoopEnd:
+    if (I.getNumOperands() != 1 || I.getNumOutputs() != 1)
+      return makeError("takes @inout iter");
+    if (openKind != InstrKind::LoopBegin || open->getOperand(0) != I.getOperand(0))
+      return makeError("does not end the innermost loop with its iteration number");
+    return Error::success();
+  case InstrKind::StoreIteration: {
+    if (I.getNumOperands() != 3 || I.getNumOutputs() != 1 || !is(I.getOperand(2), i64))
+      return makeError("takes @inout dest, @in value, @in iter (int64 scalar)");
+    if (openKind != InstrKind::LoopBegin || open->getOperand(0) != I.getOperand(2))
+      return makeError("stores by the iteration number of a loop it is not directly in");
+    const Type &dest = I.getOperand(0)->getType(), &value = I.getOperand(1)->getType();
+    if (dest.kind != value.kind || dest.rank() != value.rank() + 1 ||
+        ArrayRef<dim_t>(dest.dims).drop_front() != ArrayRef<dim_t>(value.dims))
+      return makeError("stores " + value.str() + " as a slice of " + dest.str());
+    if (int64_t(dest.dims[0]) < open->attr<AttrKind::MaxTripCount>())
+      return makeError("its loop may run more iterations than " + dest.str() + " holds");
+    return Error::success();
+  }
+  default:
+    return makeError("is not a control-flow instruction");
   }
 }
 
@@ -177,6 +252,16 @@ Error IRFunction::verify() const {
     // Inputs and constants hold data before the first instruction runs.
     written[w.get()].add(0, w->sizeInBytes());
   }
+  // Open control-flow regions, innermost last: the marker that opened each and the region's
+  // id, and where each live allocation was made (0: outside every region).
+  struct OpenRegion {
+    const Instruction *opener;
+    unsigned id;
+  };
+  SmallVector<OpenRegion, 4> regions;
+  unsigned nextRegionId = 1;
+  DenseMap<const IRValue *, unsigned> allocRegion;
+  auto currentRegion = [&] { return regions.empty() ? 0u : regions.back().id; };
   unsigned index = 0;
   for (const auto &I : instrs_) {
     auto fail = [&](const Twine &why) {
@@ -194,6 +279,7 @@ Error IRFunction::verify() const {
         fail("takes no operands");
       live.insert(I.get());
       known.insert(I.get());
+      allocRegion[I.get()] = currentRegion();
       break;
     case InstrKind::DeallocActivation: {
       const auto *alloc = dyn_cast<Instruction>(I->getOperand(0));
@@ -201,6 +287,9 @@ Error IRFunction::verify() const {
         fail("deallocates something that is not an allocation");
       else if (!live.erase(alloc))
         fail("deallocates '" + alloc->getName() + "', which is not live");
+      else if (allocRegion.lookup(alloc) != currentRegion())
+        fail("deallocates '" + alloc->getName() +
+             "' in another control-flow region than the one that allocates it");
       else {
         dead.insert(alloc);
         written.erase(alloc);
@@ -239,10 +328,13 @@ Error IRFunction::verify() const {
         if (auto *w = dyn_cast<WeightVar>(r.root))
           if ((w->isConstant() || w->readOnly) && op.mode != OperandMode::In)
             fail("writes read-only weight '" + w->getName() + "'");
-        if (op.mode != OperandMode::Out &&
+        // A scan output is written one iteration's slice at a time.
+        bool partialWrite = I->getKind() == InstrKind::StoreIteration && i == 0;
+        if (op.mode != OperandMode::Out && !partialWrite &&
             !written[r.root].contains(r.offset, r.offset + op.value->sizeInBytes()))
           fail("reads '" + op.value->getName() + "' before anything writes it");
-        if (op.mode == OperandMode::InOut) {
+        if (op.mode == OperandMode::InOut && !partialWrite &&
+            I->getKind() != InstrKind::LoopEnd) {
           bool legal = false;
           for (unsigned j = 0; j < I->getNumInputs(); ++j)
             legal |= I->getInput(j) == op.value && canWriteInPlace(*I, j);
@@ -261,6 +353,30 @@ Error IRFunction::verify() const {
       if (I->getKind() == InstrKind::Copy) {
         if (I->getNumOperands() != 2 || I->getOperand(0)->getType() != I->getOperand(1)->getType())
           fail("copies between different types");
+        break;
+      }
+      if (isControlMarker(I->getKind()) || I->getKind() == InstrKind::StoreIteration) {
+        if (Error e = verifyControlInstr(*I, regions.empty() ? nullptr : regions.back().opener))
+          fail(errorToString(std::move(e)));
+        switch (I->getKind()) {
+        case InstrKind::IfBegin:
+        case InstrKind::LoopBegin:
+          regions.push_back({I.get(), nextRegionId++});
+          break;
+        case InstrKind::IfElse:
+          if (!regions.empty()) {
+            regions.back() = {I.get(), nextRegionId++};
+            break;
+          }
+          break;
+        case InstrKind::IfEnd:
+        case InstrKind::LoopEnd:
+          if (!regions.empty())
+            regions.pop_back();
+          break;
+        default:
+          break;
+        }
         break;
       }
       NodeKind nk;
@@ -297,6 +413,10 @@ Error IRFunction::verify() const {
   for (const IRValue *v : live)
     errs = joinErrors(std::move(errs),
                       makeError("activation '" + v->getName() + "' is never deallocated"));
+  if (!regions.empty())
+    errs = joinErrors(std::move(errs), makeError("control-flow region opened by '" +
+                                                 regions.back().opener->getName() +
+                                                 "' is never closed"));
   return errs;
 }
 
@@ -355,9 +475,15 @@ void IRFunction::dump(raw_ostream &os) const {
   if (constantSize || mutableSize || activationsSize)
     printMemorySummary(os);
   os << "code {\n";
-  unsigned index = 0;
+  unsigned index = 0, depth = 0;
   for (const auto &I : instrs_) {
-    os << "  " << index++ << " %" << I->getName() << " = " << I->getKindName();
+    InstrKind k = I->getKind();
+    if (k == InstrKind::IfElse || k == InstrKind::IfEnd || k == InstrKind::LoopEnd)
+      depth -= depth ? 1 : 0;
+    os << "  " << std::string(2 * depth, ' ') << index++ << " %" << I->getName() << " = "
+       << I->getKindName();
+    if (k == InstrKind::IfBegin || k == InstrKind::IfElse || k == InstrKind::LoopBegin)
+      ++depth;
     bool first = true;
     for (const InstrOperand &op : I->getOperands()) {
       os << (first ? " " : ", ") << operandModeName(op.mode) << " %" << op.value->getName();

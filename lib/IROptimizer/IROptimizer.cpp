@@ -33,7 +33,18 @@ Error optimizeIR(IRFunction &IR, const std::vector<std::string> &pipeline,
   // Once, in order: the IR passes are arranged so that each sets up the next (views before
   // in-place writes, lifetimes shrunk last), and none undoes another's work.
   return runPassPipeline(passes.names(), pipeline,
-                         [&](size_t i) { return passes.passes()[i].run(IR); }, unit, opts,
+                         [&](size_t i) {
+                           // The passes that move writes, lifetimes or buffers reason about
+                           // straight-line code: in a function with control-flow regions an
+                           // earlier instruction may run after a later one (a loop), or not at
+                           // all (a branch). Until they learn regions, such functions keep
+                           // IRGen's buffers, which are sound as they are (IR.h).
+                           const IRPass &pass = passes.passes()[i];
+                           if (IR.hasControlFlow() && pass.run != markReadOnlyWeights)
+                             return false;
+                           return pass.run(IR);
+                         },
+                         unit, opts,
                          PassManagerStyle{"IR pass", "-dump-ir-after", "IR pass", 1});
 }
 

@@ -139,13 +139,18 @@ class MemoryVerifier {
                (ops[i].mode == OperandMode::In ? "reads" : "writes"));
       }
     }
-    for (const InstrOperand &op : ops)
-      if (op.mode != OperandMode::Out) {
+    for (unsigned o = 0; o < ops.size(); ++o) {
+      const InstrOperand &op = ops[o];
+      // A scan output is written one iteration's slice at a time, never read here.
+      if (op.mode == OperandMode::Out || (I.getKind() == InstrKind::StoreIteration && o == 0))
+        continue;
+      {
         Span s = spanOf(op.value);
         if (!written_[unsigned(s.region)].contains(s.begin, s.end))
           fail(where() + ": reads '" + op.value->getName() + "' (" + memRegionName(s.region) +
                " [" + Twine(s.begin) + ", " + Twine(s.end) + ")) before all of it is written");
       }
+    }
     for (const InstrOperand &op : ops)
       if (op.mode != OperandMode::In) {
         Span s = spanOf(op.value);

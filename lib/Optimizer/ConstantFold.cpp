@@ -65,7 +65,10 @@ public:
   bool run() {
     std::vector<Node *> order = F_.topologicalOrder();
     for (Node *n : order) {
-      if (n->isStorage() || n->getKind() == NodeKind::Save || n->getNumResults() == 0)
+      // Control flow runs bodies the evaluator does not copy; a body's input has no operands
+      // but is no constant.
+      if (n->isStorage() || n->getKind() == NodeKind::Save || n->getNumResults() == 0 ||
+          categoryOf(n->getKind()) == NodeCategory::ControlFlow)
         continue;
       if (llvm::all_of(n->getOperands(), [&](NodeValue v) { return isConstantValue(v); }) &&
           withinGrowthLimit(*n))

@@ -1,5 +1,5 @@
-// Dead code elimination: removes every node whose results no Save depends on, then the
-// constants nothing uses any more.
+// Dead code elimination: removes every node whose results no Save (in a body: no BodyOutput)
+// depends on, then the constants nothing uses any more.
 #include "Passes.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -13,7 +13,7 @@ bool runDCE(Function &F, const PassContext &) {
   DenseSet<Node *> live;
   SmallVector<Node *, 64> work;
   for (const auto &n : F.getNodes())
-    if (n->getKind() == NodeKind::Save) {
+    if (categoryOf(n->getKind()) == NodeCategory::Output) { // Save, a body's BodyOutput
       live.insert(n.get());
       work.push_back(n.get());
     }

@@ -64,6 +64,8 @@ public:
   ~Module();
 
   Function *createFunction(llvm::StringRef name);
+  /// Removes \p F and its nodes (a body the importer built and then did not use).
+  void eraseFunction(Function *F);
   /// Names are unique in a module: a taken \p name gets a suffix.
   Placeholder *createPlaceholder(const Type &ty, llvm::StringRef name, bool reserved = false);
   Constant *createConstant(Tensor t, llvm::StringRef name);

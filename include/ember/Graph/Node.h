@@ -55,6 +55,7 @@ enum class NodeCategory : uint8_t {
   DataMovement,
   Quantized,
   Recurrent,
+  ControlFlow,
   Output,
 };
 

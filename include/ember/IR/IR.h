@@ -29,6 +29,21 @@ enum class InstrKind : uint8_t {
   DeallocActivation, ///< ends an activation's lifetime
   Copy,              ///< @out dest, @in src of the same type
   TensorView,        ///< @in base; a value of its own type at viewOffset bytes into base
+  // Control flow (the graph's If and Loop), as structured markers around the instructions of
+  // the bodies, which IRGen places inline. Regions nest; every IfBegin has its IfElse and IfEnd,
+  // every LoopBegin its LoopEnd. An allocation made in a region is freed in it, so a value that
+  // crosses a region boundary lives outside the whole region, and the memory plan's intervals
+  // over the flat list stay sound.
+  IfBegin,       ///< @in cond (one bool): runs the instructions up to IfElse when it is true
+  IfElse,        ///< ends the then-region; runs up to IfEnd when IfBegin's condition was false
+  IfEnd,         ///< ends the if
+  LoopBegin,     ///< @out iter (int64 scalar), @in tripCount (int64 scalar), @in cond (bool
+                 ///< scalar) { MaxTripCount }: iter := 0; then before each iteration, leaves
+                 ///< the loop unless iter < tripCount && cond, and fails if iter reaches
+                 ///< MaxTripCount. The body may write cond.
+  LoopEnd,       ///< @inout iter: ++iter and back to the test before the loop's body
+  StoreIteration, ///< @inout dest, @in value, @in iter: value's bytes into dest at byte offset
+                  ///< iter * size(value) (a Loop's scan output); only inside a loop
 #define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC) K,
 #include "ember/Graph/Nodes.def"
 };
@@ -151,6 +166,11 @@ inline bool isTensorView(const IRValue *v) {
 }
 /// Instructions that only manage memory (allocation, deallocation, views) and compute nothing.
 bool isMemoryMarker(InstrKind k);
+/// IfBegin, IfElse, IfEnd, LoopBegin, LoopEnd: they move control, and compute nothing.
+inline bool isControlMarker(InstrKind k) {
+  return k == InstrKind::IfBegin || k == InstrKind::IfElse || k == InstrKind::IfEnd ||
+         k == InstrKind::LoopBegin || k == InstrKind::LoopEnd;
+}
 
 /// Floating-point operations of \p I's multiply-adds, two each, for the kinds that are products
 /// (Conv, FusedConv, ConvTranspose, MatMul, FusedMatMul, FullyConnected); 0 for the others.
@@ -189,6 +209,9 @@ public:
   void replaceAllUsesWith(IRValue *from, IRValue *to);
   InstrList &getInstrs() { return instrs_; }
   const InstrList &getInstrs() const { return instrs_; }
+  /// Whether the instructions hold control-flow regions (IfBegin, LoopBegin). The IR passes
+  /// that move lifetimes or writes assume straight-line code and skip such functions.
+  bool hasControlFlow() const;
 
   /// Checks operand modes, types against the node kinds' shape rules, views against their bases,
   /// that every activation is allocated before use and deallocated once after its last use, that

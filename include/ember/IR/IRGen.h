@@ -8,7 +8,8 @@ namespace ember {
 
 /// Every placeholder and used constant becomes a WeightVar; every node an instruction writing
 /// fresh activations (Save: a copy into its placeholder); each activation is deallocated right
-/// after its last reader.
+/// after its last reader. If and Loop become control-flow markers around their bodies' code,
+/// placed inline (IR.h).
 llvm::Expected<std::unique_ptr<IRFunction>> generateIR(const Function &F);
 
 } // namespace ember

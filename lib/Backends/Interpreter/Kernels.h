@@ -49,6 +49,7 @@ public:
 /// Per node kind K: `run<K>` executes an instruction of kind K, and `supports<K>` says whether
 /// run<K> handles a node's element kinds. Both sit in the family's file.
 llvm::Error runCopy(const KernelContext &ctx);
+llvm::Error runStoreIteration(const KernelContext &ctx);
 #define NODE(K, OPS, RES, ATTRS, ARITY, CAT, DOC)                                                  \
   llvm::Error run##K(const KernelContext &ctx);                                                    \
   bool supports##K(const Node &n);
