@@ -55,6 +55,8 @@ public:
   Error execute(uint8_t *constantWeights, uint8_t *mutableWeights,
                 uint8_t *activations) override {
     int32_t status = code_->entry()(constantWeights, mutableWeights, activations);
+    if (profile_ && status != 0)
+      ProfileState::hook(profile_.get(), -1); // a failed run returns before its closing hook
     if (status == 0)
       return Error::success();
     if (status > 0 && size_t(status) <= runtimeErrors_.size())
@@ -118,7 +120,7 @@ public:
     if (opts_.profile) {
       profile = std::make_unique<ProfileState>();
       for (const auto &I : IR.getInstrs())
-        if (!isMemoryMarker(I->getKind()))
+        if (hasProfileSlot(I->getKind()))
           profile->times.push_back({I.get(), 0});
       hook = ProfileHook{ProfileState::hook, profile.get()};
     }

@@ -7,6 +7,7 @@
 #include "KernelVariants.h"
 #include "kernels/Scratch.h"
 
+#include "ember/Graph/ControlFlow.h"
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -143,6 +144,10 @@ Error Emitter::stopTeam() {
 Error Emitter::callChecked(StringRef name, ArrayRef<Value *> args, const Instruction &I,
                            const std::string &what) {
   EMBER_ASSIGN_OR_RETURN(CallInst * c, emitCall(M_, library_, B_, name, args));
+  return failIf(B_.CreateICmpNE(c, ConstantInt::get(c->getType(), 0)), I, what);
+}
+
+Error Emitter::failIf(Value *failed, const Instruction &I, const std::string &what) {
   runtimeErrors_.push_back("instruction '" + I.getName().str() + "' (" + I.getKindName().str() +
                            "): " + what);
   llvm::Function *F = B_.GetInsertBlock()->getParent();
@@ -155,7 +160,6 @@ Error Emitter::callChecked(StringRef name, ArrayRef<Value *> args, const Instruc
     fb.CreateRet(failCode_);
   }
   BasicBlock *next = BasicBlock::Create(context(), "ok", F);
-  Value *failed = B_.CreateICmpNE(c, ConstantInt::get(c->getType(), 0));
   failCode_->addIncoming(B_.getInt32(uint32_t(runtimeErrors_.size())), B_.GetInsertBlock());
   B_.CreateCondBr(failed, failBlock_, next);
   B_.SetInsertPoint(next);
@@ -198,6 +202,10 @@ bool isSupportedOnCPU(const Node &n) {
   default:
     break;
   }
+  // Control flow becomes branches around its bodies' instructions (CodeGenControlFlow.cpp);
+  // the driver checks the bodies' nodes one by one.
+  if (isControlFlowNode(n.getKind()))
+    return true;
   const KernelEntry *e = kernelTable().lookup(n.getKind());
   return e && e->supports(n);
 }
@@ -263,8 +271,10 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
     Value *ctxArg = B.CreateIntToPtr(B.getInt64(reinterpret_cast<uint64_t>(profile->ctx)), ptr);
     B.CreateCall(hookTy, fn, {ctxArg, B.getInt32(uint32_t(slot))});
   };
+  // A run never spans a control-flow marker: markers are not fusable, so they close runs.
   FusionRuns runs = findFusionRuns(IR);
   DenseSet<const Instruction *> fused; // emitted as part of a run
+  ControlFlowEmitter controlFlow;
   int32_t slot = 0;
   for (const auto &I : IR.getInstrs()) {
     InstrKind ik = I->getKind();
@@ -272,7 +282,11 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
       ++slot; // its time is charged to the run's first instruction
       continue;
     }
-    if (!isMemoryMarker(ik))
+    if (isControlMarker(ik)) {
+      EMBER_TRY(controlFlow.emitMarker(E, *I));
+      continue;
+    }
+    if (hasProfileSlot(ik))
       mark(slot++);
     auto run = runs.find(I.get());
     if (run != runs.end()) {
@@ -285,6 +299,10 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
       EMBER_TRY(E.call("ember_copy", {E.addr(dst), E.addr(src), E.i64(int64_t(dst->sizeInBytes()))}));
       continue;
     }
+    if (ik == InstrKind::StoreIteration) {
+      EMBER_TRY(emitStoreIteration(E, *I));
+      continue;
+    }
     NodeKind nk;
     if (!nodeKindFor(ik, nk))
       continue; // allocations, deallocations and views: the memory plan did their work
@@ -293,6 +311,7 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
       return instrError(*I, "the CPU backend has no kernel for this kind");
     EMBER_TRY(entry->emit(E, *I));
   }
+  EMBER_TRY(controlFlow.finish());
   mark(-1);
   EMBER_TRY(E.stopTeam());
   B.CreateRet(B.getInt32(0));

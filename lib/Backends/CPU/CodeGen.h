@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
@@ -109,6 +110,9 @@ public:
   /// whose message is \p what, with the instruction named.
   llvm::Error callChecked(llvm::StringRef name, llvm::ArrayRef<llvm::Value *> args,
                           const Instruction &I, const std::string &what);
+  /// Where the i1 \p failed is true, the entry function returns the error whose message is
+  /// \p what, with the instruction named; code emission goes on in the block where it is false.
+  llvm::Error failIf(llvm::Value *failed, const Instruction &I, const std::string &what);
   /// The entry \p base of the kernels/Variants.def row this target runs (`<base>_<row>`).
   std::string variant(llvm::StringRef base) const { return (base + "_" + variant_).str(); }
 
@@ -170,12 +174,39 @@ struct GeneratedModule {
 };
 
 /// A function the generated code calls as fn(ctx, k) before the k-th computing instruction
-/// (counting every instruction that is not an allocation, deallocation or view) and as
-/// fn(ctx, -1) at the end. JIT only: both addresses are baked into the code.
+/// (counting, in list order, every instruction hasProfileSlot accepts) and as fn(ctx, -1) at
+/// the end. An instruction in a loop's body calls it on every iteration. JIT only: both
+/// addresses are baked into the code.
 struct ProfileHook {
   void (*fn)(void *ctx, int32_t slot);
   void *ctx;
 };
+/// Whether -profile times instructions of kind \p k: every kind but those that only manage
+/// memory (allocations, deallocations, views) and the control-flow markers, as the Interpreter.
+inline bool hasProfileSlot(InstrKind k) { return !isMemoryMarker(k) && !isControlMarker(k); }
+
+/// Control flow (CodeGenControlFlow.cpp): the IR's markers (IR.h: IfBegin, IfElse, IfEnd,
+/// LoopBegin, LoopEnd) become blocks and branches of the entry function, with the semantics
+/// the Interpreter's walk gives them. Regions nest: the emitter keeps the open ones.
+class ControlFlowEmitter {
+  struct Region {
+    const Instruction *opener; ///< the IfBegin or LoopBegin
+    /// If: the else-branch's block until IfElse enters it, then null. Loop: the test before
+    /// each iteration, where LoopEnd branches back to.
+    llvm::BasicBlock *next;
+    llvm::BasicBlock *end; ///< where control goes after the region
+  };
+  llvm::SmallVector<Region, 4> open_;
+
+public:
+  /// Emits marker \p I (isControlMarker) and leaves the builder where the instruction after
+  /// it goes.
+  llvm::Error emitMarker(Emitter &E, const Instruction &I);
+  /// An error unless every region was closed.
+  llvm::Error finish() const;
+};
+/// A Loop's scan output slice (StoreIteration): value's bytes to dest + iter * size(value).
+llvm::Error emitStoreIteration(Emitter &E, const Instruction &I);
 
 /// Element-wise fusion (CodeGenFusion.cpp): runs of consecutive float32 element-wise
 /// instructions over the same number of elements, each reading a result of the run, become one
