@@ -44,7 +44,7 @@ std::vector<std::string> errorList(const LaunchPlan &plan, std::vector<uint64_t>
     errors.push_back(ember_ocl_status_message(ember_ocl_status(s)));
   StringMap<uint64_t> codeOf;
   for (const Launch &l : plan.launches) {
-    if (l.failure.empty()) { // its kernel never fails
+    if (l.failure.empty()) { // its kernel (or control step) never fails
       codes.push_back(EMBER_OCL_KERNEL_FAILED);
       continue;
     }
@@ -69,19 +69,24 @@ GlobalVariable *addModel(llvm::Module &M, const IRFunction &IR, const LaunchPlan
   GlobalVariable *paramArray =
       constant(M, ConstantDataArray::get(ctx, ArrayRef<uint64_t>(params)), "ember.params");
 
-  StructType *launchTy = StructType::get(ctx, {ptr, i64, i64, i64, i64});
+  StructType *launchTy = StructType::get(ctx, {ptr, i64, i64, i64, i64, i64});
   StringMap<GlobalVariable *> names;
   std::vector<llvm::Constant *> launches;
   for (size_t i = 0; i < plan.launches.size(); ++i) {
     const Launch &l = plan.launches[i];
-    GlobalVariable *&name = names[l.kernel];
-    if (!name) {
-      name = constant(M, ConstantDataArray::getString(ctx, l.kernel), "ember.kernel");
-      name->setAlignment(Align(1));
+    llvm::Constant *kernel = ConstantPointerNull::get(PointerType::get(ctx, 0));
+    if (!l.control) {
+      GlobalVariable *&name = names[l.kernel];
+      if (!name) {
+        name = constant(M, ConstantDataArray::getString(ctx, l.kernel), "ember.kernel");
+        name->setAlignment(Align(1));
+      }
+      kernel = name;
     }
     launches.push_back(ConstantStruct::get(
-        launchTy, {name, ConstantInt::get(i64, l.count), ConstantInt::get(i64, l.paramOffset),
-                   ConstantInt::get(i64, l.group), ConstantInt::get(i64, codes[i])}));
+        launchTy, {kernel, ConstantInt::get(i64, l.count), ConstantInt::get(i64, l.paramOffset),
+                   ConstantInt::get(i64, l.group), ConstantInt::get(i64, codes[i]),
+                   ConstantInt::get(i64, l.control)}));
   }
   auto *launchArrayTy = ArrayType::get(launchTy, launches.size());
   GlobalVariable *launchArray =

@@ -46,6 +46,17 @@ public:
   llvm::Expected<bool> add(const Instruction &I, llvm::StringRef kernel, uint64_t count,
                            llvm::ArrayRef<int64_t> params, size_t group = kDefaultGroup,
                            llvm::StringRef failure = "");
+  /// Adds a step of the host's control flow for \p I: \p control (runtime/Runtime.h's
+  /// ember_ocl_control) with its operands \p operands, and \p failure, what its failing means.
+  /// Its index among the steps.
+  size_t addControl(const Instruction &I, uint64_t control, llvm::ArrayRef<int64_t> operands,
+                    llvm::StringRef failure = "");
+  /// The index the next step planned gets: where a jump over what was planned so far goes.
+  size_t nextStep() const { return plan_.launches.size(); }
+  /// Sets operand \p k of control step \p step (a jump's target, once it is known).
+  void setOperand(size_t step, size_t k, int64_t value) {
+    plan_.params[plan_.launches[step].paramOffset + k] = value;
+  }
   /// A strided copy (Library's copy_nd_<bytes>); per output dim {out dim, out stride, in dim,
   /// in stride, start, step}; \p fill is the place of the value read outside the input, or -1.
   llvm::Expected<bool> copyND(const Instruction &I, int64_t y, int64_t x, int64_t fill,
@@ -84,6 +95,27 @@ EMBER_OPENCL_FAMILY(Selection)
 EMBER_OPENCL_FAMILY(Recurrent)
 EMBER_OPENCL_FAMILY(Loss)
 #undef EMBER_OPENCL_FAMILY
+
+/// Plans the host's control flow: the markers of If and Loop (IR.h) and StoreIteration, as
+/// control steps (ControlFlow.cpp). Holds the regions open while the instructions are planned
+/// in order.
+class ControlFlowPlanner {
+  /// The open regions, innermost last: the step of their IfBegin, IfElse or LoopBegin.
+  struct Open {
+    size_t step;
+    const Instruction *marker;
+  };
+  std::vector<Open> open_;
+
+public:
+  /// Plans \p I when it is one of those kinds (true), else nothing (false).
+  llvm::Expected<bool> plan(LaunchBuilder &b, const Instruction &I);
+  /// After the last instruction: an error when a region was left open.
+  llvm::Error finish() const;
+};
+/// Whether the backend runs \p n as control flow (If, Loop and their bodies' ends; a body's
+/// nodes are checked one by one by the driver); std::nullopt for other kinds.
+std::optional<bool> supportsControlFlow(const Node &n);
 
 /// Plans \p I and \p J, the next instruction that computes, as one launch of the float32
 /// element-wise fast path when they form a chain it fuses (LaunchesElementwise.cpp): a fast

@@ -59,6 +59,13 @@ Expected<bool> LaunchBuilder::add(const Instruction &I, StringRef kernel, uint64
   return true;
 }
 
+size_t LaunchBuilder::addControl(const Instruction &I, uint64_t control,
+                                 ArrayRef<int64_t> operands, StringRef failure) {
+  plan_.launches.push_back({&I, "", 0, plan_.params.size(), 0, failure.str(), control});
+  plan_.params.insert(plan_.params.end(), operands.begin(), operands.end());
+  return plan_.launches.size() - 1;
+}
+
 Expected<bool> LaunchBuilder::copyND(const Instruction &I, int64_t y, int64_t x, int64_t fill,
                                      size_t elemBytes, ArrayRef<std::array<int64_t, 6>> dims) {
   uint64_t count = 1;
@@ -74,8 +81,15 @@ bool LaunchBuilder::unreadFrom(Iter from, Iter end, IRValue *v) {
   IRValue *root = rootOf(v).root;
   if (!isAllocation(root))
     return false;
+  // Loops entered on the way; the end of one not entered goes back to instructions before
+  // `from`, which may read v (a loop's state, allocated outside it).
+  unsigned loops = 0;
   for (; from != end; ++from) {
     const Instruction &I = **from;
+    if (I.getKind() == InstrKind::LoopBegin)
+      ++loops;
+    if (I.getKind() == InstrKind::LoopEnd && loops-- == 0)
+      return false;
     bool dealloc = I.getKind() == InstrKind::DeallocActivation;
     for (const InstrOperand &op : I.getOperands())
       if (rootOf(op.value).root == root)
@@ -158,8 +172,14 @@ Expected<LaunchPlan> planLaunches(const IRFunction &IR) {
   auto context = [](const Instruction &I) {
     return "instruction '" + I.getName() + "' (" + I.getKindName() + ")";
   };
+  ControlFlowPlanner control;
   for (Iter it = list.begin(); it != list.end(); ++it) {
     const Instruction &I = **it;
+    Expected<bool> isControl = control.plan(b, I);
+    if (!isControl)
+      return withContext(isControl.takeError(), context(I));
+    if (*isControl)
+      continue;
     // A chain of two that the element-wise fast path runs as one launch, attributed to the
     // first instruction; the first's result is then never written.
     if (!isMemoryMarker(I.getKind()) && I.getNumOutputs() == 1) {
@@ -181,6 +201,7 @@ Expected<LaunchPlan> planLaunches(const IRFunction &IR) {
     if (Error e = planInstruction(b, I))
       return withContext(std::move(e), context(I));
   }
+  EMBER_TRY(control.finish());
   return std::move(plan);
 }
 
@@ -195,7 +216,7 @@ uint64_t scratchBytes(const Instruction &I) {
 bool hasKernel(const Node &n) {
   if (n.getKind() == NodeKind::Placeholder || n.getKind() == NodeKind::Constant)
     return true;
-  for (auto supports : {supportsElementwise, supportsDataMovement, supportsNN,
+  for (auto supports : {supportsControlFlow, supportsElementwise, supportsDataMovement, supportsNN,
                         supportsNormalization, supportsReduce, supportsQuantized, supportsIndexed,
                         supportsSelection, supportsRecurrent, supportsLoss})
     if (std::optional<bool> yes = supports(n))

@@ -17,9 +17,11 @@ namespace opencl {
 /// kernel once (it compiles per kernel and group size).
 constexpr size_t kDefaultGroup = 64;
 
-/// One kernel launch: `count` work-items of `kernel` in groups of `group`, reading its
-/// parameters at `paramOffset` in the model's parameter array; `failure` says what went wrong
-/// when the kernel calls FAIL().
+/// One step of a model: a kernel launch, `count` work-items of `kernel` in groups of `group`,
+/// reading its parameters at `paramOffset` in the model's parameter array; or, with `control`
+/// nonzero, a step of the host's control flow (runtime/Runtime.h's ember_ocl_control, planned
+/// by ControlFlow.cpp), its operands at `paramOffset` and no kernel. `failure` says what went
+/// wrong when the kernel calls FAIL() or the control step fails.
 struct Launch {
   const Instruction *instr;
   std::string kernel;
@@ -27,9 +29,10 @@ struct Launch {
   size_t paramOffset;
   size_t group;
   std::string failure;
+  uint64_t control = 0;
 };
 
-/// The launches of a planned IRFunction, in order, and the parameter array they read.
+/// The steps of a planned IRFunction, in order, and the parameter array they read.
 struct LaunchPlan {
   std::vector<Launch> launches;
   std::vector<int64_t> params;

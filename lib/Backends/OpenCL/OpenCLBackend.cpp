@@ -1,7 +1,8 @@
 // The OpenCL backend: one program per process (the kernel library, generic over shapes, so every
 // model shares it), and per compiled function three device buffers mirroring the bundle ABI's
 // regions, the parameter array, and one kernel object per launch with its arguments set once:
-// a run is a write of the mutable region, the launches in order, and a read of it back. The
+// a run is a write of the mutable region, the launches in order (the host following If and
+// Loop between them: ControlFlow.cpp), and a read of it back. The
 // device work is the C runtime's (runtime/Runtime.h), which OpenCL bundles carry too.
 #include "BundleWriter.h"
 #include "Launches.h"
@@ -13,6 +14,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -33,9 +35,13 @@ Error runtimeError(ember_ocl_status s, const ember_ocl_error &err, const LaunchP
                      "): " + l.failure);
   }
   std::string msg = ember_ocl_status_message(s);
-  if (plan && (s == EMBER_OCL_KERNEL || s == EMBER_OCL_LAUNCH)) {
+  if (plan && (s == EMBER_OCL_KERNEL || s == EMBER_OCL_LAUNCH || s == EMBER_OCL_TRANSFER) &&
+      err.launch < plan->launches.size()) {
     const Launch &l = plan->launches[err.launch];
-    msg += " (kernel '" + l.kernel + "' of instruction '" + l.instr->getName().str() + "')";
+    if (!l.control)
+      msg += " (kernel '" + l.kernel + "' of instruction '" + l.instr->getName().str() + "')";
+    else if (s != EMBER_OCL_KERNEL) // a control step's read, write or copy
+      msg += " (instruction '" + l.instr->getName().str() + "')";
   }
   if (err.cl != CL_SUCCESS)
     msg += " (OpenCL error " + std::to_string(err.cl) + ")";
@@ -95,7 +101,8 @@ class OpenCLFunction final : public CompiledFunction {
   LaunchPlan plan_;
   bool profiling_;
   std::vector<InstructionTime> profile_; ///< per computing instruction, in order
-  std::vector<size_t> profileRow_;       ///< per launch: its instruction's row in profile_
+  std::vector<uint64_t> nanos_;          ///< per step: the device time of a run's commands
+  std::vector<long> profileRow_;         ///< per step: its instruction's row in profile_, or -1
   std::vector<ember_ocl_launch> launches_;
   ember_ocl_model model_{};
   ember_ocl_function fn_{};
@@ -103,18 +110,22 @@ class OpenCLFunction final : public CompiledFunction {
 public:
   OpenCLFunction(Device &dev, const IRFunction &IR, LaunchPlan plan, bool profiling)
       : dev_(dev), plan_(std::move(plan)), profiling_(profiling) {
-    // Every computing instruction gets a row (a view has no launch and stays at 0 ms); a
-    // launch adds its event's time to its instruction's row.
-    std::map<const Instruction *, size_t> rowOf;
+    // Every computing instruction gets a row (a view has no launch and stays at 0 ms; the
+    // control markers compute nothing and get none); a step adds its commands' time (all its
+    // runs, in loops) to its instruction's row.
+    std::map<const Instruction *, long> rowOf;
     for (const auto &I : IR.getInstrs())
-      if (!isMemoryMarker(I->getKind())) {
-        rowOf[I.get()] = profile_.size();
+      if (!isMemoryMarker(I->getKind()) && !isControlMarker(I->getKind())) {
+        rowOf[I.get()] = long(profile_.size());
         profile_.push_back({I.get(), 0});
       }
     for (const Launch &l : plan_.launches) {
-      profileRow_.push_back(rowOf[l.instr]);
-      launches_.push_back({l.kernel.c_str(), l.count, l.paramOffset, l.group, 0});
+      auto row = rowOf.find(l.instr);
+      profileRow_.push_back(row == rowOf.end() ? -1 : row->second);
+      launches_.push_back({l.control ? nullptr : l.kernel.c_str(), l.count, l.paramOffset,
+                           l.group, 0, l.control});
     }
+    nanos_.resize(launches_.size());
     plan_.params.push_back(0); // never an empty buffer
     model_.params = plan_.params.data();
     model_.num_params = plan_.params.size();
@@ -139,23 +150,14 @@ public:
 
   Error execute(uint8_t *constantWeights, uint8_t *mutableWeights, uint8_t *) override {
     std::lock_guard<std::mutex> guard(dev_.lock);
-    std::vector<cl_event> events(profiling_ ? launches_.size() : 0);
+    std::fill(nanos_.begin(), nanos_.end(), 0);
     ember_ocl_error err;
     ember_ocl_status s = ember_ocl_run(&fn_, constantWeights, mutableWeights,
-                                       profiling_ ? events.data() : nullptr, &err);
+                                       profiling_ ? nanos_.data() : nullptr, &err);
     if (profiling_ && s == EMBER_OCL_OK)
-      for (size_t i = 0; i < events.size(); ++i) {
-        cl_ulong start = 0, end = 0;
-        clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_START, sizeof(start), &start,
-                                nullptr);
-        clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof(end), &end,
-                                nullptr);
-        profile_[profileRow_[i]].millis += double(end - start) * 1e-6;
-      }
-    // Every launch enqueued got an event, also when the run failed after it.
-    for (cl_event e : events)
-      if (e)
-        clReleaseEvent(e);
+      for (size_t i = 0; i < nanos_.size(); ++i)
+        if (profileRow_[i] >= 0)
+          profile_[profileRow_[i]].millis += double(nanos_[i]) * 1e-6;
     return s == EMBER_OCL_OK ? Error::success() : runtimeError(s, err, &plan_);
   }
 };

@@ -17,15 +17,41 @@
 extern "C" {
 #endif
 
-/* One kernel launch: `count` work-items of `kernel` in groups of `group`, its parameters at
- * `param_offset` in the model's parameter array. `failure`: for bundles, the code the entry
- * returns when the kernel calls FAIL() (an index into the header's list, plus one). */
+/* What a step of a model does. Most launch a kernel; the others are the IR's run-time control
+ * flow (If and Loop: IR.h's markers), which the host decides between launches by reading a few
+ * bytes back, and the copy of a loop's scan output into its slice, at an offset only the host
+ * knows. Their operands are at `param_offset` in the parameter array: a place is region << 48
+ * | byte offset (as the kernels' place()), a target the index of the step to go on at. The host
+ * keeps each loop's iteration number and writes it where the body's kernels read it. */
+typedef enum ember_ocl_control {
+  EMBER_OCL_LAUNCH_KERNEL = 0,
+  /* cond place, else target: goes on when the byte at cond is nonzero, else jumps (IfBegin) */
+  EMBER_OCL_IF,
+  /* target (IfElse: the then-branch ran, skip the else-branch) */
+  EMBER_OCL_JUMP,
+  /* iter place, trip count place, cond place, max trip count, exit target: iter := 0, then the
+   * loop test: jumps to exit unless iter < trip count && cond (both int64 / bool, read back
+   * each time: the body writes cond); fails (the step's `failure`) when it would run an
+   * iteration with iter >= max trip count (LoopBegin) */
+  EMBER_OCL_LOOP_BEGIN,
+  /* the loop's LOOP_BEGIN step: ++iter, then that step's loop test (LoopEnd) */
+  EMBER_OCL_LOOP_END,
+  /* dest place, value place, bytes, dest slices, the loop's LOOP_BEGIN step: copies the bytes
+   * at value to dest + iter * bytes; fails (the step's `failure`) when iter >= slices
+   * (StoreIteration) */
+  EMBER_OCL_STORE_ITERATION
+} ember_ocl_control;
+
+/* One step: with `control` EMBER_OCL_LAUNCH_KERNEL, `count` work-items of `kernel` in groups of
+ * `group`, its parameters at `param_offset` in the model's parameter array; else the control
+ * step `control` (kernel 0). `failure`: for bundles, the code the entry returns when the
+ * kernel calls FAIL() or the step fails (an index into the header's list, plus one). */
 typedef struct ember_ocl_launch {
   const char *kernel;
-  uint64_t count, param_offset, group, failure;
+  uint64_t count, param_offset, group, failure, control;
 } ember_ocl_launch;
 
-/* What a compiled model is to the runtime: its launches in order, the parameter array they read
+/* What a compiled model is to the runtime: its steps in order, the parameter array they read
  * and the sizes of the bundle ABI's three regions (constant weights, mutable weights,
  * activations). All of it constant: the memory plan fixed every offset at compile time. */
 typedef struct ember_ocl_model {
@@ -49,7 +75,8 @@ typedef enum ember_ocl_status {
   EMBER_OCL_KERNEL,         /* creating a kernel object or setting its arguments */
   EMBER_OCL_TRANSFER,       /* a copy to or from the device */
   EMBER_OCL_LAUNCH,         /* enqueueing a launch */
-  EMBER_OCL_KERNEL_FAILED,  /* a kernel called FAIL(): error.launch says which */
+  EMBER_OCL_KERNEL_FAILED,  /* a kernel called FAIL(), or a control step failed (a loop past
+                               its bound): error.launch says which */
   EMBER_OCL_STATUS_COUNT
 } ember_ocl_status;
 
@@ -79,12 +106,14 @@ ember_ocl_status ember_ocl_open(unsigned platform, unsigned device, const char *
 void ember_ocl_close(ember_ocl_device *d);
 
 /* A model prepared on a device: three buffers mirroring the regions, the parameters, the error
- * word, and one kernel object per launch with its arguments set once. */
+ * word, and one kernel object per kernel launch with its arguments set once. */
 typedef struct ember_ocl_function {
   const ember_ocl_device *dev;
   const ember_ocl_model *model;
   cl_mem regions[3], params, error;
-  cl_kernel *kernels;
+  cl_kernel *kernels;     /* per step; 0 for control steps */
+  int64_t *iterations;    /* per step: a LOOP_BEGIN's iteration number while the run is in it */
+  cl_event *events;       /* per step: its last event not yet timed, when a run profiles */
   const uint8_t *uploaded; /* the constant weights on the device, or 0 */
 } ember_ocl_function;
 
@@ -93,12 +122,12 @@ ember_ocl_status ember_ocl_prepare(const ember_ocl_device *d, const ember_ocl_mo
 void ember_ocl_release(ember_ocl_function *f);
 
 /* One run: uploads the constant weights when they are not the ones on the device, writes the
- * mutable region (inputs), enqueues every launch in order, and reads the mutable region back
- * (outputs). With `events` (num_launches of them), each launch's event is returned there for
- * the caller to time and release. One run at a time per device queue. */
+ * mutable region (inputs), runs the steps (enqueues the launches in order, following the
+ * control steps), and reads the mutable region back (outputs). With `nanos` (num_launches of
+ * them), the device time of each step's commands (all its runs in loops) is added there. One
+ * run at a time per device queue. */
 ember_ocl_status ember_ocl_run(ember_ocl_function *f, const uint8_t *constant_weights,
-                               uint8_t *mutable_weights, cl_event *events,
-                               ember_ocl_error *err);
+                               uint8_t *mutable_weights, uint64_t *nanos, ember_ocl_error *err);
 
 #ifdef __cplusplus
 }
