@@ -26,6 +26,7 @@ import tempfile
 
 import numpy as np
 import onnx
+from google.protobuf import text_format
 from onnx import numpy_helper
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -83,7 +84,11 @@ def value_kind(type_proto):
 def graph_values(model_path):
     """The graph's inputs that are not initializers, in order (for unnamed input files), and
     its outputs as (name, kind) pairs."""
-    g = onnx.load(model_path, load_external_data=False).graph
+    if model_path.endswith(".onnxtxt"):
+        with open(model_path) as f:
+            g = text_format.Parse(f.read(), onnx.ModelProto()).graph
+    else:
+        g = onnx.load(model_path, load_external_data=False).graph
     inits = {i.name for i in g.initializer}
     return [i.name for i in g.input if i.name not in inits], \
         [(o.name, value_kind(o.type)) for o in g.output]
@@ -137,6 +142,8 @@ def legalize_file_name(name):
 def run_case(case_dir, args):
     """(status, detail, inputs fixed at compile time) of one case."""
     model = os.path.join(case_dir, "model.onnx")
+    if not os.path.exists(model):  # ember's own cases (tests/models) are protobuf text
+        model = os.path.join(case_dir, "model.onnxtxt")
     sets = sorted((d for d in os.listdir(case_dir) if d.startswith("test_data_set_")),
                   key=lambda d: int(d.rsplit("_", 1)[1]))
     if not sets:

@@ -287,20 +287,28 @@ TEST(ImporterOps, RefusesBadTfIdfVectorizers) {
 // Loop
 //===----------------------------------------------------------------------------------------===//
 
-TEST(ImporterOps, RefusesALoopBeyondTheUnrollLimit) {
-  // for i < 5000: v = v (the body's size does not matter, the trip count does).
+TEST(ImporterOps, RefusesALongLoopThatCannotRunInTheIR) {
+  // for i < 5000: v = concat(v, v). A loop in the IR keeps its carried values' types, so this
+  // one could only be unrolled, and it is longer than ember unrolls: both reasons are given.
   std::string body = " attribute { name: \"body\" type: GRAPH g { name: \"body\"\n"
                      "  node { op_type: \"Identity\" input: \"c_in\" output: \"c_out\" }\n"
-                     "  node { op_type: \"Identity\" input: \"v_in\" output: \"v_out\" }\n" +
+                     "  node { op_type: \"Concat\" input: \"v_in\" input: \"v_in\" "
+                     "output: \"v_out\" attribute { name: \"axis\" type: INT i: 0 } }\n" +
                      input("i", kInt64, {}) + input("c_in", kBool, {}) +
                      input("v_in", kFloat, {2}) + valueInfo("output", "c_out", kBool, {}) +
-                     valueInfo("output", "v_out", kFloat, {2}) + " } }";
+                     valueInfo("output", "v_out", kFloat, {}) + " } }";
   expectRefused({{"loop_too_long",
                   model(13, input("v0", kFloat, {2}) + initI64("M", {5000}),
                         node("loop0", "Loop", {"M", "", "v0"}, body)),
                   "loop0", "Loop",
                   "trip count 5000: ember unrolls at most 1024 iterations of a loop at compile "
-                  "time"}});
+                  "time"},
+                 {"loop_too_long_in_ir",
+                  model(13, input("v0", kFloat, {2}) + initI64("M", {5000}),
+                        node("loop0", "Loop", {"M", "", "v0"}, body)),
+                  "loop0", "Loop",
+                  "and it cannot be a loop in the IR: carried value 0 goes from float32<2> "
+                  "to float32<4>"}});
 }
 
 } // namespace

@@ -1,4 +1,5 @@
 #include "ModelTestCase.h"
+#include "ToolSupport.h"
 
 #include "InputBinding.h"
 
@@ -124,6 +125,7 @@ CaseResult runModelTestCase(StringRef dir, StringRef backend, const Tolerance &t
     if (Error e = readInputValues(inputs, {*modelPath}, /*storedNames=*/true))
       return refuse(std::move(e));
     ImportOptions opts;
+    applyImportFlags(opts); // the control-flow limits (-unroll-loops-up-to)
     opts.strictONNX = strictONNX;
     // Symbolic dims are bound from the data: by the tensor's stored name, else by position.
     for (const InputFile &in : inputs) {

@@ -1,6 +1,7 @@
 #include "ToolSupport.h"
 #include "InputBinding.h"
 
+#include "ember/Graph/ControlFlow.h"
 #include "ember/Importer/TensorFiles.h"
 #include "ember/Support/Error.h"
 #include "ember/Support/MemoryBudget.h"
@@ -66,6 +67,13 @@ DEFINE_bool(strict_onnx, false,
             "that leave the model unambiguous (an unnamed graph, an output without a type, an "
             "initializer missing from an IR-3 graph's inputs, ...) are warnings and the model "
             "loads");
+DEFINE_int64(unroll_loops_up_to, ember::ImportOptions().unrollLoopsUpTo,
+             "A Loop or Scan whose iteration count is known at compile time and at most this is "
+             "unrolled; any other runs as a loop in the compiled code (0: never unroll one that "
+             "can be a loop)");
+DEFINE_int64(max_loop_iterations, ember::ImportOptions().maxLoopIterations,
+             "A Loop whose trip count is known only at run time fails, at run time, rather than "
+             "run more iterations than this");
 DEFINE_string(max_memory, "",
               "The most memory one compile may ask for (a model's regions, a value folded at "
               "compile time), e.g. 512M or 8G; a model needing more is refused before "
@@ -131,6 +139,12 @@ void printHelp(const char *usage) {
 }
 
 } // namespace
+
+void applyImportFlags(ImportOptions &opts) {
+  opts.strictONNX = FLAGS_strict_onnx;
+  opts.unrollLoopsUpTo = FLAGS_unroll_loops_up_to;
+  opts.maxLoopIterations = FLAGS_max_loop_iterations;
+}
 
 void parseCommandLine(int &argc, char **&argv, const char *usage) {
   // Flags are set one by one through gflags so that every mistake gets ember's own
@@ -383,7 +397,7 @@ Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile
   addStructuredInputs(inputs, opts);
   if (outputs)
     opts.graphOutputs = [outputs](const std::vector<GraphValue> &values) { *outputs = values; };
-  opts.strictONNX = FLAGS_strict_onnx;
+  applyImportFlags(opts);
   opts.warn = [](const std::string &msg) { errs() << "warning: " << msg << "\n"; };
   // model-runner binds the inputs needed at compile time to their -input files; for
   // model-compiler they can only come from -onnx-define-input.
@@ -479,8 +493,11 @@ Error printCompileReports(const CompileSummary &s, double loadMillis, const Func
     }
     outs() << format("  %-20s %10.1f ms\n", static_cast<const char *>("total"), total);
   }
-  if (FLAGS_dump_graph)
+  if (FLAGS_dump_graph) {
     F.dump(outs());
+    for (const Function *body : nestedBodies(F)) // If's branches, Loop bodies
+      body->dump(outs());
+  }
   if (!FLAGS_dump_graph_DAG.empty()) {
     std::error_code ec;
     raw_fd_ostream os(FLAGS_dump_graph_DAG, ec, sys::fs::OF_Text);

@@ -20,6 +20,8 @@ DECLARE_string(input);
 DECLARE_string(onnx_define_symbol);
 DECLARE_string(onnx_define_input);
 DECLARE_bool(strict_onnx);
+DECLARE_int64(unroll_loops_up_to);
+DECLARE_int64(max_loop_iterations);
 DECLARE_bool(dump_graph);
 DECLARE_string(dump_graph_DAG);
 DECLARE_bool(dump_ir);
@@ -39,6 +41,10 @@ namespace tools {
 /// in names, and Glow's aliases (-dumpGraph). Repeated -onnx-define-symbol flags accumulate.
 /// Handles -help (prints this tool's flags and exits 0). \p usage describes the tool.
 void parseCommandLine(int &argc, char **&argv, const char *usage);
+
+/// The import options every tool takes from its flags: the ONNX checker's strictness and the
+/// control-flow limits.
+void applyImportFlags(ImportOptions &opts);
 
 /// Prints "error: <message>" for each line of \p err and returns exit code 1.
 int reportError(llvm::Error err);

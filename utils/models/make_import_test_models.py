@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Generate ember's test cases for the importer-lowered operator families under tests/models/:
 
-    cf_*       control flow: Scan (opset 8 and 16), Loop, sequences through Loop/If/SequenceMap
+    cf_*       control flow: Scan (opset 8 and 16), Loop, sequences through Loop/If/SequenceMap;
+               If, Loop and Scan decided at run time (loops in the IR)
     signal_*   DFT, STFT, the windows and MelWeightMatrix (opset 17)
     tfidf_*    TfIdfVectorizer (opset 9)
 
@@ -17,8 +18,8 @@ onnx/backend/test/case/node/, or onnxruntime's kernel where ONNX leaves a case o
 
 Every case runs on every backend (ModelCasesTest) and as a bundle built by model-compiler
 (BundleTest), which fixes nothing at compile time from the test data: so every value ember needs
-at compile time (a Loop's trip count and condition, a window's size, a DFT's length, a frame
-step) is an initializer, and the graph inputs are plain run-time tensors.
+at compile time (an unrolled Loop's trip count and condition, a window's size, a DFT's length, a
+frame step) is an initializer, and the graph inputs are plain run-time tensors.
 
 The models ember must refuse (a Loop beyond the unroll limit, bad signal and TfIdf operands)
 live in tests/unittests/ImporterOpsTest.cpp, which checks the error text.
@@ -278,6 +279,123 @@ def cf_cases():
     c.output("y", x * w)
     c.output("z", np.stack([w * 1, w * 2]))
     c.output("n", np.array(2, np.int64))
+    cases.append(c)
+    return cases + cf_runtime_cases()
+
+
+def cf_runtime_cases():
+    """Control flow decided at run time: If on a run-time condition, a Loop longer than ember
+    unrolls (a loop in the IR), a Loop whose trip count and condition are run-time inputs, with
+    an If nested in its body, and a long Scan. Every value crossing into a body is a graph input
+    or computed from one, so nothing folds."""
+    cases = []
+
+    # If on a graph input: the then-branch reads a value computed outside it (t = x * x) and
+    # the graph input x; the else-branch an initializer of its own. One model, two data sets
+    # (one per branch); ControlFlowTest also runs both from one compile.
+    then_branch = helper.make_graph(
+        [helper.make_node("Add", ["t", "x"], ["z_then"])], "then", [],
+        [vi("z_then", F32, [3, 4])])
+    else_branch = helper.make_graph(
+        [helper.make_node("Sigmoid", ["x"], ["s"]),
+         helper.make_node("Mul", ["s", "two"], ["z_else"])], "else", [],
+        [vi("z_else", F32, [3, 4])], initializer=[tensor("two", np.array(2, np.float32))])
+    for flag in (True, False):
+        c = Case("cf_if_runtime_" + ("then" if flag else "else"), 13)
+        x = c.input("x", (np.arange(12, dtype=np.float32).reshape(3, 4) - 5) * 0.25)
+        c.input("flag", np.array(flag))
+        c.node("Mul", ["x", "x"], ["t"], "square")
+        c.node("If", ["flag"], ["z"], "if0", then_branch=then_branch, else_branch=else_branch)
+        c.output("z", x * x + x if flag else (1 / (1 + np.exp(-x))).astype(np.float32) * 2)
+        cases.append(c)
+
+    # A Loop of 40 iterations (more than ember unrolls), no condition: acc = acc * 0.5 + x * i,
+    # with x read from outside the body; the scan output stacks every acc.
+    c = Case("cf_loop_static_long", 13)
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]),
+         helper.make_node("Mul", ["acc_in", "half"], ["scaled"]),
+         helper.make_node("Cast", ["i"], ["fi"], to=F32),
+         helper.make_node("Mul", ["x", "fi"], ["xi"]),
+         helper.make_node("Add", ["scaled", "xi"], ["acc_out"]),
+         helper.make_node("Identity", ["acc_out"], ["row"])],
+        "body", [vi("i", I64, []), vi("c_in", BOOL, []), vi("acc_in", F32, [4])],
+        [vi("c_out", BOOL, []), vi("acc_out", F32, [4]), vi("row", F32, [4])],
+        initializer=[tensor("half", np.array(0.5, np.float32))])
+    c.init("M", np.array(40, np.int64))
+    acc = c.input("acc0", np.array([1, -2, 3, 0.5], np.float32))
+    x = c.input("x", np.array([0.25, -0.5, 1, 2], np.float32))
+    c.node("Loop", ["M", "", "acc0"], ["acc", "rows"], "loop0", body=body)
+    rows = []
+    for i in range(40):
+        acc = acc * np.float32(0.5) + x * np.float32(i)
+        rows.append(acc)
+    c.output("acc", acc)
+    c.output("rows", np.stack(rows))
+    cases.append(c)
+
+    # A Loop whose trip count M and condition are graph inputs, and whose body computes its
+    # condition from the data (sum(acc) < limit, limit a graph input), with an If on the
+    # iteration's parity nested in the body: even i scales acc by 1.5, odd i adds x (read from
+    # outside the loop, through both bodies). n counts the iterations run.
+    c = Case("cf_loop_runtime_count", 13)
+    then_branch = helper.make_graph(
+        [helper.make_node("Mul", ["acc_in", "k"], ["a_then"])], "then", [],
+        [vi("a_then", F32, [3])], initializer=[tensor("k", np.array(1.5, np.float32))])
+    else_branch = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "x"], ["a_else"])], "else", [],
+        [vi("a_else", F32, [3])])
+    body = helper.make_graph(
+        [helper.make_node("Mod", ["i", "two"], ["parity"]),
+         helper.make_node("Equal", ["parity", "zero"], ["even"]),
+         helper.make_node("If", ["even"], ["acc_out"], then_branch=then_branch,
+                          else_branch=else_branch),
+         helper.make_node("ReduceSum", ["acc_out"], ["sum"], keepdims=0),
+         helper.make_node("Less", ["sum", "limit"], ["c_out"]),
+         helper.make_node("Add", ["n_in", "one"], ["n_out"])],
+        "body", [vi("i", I64, []), vi("c_in", BOOL, []), vi("acc_in", F32, [3]),
+                 vi("n_in", I64, [])],
+        [vi("c_out", BOOL, []), vi("acc_out", F32, [3]), vi("n_out", I64, [])],
+        initializer=[tensor("two", np.array(2, np.int64)), tensor("zero", np.array(0, np.int64)),
+                     tensor("one", np.array(1, np.int64))])
+    m = c.input("M", np.array(50, np.int64))
+    go = c.input("cond", np.array(True))
+    acc = c.input("acc0", np.array([0.5, 1, -0.25], np.float32))
+    x = c.input("x", np.array([1, 0.5, 2], np.float32))
+    limit = c.input("limit", np.array(60, np.float32))
+    c.init("n0", np.array(0, np.int64))
+    c.node("Loop", ["M", "cond", "acc0", "n0"], ["acc", "n"], "loop0", body=body)
+    n, i = 0, 0
+    while i < m and go:
+        acc = acc * np.float32(1.5) if i % 2 == 0 else acc + x
+        n += 1
+        go = acc.sum(dtype=np.float32) < limit
+        i += 1
+    assert 3 < n < 50, n  # the condition, not M, ends it
+    c.output("acc", acc)
+    c.output("n", np.array(n, np.int64))
+    cases.append(c)
+
+    # Scan-16 over 24 steps (a loop in the IR): x scanned forward along axis 0, y in reverse
+    # along axis 1; the state sums x + y's element, the scan output is state * 2 (Scan-9+ spec).
+    c = Case("cf_scan_long", 16)
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "a"], ["s1"]),
+         helper.make_node("Add", ["s1", "b"], ["s_out"]),
+         helper.make_node("Add", ["s_out", "s_out"], ["o"])],
+        "body", [vi("s_in", F32, [2]), vi("a", F32, [2]), vi("b", F32, [2])],
+        [vi("s_out", F32, [2]), vi("o", F32, [2])])
+    s = c.input("init", np.array([1, -1], np.float32))
+    x = c.input("x", (np.arange(48, dtype=np.float32).reshape(24, 2) - 20) * 0.125)
+    y = c.input("y", (np.arange(48, dtype=np.float32).reshape(2, 24) % 7) * 0.5)
+    c.node("Scan", ["init", "x", "y"], ["final", "out"], "scan0", body=body, num_scan_inputs=2,
+           scan_input_axes=[0, 1], scan_input_directions=[0, 1])
+    outs = []
+    for t in range(24):
+        s = (s + x[t]) + y[:, 23 - t]
+        outs.append(s + s)
+    c.output("final", s)
+    c.output("out", np.stack(outs))
     cases.append(c)
     return cases
 

@@ -105,6 +105,13 @@ struct ImportOptions {
   /// type, an initializer missing from an IR-3 graph's inputs, ...; README, "ONNX checker
   /// findings") are tolerated and reported through `warn`; the checker still refuses the rest.
   bool strictONNX = false;
+  /// Control flow. A Loop or Scan whose iterations are known at compile time and at most this
+  /// many is unrolled (its body imported once per iteration, so that it folds and fuses);
+  /// others become a loop in the IR (-unroll-loops-up-to).
+  int64_t unrollLoopsUpTo = 16;
+  /// A loop in the IR whose trip count is known only at run time stops with an error after
+  /// this many iterations (-max-loop-iterations).
+  int64_t maxLoopIterations = 1000000;
   /// Receives each warning of a load that succeeds (one line, naming the file). Library code
   /// prints nothing itself; the tools print these as "warning: ..." on stderr. Unset: dropped.
   std::function<void(const std::string &)> warn;

@@ -1,12 +1,16 @@
-// ONNX control flow. ember compiles static graphs, so control flow is resolved at import: If is
-// imported by picking its branch, so its condition must be known at compile time (a constant,
-// or a value folded from constants or -onnx-define-input); Loop is unrolled, its body imported
-// once per iteration, when its trip count and condition are known at compile time and the
-// condition each iteration computes folds to a constant. Scan is in ControlFlowOpsScan.cpp.
+// ONNX control flow resolved at import: an If whose condition is known at compile time (a
+// constant, or a value folded from constants or -onnx-define-input) is imported by picking its
+// branch; a Loop whose trip count and condition are known then, and short enough
+// (ImportOptions::unrollLoopsUpTo), is unrolled, its body imported once per iteration. Others
+// become If and Loop nodes decided at run time (ControlFlowOpsRuntime.cpp); a Loop that cannot
+// (a carried value that changes type) is unrolled when its bounds are known at compile time.
+// Scan is in ControlFlowOpsScan.cpp.
 #include "ControlFlowOps.h"
 
 #include "DataMovementOps.h"
 
+#include "ember/Importer/CompileTimeInputs.h"
+#include "ember/Importer/ModelLoader.h"
 #include "ember/Support/Error.h"
 
 using namespace llvm;
@@ -76,13 +80,39 @@ Expected<bool> truthOf(OpContext &ctx, const Tensor &t, const Twine &what) {
   return t.elementAsDouble(0) != 0;
 }
 
-/// If with a condition known at compile time: the chosen branch is imported inline.
+/// Why a control-flow node can be resolved neither at compile time (\p compileTime) nor at
+/// run time (\p runTime). When graph inputs would let it resolve at compile time, only that
+/// error: the tools act on it (binding the inputs and loading again).
+Error compileTimeOr(Error compileTime, Error runTime, const Twine &why) {
+  bool onlyInputs = true; // every error of the list asks for graph inputs
+  Error all = Error::success();
+  handleAllErrors(std::move(compileTime), [&](std::unique_ptr<ErrorInfoBase> e) {
+    onlyInputs &= e->isA<CompileTimeInputsError>();
+    all = joinErrors(std::move(all), Error(std::move(e)));
+  });
+  if (onlyInputs) {
+    consumeError(std::move(runTime));
+    return all;
+  }
+  return joinErrors(std::move(all), withContext(std::move(runTime), why));
+}
+
+/// If with a condition known at compile time: the chosen branch is imported inline. Else both
+/// branches become bodies of an If node, decided at run time; when they cannot (they give values
+/// of different types), the condition's graph inputs are asked for at compile time.
 Error loadIf(OpContext &ctx) {
   auto cond = ctx.constantInput(0);
-  if (!cond)
-    return withContext(cond.takeError(),
-                       "If is compiled by picking a branch, so its condition must be known at "
-                       "compile time; data-dependent control flow is not supported");
+  if (!cond) {
+    Error notConstant = cond.takeError();
+    EMBER_ASSIGN_OR_RETURN(NodeValue condValue, ctx.input(0));
+    Error atRunTime = loadIfAtRunTime(ctx, condValue);
+    if (!atRunTime) {
+      consumeError(std::move(notConstant));
+      return Error::success();
+    }
+    return compileTimeOr(std::move(notConstant), std::move(atRunTime),
+                         "and the If cannot be decided at run time");
+  }
   EMBER_ASSIGN_OR_RETURN(bool taken, truthOf(ctx, **cond, "condition"));
   StringRef branchName = taken ? "then_branch" : "else_branch";
   EMBER_ASSIGN_OR_RETURN(const onnx::GraphProto *branch, ctx.getGraphAttr(branchName));
@@ -119,10 +149,13 @@ Error loopBounds(OpContext &ctx, std::optional<int64_t> &tripCount, std::optiona
       err = joinErrors(std::move(err), truth.takeError());
   }
   return withContext(std::move(err),
-                     "Loop is unrolled at compile time, so its trip count and condition must be "
-                     "known then (a constant, or a graph input fixed at compile time); a trip "
-                     "count or condition computed at run time is not supported");
+                     "a Loop unrolled at compile time needs its trip count and condition "
+                     "then (a constant, or a graph input fixed at compile time)");
 }
+
+Error unrollLoop(OpContext &ctx, const onnx::GraphProto &loopBody, unsigned numCarried,
+                 unsigned numScanOutputs, std::optional<int64_t> tripCount,
+                 std::optional<bool> cond);
 
 /// Loop(M, cond, v_initial...) with body(iteration_num, cond_in, v_in...) -> (cond_out,
 /// v_out..., scan_out...): runs while i < M and cond (an omitted one holds); the outputs are
@@ -143,9 +176,40 @@ Error loadLoop(OpContext &ctx) {
     return ctx.fail("has " + Twine(ctx.numOutputs()) + " outputs, its body gives " +
                     Twine(numCarried + numScanOutputs));
 
+  // A short loop known at compile time is unrolled, so that it folds and fuses; any other
+  // becomes a loop in the IR. One the IR cannot hold (a carried value that changes type, a scan
+  // output of run-time length) is unrolled, its bounds then needed at compile time.
   std::optional<int64_t> tripCount;
   std::optional<bool> cond;
-  EMBER_TRY(loopBounds(ctx, tripCount, cond));
+  Error bounds = loopBounds(ctx, tripCount, cond);
+  bool known = !bounds && (tripCount || cond);
+  bool shortLoop = known && ((tripCount && *tripCount <= ctx.options().unrollLoopsUpTo) ||
+                             (cond && !*cond));
+  if (shortLoop)
+    return unrollLoop(ctx, *body, numCarried, numScanOutputs, tripCount, cond);
+  Error inIR = loadLoopInIR(ctx, *body, numCarried, numScanOutputs,
+                            bounds ? std::nullopt : tripCount);
+  if (!inIR) {
+    consumeError(std::move(bounds));
+    return Error::success();
+  }
+  if (bounds)
+    return compileTimeOr(std::move(bounds), std::move(inIR), "and it cannot be a loop in the IR");
+  Error unrolled = unrollLoop(ctx, *body, numCarried, numScanOutputs, tripCount, cond);
+  if (!unrolled) {
+    consumeError(std::move(inIR));
+    return Error::success();
+  }
+  return joinErrors(std::move(unrolled),
+                    withContext(std::move(inIR), "and it cannot be a loop in the IR"));
+}
+
+/// Loop unrolled at import, its body imported once per iteration: the trip count and
+/// condition are known at compile time, and so must be the condition each iteration computes.
+Error unrollLoop(OpContext &ctx, const onnx::GraphProto &loopBody, unsigned numCarried,
+                 unsigned numScanOutputs, std::optional<int64_t> tripCount,
+                 std::optional<bool> cond) {
+  const onnx::GraphProto *body = &loopBody;
   if (!tripCount && !cond)
     return ctx.fail("has neither a trip count nor a condition, so it never ends");
   if (tripCount && !cond && *tripCount > kMaxUnrolledIterations) // said before unrolling any

@@ -32,6 +32,26 @@ public:
   int64_t iterations() const { return iterations_; }
 };
 
+/// If with a condition \p cond known only at run time: both branches become bodies of an If
+/// node (ControlFlowOpsRuntime.cpp); an error when a branch cannot (outputs of different types,
+/// sequences).
+llvm::Error loadIfAtRunTime(OpContext &ctx, NodeValue cond);
+
+/// Loop as a loop in the IR: its body becomes the body of a Loop node, run while the trip count
+/// and condition allow at run time. \p knownTrip is the trip count when known at compile time
+/// (required for scan outputs). An error when the loop needs unrolling instead (a carried
+/// value that changes type, sequences, scan outputs of a run-time length).
+llvm::Error loadLoopInIR(OpContext &ctx, const onnx::GraphProto &body, unsigned numCarried,
+                         unsigned numScanOutputs, std::optional<int64_t> knownTrip);
+
+/// Scan (opset 9 on) as a loop in the IR of \p length iterations: iteration t runs \p body on
+/// the states and element t (reversed: length-1-t) of each scan input along its axis; the scan
+/// outputs stack along a new first axis, in iteration order.
+llvm::Error loadScanInIR(OpContext &ctx, const onnx::GraphProto &body,
+                         llvm::ArrayRef<NodeValue> states, llvm::ArrayRef<NodeValue> scanInputs,
+                         llvm::ArrayRef<int64_t> inputAxes,
+                         llvm::ArrayRef<int64_t> inputDirections, dim_t length);
+
 /// \p elements (at least one) joined along \p axis or, when \p newAxis, stacked along a new
 /// axis \p axis (ConcatFromSequence's new_axis; a Loop's or Scan's scan outputs). Negative axes
 /// count from the end of the result.

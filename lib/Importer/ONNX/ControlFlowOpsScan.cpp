@@ -1,10 +1,12 @@
-// ONNX Scan, unrolled at import: the number of iterations is the scan inputs' length along
-// their scan axis, which their static shapes give, so the body is imported once per iteration
-// with the state values carried from one to the next, the scan inputs sliced and the scan
-// outputs stacked along their axis. Scan-8 has a batch axis 0 on every input and output and
+// ONNX Scan. The number of iterations is the scan inputs' length along their scan axis, which
+// their static shapes give. A long scan becomes a loop in the IR (ControlFlowOpsRuntime.cpp);
+// a short one, or one whose outputs stack other than the loop's way, is unrolled at import:
+// the body is imported once per iteration with the state values carried from one to the next,
+// the scan inputs sliced and the scan outputs stacked along their axis. Scan-8 has a batch axis 0 on every input and output and
 // optional per-batch lengths: each batch element is scanned on its own.
 #include "ControlFlowOps.h"
 
+#include "ember/Importer/ModelLoader.h"
 #include "ember/Support/Error.h"
 
 #include <algorithm>
@@ -226,6 +228,17 @@ Error loadScan(OpContext &ctx) {
     spec.inputAxes.push_back(*axis);
   }
   EMBER_ASSIGN_OR_RETURN(dim_t length, scanLength(ctx, scanInputs, spec.inputAxes));
+  // A long scan whose outputs stack in iteration order along axis 0 runs as a loop in the IR;
+  // others are unrolled (the loop's scan outputs only stack that way).
+  bool stacksAsLoop = llvm::all_of(spec.outputAxes, [&](int64_t a) { return a == 0; }) &&
+                      llvm::all_of(spec.outputDirections, [](int64_t d) { return d == 0; });
+  if (length > ctx.options().unrollLoopsUpTo && stacksAsLoop) {
+    Error inIR = loadScanInIR(ctx, *body, states, scanInputs, spec.inputAxes,
+                              spec.inputDirections, length);
+    if (!inIR)
+      return Error::success();
+    consumeError(std::move(inIR)); // unrolled instead, within the unrolling limits
+  }
   UnrollBudget budget(ctx);
   EMBER_ASSIGN_OR_RETURN(ScanResult r, unrollScan(ctx, spec, states, scanInputs, length, budget));
   for (unsigned i = 0; i < numStates; ++i)

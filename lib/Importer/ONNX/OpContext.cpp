@@ -59,15 +59,24 @@ std::string ONNXValue::describe() const {
 }
 
 std::optional<ONNXValue> ValueScope::lookup(StringRef name) const {
-  for (const ValueScope *s = this; s; s = s->outer_) {
-    auto t = s->tensors_.find(name);
-    if (t != s->tensors_.end())
-      return ONNXValue::ofTensor(t->second);
-    auto q = s->structured_.find(name);
-    if (q != s->structured_.end())
-      return q->second;
+  auto t = tensors_.find(name);
+  if (t != tensors_.end())
+    return ONNXValue::ofTensor(t->second);
+  auto q = structured_.find(name);
+  if (q != structured_.end())
+    return q->second;
+  if (!outer_)
+    return std::nullopt;
+  // Recursive, so that a value crossing several body boundaries is captured by the outermost
+  // body first, then by each one inside it.
+  std::optional<ONNXValue> v = outer_->lookup(name);
+  if (v && capture_) {
+    if (v->tensor)
+      v->tensor = capture_(v->tensor);
+    for (NodeValue &e : v->elements)
+      e = capture_(e);
   }
-  return std::nullopt;
+  return v;
 }
 
 bool ValueScope::bind(StringRef name, ONNXValue v) {
@@ -82,14 +91,17 @@ bool ValueScope::bind(StringRef name, ONNXValue v) {
 
 Expected<std::vector<ONNXValue>> OpContext::importSubgraph(const onnx::GraphProto &graph,
                                                            ArrayRef<ONNXValue> inputs,
-                                                           StringRef instance) {
+                                                           StringRef instance, Function *body,
+                                                           ValueScope::Capture capture) {
+  Function &into = body ? *body : fn_;
   // Unnamed subgraphs load too (the checker's finding is tolerated), so name them somehow.
   std::string label =
       graph.name().empty() ? "unnamed subgraph" : "subgraph '" + graph.name() + "'";
   if (size_t(graph.input_size()) != inputs.size())
     return makeError(label + " has " + Twine(graph.input_size()) + " inputs, " +
                      onnxNodeLabel(node_) + " gives it " + Twine(inputs.size()));
-  ValueScope scope(&scope_, baseName() + (instance.empty() ? "" : "." + instance.str()) + ".");
+  ValueScope scope(&scope_, baseName() + (instance.empty() ? "" : "." + instance.str()) + ".",
+                   std::move(capture));
   for (int i = 0; i < graph.input_size(); ++i)
     if (!scope.bind(graph.input(i).name(), inputs[i]))
       return makeError(label + ": input '" + graph.input(i).name() + "' is listed twice");
@@ -107,7 +119,7 @@ Expected<std::vector<ONNXValue>> OpContext::importSubgraph(const onnx::GraphProt
     if (!load)
       return makeError(label + ": unsupported operator " + onnxNodeLabel(n) + " at opset " +
                        Twine(opset_));
-    OpContext sub(n, opts_, opset_, module_, fn_, scope);
+    OpContext sub(n, opts_, opset_, module_, into, scope);
     Error err = load(sub);
     err = joinErrors(std::move(err), sub.takeAttrError());
     if (err)

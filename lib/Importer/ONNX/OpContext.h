@@ -12,6 +12,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -95,14 +96,23 @@ struct ONNXValue {
 /// body) loads in a scope of its own, so what it defines neither leaks out nor clashes with
 /// another iteration's, and the nodes it creates are named with the scope's prefix.
 class ValueScope {
+public:
+  /// A body's own value for a value of the function around it (BodyCaptures).
+  using Capture = std::function<NodeValue(NodeValue)>;
+
+private:
   const ValueScope *outer_;
   std::string namePrefix_;
   llvm::StringMap<NodeValue> tensors_;
   llvm::StringMap<ONNXValue> structured_; ///< sequences and optionals
+  Capture capture_;                       ///< set on the scope of a body of its own
 
 public:
-  explicit ValueScope(const ValueScope *outer = nullptr, std::string namePrefix = "")
-      : outer_(outer), namePrefix_(std::move(namePrefix)) {}
+  /// \p capture makes this the scope of a body imported as a function of its own (a run-time
+  /// If's branch, a Loop's body): what lookups find outside it reaches the body through it.
+  explicit ValueScope(const ValueScope *outer = nullptr, std::string namePrefix = "",
+                      Capture capture = {})
+      : outer_(outer), namePrefix_(std::move(namePrefix)), capture_(std::move(capture)) {}
   ValueScope(const ValueScope &) = delete;
   ValueScope &operator=(const ValueScope &) = delete;
 
@@ -180,9 +190,15 @@ public:
   /// current function, in a scope of its own over this node's: its inputs are bound to
   /// \p inputs, it sees every value defined around it, and what it defines stays in it. What it
   /// creates is named after this node and \p instance ("iter3"). Returns its outputs' values.
-  llvm::Expected<std::vector<ONNXValue>> importSubgraph(const onnx::GraphProto &graph,
-                                                        llvm::ArrayRef<ONNXValue> inputs,
-                                                        llvm::StringRef instance);
+  /// With \p body, the subgraph is imported into that function instead, and \p capture gives
+  /// its own value for every value from outside that it reads (ValueScope).
+  llvm::Expected<std::vector<ONNXValue>>
+  importSubgraph(const onnx::GraphProto &graph, llvm::ArrayRef<ONNXValue> inputs,
+                 llvm::StringRef instance, Function *body = nullptr,
+                 ValueScope::Capture capture = {});
+  /// The options of this import (control-flow limits, the evaluator).
+  const ImportOptions &options() const { return opts_; }
+  Function &function() { return fn_; }
   /// \p v's value when it is a Constant or folds to one, as constantInput does for an input
   /// (a value computed from graph inputs gives a CompileTimeInputsError naming them); \p what
   /// names it in errors.
