@@ -1,11 +1,16 @@
 // Models the importer must refuse for the operators it lowers itself: the signal operators
 // (DFT, STFT, the windows, MelWeightMatrix), TfIdfVectorizer and a Loop beyond the unroll
-// limit. Each error must name the node, the operator and the reason. The models these
+// limit. Each error must name the node, the operator and the reason. And the random draws
+// (RandomUniform, RandomNormal, Bernoulli), whose values no other implementation can give:
+// their distribution, range and determinism per seed. The models these
 // operators accept, with numpy's expected outputs, are tests/models/{cf,signal,tfidf}_*
 // (utils/models/make_import_test_models.py), run on every backend by ModelCasesTest.
 #include "TestUtils.h"
 
+#include "ember/Driver/CompiledModel.h"
 #include "ember/Importer/ModelLoader.h"
+
+#include <cmath>
 
 #include <algorithm>
 #include <string>
@@ -228,7 +233,8 @@ TEST(ImporterOps, RefusesBadMelWeightMatrices) {
 /// A TfIdfVectorizer of an int32 [2, 4] input (or \p elemType) with the valid attributes of
 /// two unigrams and one bigram, except where \p attrs replaces one (the first of a name wins).
 std::string tfidf(const std::string &attrs, int elemType = kInt32,
-                  const std::vector<std::string> &drop = {}) {
+                  const std::vector<std::string> &drop = {},
+                  const std::vector<int64_t> &dims = {2, 4}) {
   std::string all = attrs;
   auto add = [&](const std::string &name, const std::string &text) {
     if (attrs.find("\"" + name + "\"") == std::string::npos &&
@@ -242,7 +248,7 @@ std::string tfidf(const std::string &attrs, int elemType = kInt32,
   add("ngram_counts", attrInts("ngram_counts", {0, 2}));
   add("ngram_indexes", attrInts("ngram_indexes", {0, 1, 2}));
   add("pool_int64s", attrInts("pool_int64s", {1, 2, 1, 2}));
-  return model(9, input("x", elemType, {2, 4}), node("tfidf0", "TfIdfVectorizer", {"x"}, all));
+  return model(9, input("x", elemType, dims), node("tfidf0", "TfIdfVectorizer", {"x"}, all));
 }
 
 TEST(ImporterOps, RefusesBadTfIdfVectorizers) {
@@ -280,6 +286,127 @@ TEST(ImporterOps, RefusesBadTfIdfVectorizers) {
        "attribute 'mode' must be TF, IDF or TFIDF, got 'BM25'"},
       {"float_input", tfidf("", kFloat), "tfidf0", op,
        "input float32<2 x 4>: ember counts int32 or int64 token ids only"},
+      {"scalar_input", tfidf("", kInt32, {}, {}), "tfidf0", op,
+       "input int32<scalar> must be [C] or [N, C]"},
+  });
+}
+
+//===----------------------------------------------------------------------------------------===//
+// Random draws: compiled to values drawn once per compile. The spec fixes their distribution,
+// not their values, so the tests check that: range, mean and spread of many draws (bounds of
+// about five standard errors), and the same values again for the same seed.
+//===----------------------------------------------------------------------------------------===//
+
+std::string attrFloat(const std::string &name, float v) {
+  return " attribute { name: \"" + name + "\" f: " + std::to_string(v) + " type: FLOAT }";
+}
+
+/// Runs a model with one graph output "y" on the Interpreter, its input \p name (if any) set
+/// to \p value.
+std::vector<double> runModel(const std::string &text, const std::string &name = "",
+                             const Tensor *value = nullptr) {
+  TempDir dir;
+  auto module = loadModel(dir.write("m.onnxtxt", text));
+  EXPECT_TRUE(bool(module)) << errorOf(std::move(module));
+  if (!module)
+    return {};
+  auto cm = CompiledModel::compile(std::move(*module), CompileOptions());
+  EXPECT_TRUE(bool(cm)) << errorOf(std::move(cm));
+  if (!cm)
+    return {};
+  if (value)
+    EXPECT_EQ(errorOf((*cm)->setInput(name, *value)), "");
+  EXPECT_EQ(errorOf((*cm)->run()), "");
+  auto y = (*cm)->getOutput("y");
+  if (!y)
+    return {};
+  std::vector<double> values;
+  for (size_t i = 0; i < y->numElements(); ++i)
+    values.push_back(y->elementAsDouble(i));
+  return values;
+}
+
+struct Moments {
+  double mean = 0, stddev = 0, min = INFINITY, max = -INFINITY;
+};
+Moments momentsOf(const std::vector<double> &v) {
+  Moments m;
+  for (double x : v) {
+    m.mean += x / double(v.size());
+    m.min = std::min(m.min, x);
+    m.max = std::max(m.max, x);
+  }
+  for (double x : v)
+    m.stddev += (x - m.mean) * (x - m.mean) / double(v.size());
+  m.stddev = std::sqrt(m.stddev);
+  return m;
+}
+
+TEST(ImporterOps, RandomUniformDrawsUniformlyAndPerSeed) {
+  // U[-2, 3): mean 0.5, standard deviation 5 / sqrt(12) = 1.443; 4000 draws.
+  auto uniform = [](float seed) {
+    return model(13, "", node("r", "RandomUniform", {},
+                                attrInts("shape", {40, 100}) + attrFloat("low", -2) +
+                                    attrFloat("high", 3) + attrFloat("seed", seed)));
+  };
+  std::vector<double> a = runModel(uniform(7)), b = runModel(uniform(7)), c = runModel(uniform(8));
+  ASSERT_EQ(a.size(), 4000u);
+  Moments m = momentsOf(a);
+  EXPECT_GE(m.min, -2);
+  EXPECT_LT(m.max, 3);
+  EXPECT_NEAR(m.mean, 0.5, 5 * 1.443 / std::sqrt(4000.0));
+  EXPECT_NEAR(m.stddev, 1.443, 0.05);
+  EXPECT_EQ(a, b); // the same seed, the same draws
+  EXPECT_NE(a, c);
+}
+
+TEST(ImporterOps, RandomNormalLikeDrawsNormallyInTheInputsKind) {
+  // N(1, 2^2) in float64, the kind of the input it is like; 4000 draws.
+  std::string text = model(13, input("x", kDouble, {4000}),
+                           node("r", "RandomNormalLike", {"x"},
+                                attrFloat("mean", 1) + attrFloat("scale", 2) +
+                                    attrFloat("seed", 3)));
+  Tensor x(Type(ElemKind::Float64, {4000}));
+  std::vector<double> v = runModel(text, "x", &x);
+  ASSERT_EQ(v.size(), 4000u);
+  Moments m = momentsOf(v);
+  EXPECT_NEAR(m.mean, 1, 5 * 2 / std::sqrt(4000.0));
+  EXPECT_NEAR(m.stddev, 2, 0.1);
+  size_t within = std::count_if(v.begin(), v.end(), [](double x) { return std::fabs(x - 1) < 2; });
+  EXPECT_NEAR(double(within) / 4000, 0.6827, 0.03); // one standard deviation
+}
+
+TEST(ImporterOps, BernoulliFollowsItsRunTimeProbabilities) {
+  // p = 0, 1 and 0.3 in thirds; the probabilities are a run-time input.
+  std::string text = model(15, input("p", kFloat, {3000}),
+                           node("b", "Bernoulli", {"p"}, attrInt("dtype", kInt32)));
+  Tensor p(Type(ElemKind::Float32, {3000}));
+  for (size_t i = 0; i < 3000; ++i)
+    p.setElementFromDouble(i, i < 1000 ? 0.0 : i < 2000 ? 1.0 : 0.3);
+  std::vector<double> v = runModel(text, "p", &p);
+  ASSERT_EQ(v.size(), 3000u);
+  double hits = 0;
+  for (size_t i = 0; i < 3000; ++i) {
+    ASSERT_TRUE(v[i] == 0 || v[i] == 1) << v[i];
+    if (i < 1000)
+      EXPECT_EQ(v[i], 0);
+    else if (i < 2000)
+      EXPECT_EQ(v[i], 1);
+    else
+      hits += v[i];
+  }
+  EXPECT_NEAR(hits / 1000, 0.3, 5 * std::sqrt(0.3 * 0.7 / 1000));
+}
+
+TEST(ImporterOps, RefusesBadRandomDraws) {
+  expectRefused({
+      {"negative_shape", model(13, "", node("r", "RandomNormal", {}, attrInts("shape", {2, -1}))),
+       "r", "RandomNormal", "attribute 'shape' holds -1"},
+      {"integer_draws",
+       model(13, "", node("r", "RandomUniform", {}, attrInts("shape", {2}) + attrInt("dtype", kInt64))),
+       "r", "RandomUniform", "draws floating-point values, not int64"},
+      {"integer_probabilities", model(15, input("p", kInt32, {2}), node("b", "Bernoulli", {"p"})),
+       "b", "Bernoulli", "the probabilities must be floating-point, got int32<2>"},
   });
 }
 

@@ -219,6 +219,8 @@ Error loadClip(OpContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
+} // namespace
+
 Error createCast(OpContext &ctx, NodeValue x, ElemKind to) {
   if (x.getType().kind == to)
     return ctx.setOutput(0, x);
@@ -227,6 +229,8 @@ Error createCast(OpContext &ctx, NodeValue x, ElemKind to) {
                                     AttrList().set<AttrKind::ResultKind>(elemKindName(to).str())));
   return ctx.setOutput(0, y);
 }
+
+namespace {
 
 /// Cast's target is a TensorProto data type number, or its name before opset 6.
 Error loadCast(OpContext &ctx) {

@@ -1,5 +1,5 @@
 // Shared by the element-wise loader files (ElementwiseOps*.cpp): registration of the parts and the
-// numpy-broadcasting helper.
+// numpy-broadcasting helper, and Cast's node (Cast, CastLike, Bernoulli).
 #ifndef EMBER_LIB_IMPORTER_ONNX_ELEMENTWISEOPS_H
 #define EMBER_LIB_IMPORTER_ONNX_ELEMENTWISEOPS_H
 
@@ -13,6 +13,9 @@ void registerElementwiseActivationOps(OpRegistry &r);
 /// \p values broadcast (numpy multidirectional rules) to their common dims.
 llvm::Expected<llvm::SmallVector<NodeValue, 3>> broadcastTogether(OpContext &ctx,
                                                                   llvm::ArrayRef<NodeValue> values);
+
+/// Binds output 0 to \p x cast to \p to (\p x itself when it has that kind already).
+llvm::Error createCast(OpContext &ctx, NodeValue x, ElemKind to);
 
 } // namespace ember
 

@@ -44,6 +44,7 @@ const OpRegistry &OpRegistry::get() {
     registerSequenceOps(r);
     registerTrainingOps(r);
     registerTextOps(r);
+    registerRandomOps(r);
     return r;
   }();
   return registry;

@@ -48,11 +48,12 @@ void registerQuantizedOps(OpRegistry &r);
 void registerRecurrentOps(OpRegistry &r);
 void registerControlFlowOps(OpRegistry &r);
 // Importer-only families (no node kind of their own): signal processing, sequences, training,
-// text.
+// text, random draws.
 void registerSignalOps(OpRegistry &r);
 void registerSequenceOps(OpRegistry &r);
 void registerTrainingOps(OpRegistry &r);
 void registerTextOps(OpRegistry &r);
+void registerRandomOps(OpRegistry &r);
 
 struct ImportOptions;
 

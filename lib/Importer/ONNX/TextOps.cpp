@@ -276,13 +276,13 @@ Error loadTfIdfVectorizer(OpContext &ctx) {
   const Type &xType = x.getType();
   if (xType.kind != ElemKind::Int32 && xType.kind != ElemKind::Int64)
     return ctx.fail("input " + xType.str() + ": ember counts int32 or int64 token ids only");
-  if (xType.rank() > 2)
+  if (xType.rank() < 1 || xType.rank() > 2) // the spec's shapes; a scalar is not a sequence
     return ctx.fail("input " + xType.str() + " must be [C] or [N, C]");
   EMBER_ASSIGN_OR_RETURN(TfIdfAttrs attrs, readAttrs(ctx, xType.kind));
 
   bool batched = xType.rank() == 2;
   dim_t batch = batched ? xType.dims[0] : 1;
-  dim_t rowLength = batched ? xType.dims[1] : xType.rank() == 1 ? xType.dims[0] : 1;
+  dim_t rowLength = batched ? xType.dims[1] : xType.dims[0];
   EMBER_ASSIGN_OR_RETURN(NodeValue rows, ctx.reshape(x, {batch, rowLength}));
 
   std::vector<NodeValue> counts;
