@@ -7,10 +7,12 @@
 # from campaign to campaign. A crash (or leak, timeout, out-of-memory) stops the campaign and is
 # copied to tests/fuzz/regressions/HARNESS/: fix it and commit both, and ctest replays it in
 # every build. Prints executions, coverage and crashes, and appends them to fuzz-log.tsv in the
-# build, whose per-harness totals it prints too.
+# build; a campaign of 300 s or more also to tests/fuzz/campaigns.tsv, to be committed (the
+# record of how far each harness has been fuzzed). Prints the per-harness totals of both.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${EMBER_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+campaigns="$root/tests/fuzz/campaigns.tsv"
 # As utils/build.sh: paths relative to the checkout in ccache's keys, so clones share the cache.
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 harnesses=(onnx_binary onnx_text caffe2 tensor_files compile_interpreter compile_cpu)
@@ -65,6 +67,12 @@ campaign() {
     crashes=$((crashes + 1))
   done
   printf '%s\t%s\t%s\t%s\t%s\n' "$h" "$seconds" "${execs:-0}" "$crashes" "$cov" >>"$build/fuzz-log.tsv"
+  # A real campaign (5 minutes or more, not CI's short smoke runs) is also recorded in the
+  # checkout, to be committed: the totals per harness must outlive any one build directory.
+  if [ "$seconds" -ge 300 ]; then
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%F)" "$(git -C "$root" rev-parse --short HEAD)" \
+      "$h" "$seconds" "${execs:-0}" "$crashes" "$cov" >>"$campaigns"
+  fi
   echo "$h: ${execs:-0} executions in ${seconds} s, ${cov:-no coverage line}, $crashes crash(es)"
   if [ "$status" -ne 0 ]; then
     echo "  the campaign stopped (exit $status); see $log:" >&2
@@ -80,4 +88,7 @@ done
 echo "totals over every campaign in $build/fuzz-log.tsv (harness: executions, crashes):"
 awk -F'\t' '{ e[$1] += $3; c[$1] += $4 } END { for (h in e) printf "  %s: %d, %d\n", h, e[h], c[h] }' \
   "$build/fuzz-log.tsv" | sort
+echo "totals over the recorded campaigns in tests/fuzz/campaigns.tsv (harness: executions, crashes):"
+awk -F'\t' '!/^#/ { e[$3] += $5; c[$3] += $6 } END { for (h in e) printf "  %s: %d, %d\n", h, e[h], c[h] }' \
+  "$campaigns" | sort
 exit "$status"
