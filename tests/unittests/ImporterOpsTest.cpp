@@ -414,6 +414,34 @@ TEST(ImporterOps, RefusesBadRandomDraws) {
 // Loop
 //===----------------------------------------------------------------------------------------===//
 
+TEST(ImporterOps, TrainingDomainOperatorsLoadInsideABody) {
+  // One Adagrad step (ai.onnx.preview.training, opset 1) inside a Loop body: the body's nodes
+  // get their loaders by the model's opset imports, as the main graph's do. Adagrad's spec with
+  // its defaults (no decay, regularization or epsilon): H' = H + G^2, X' = X - R G / sqrt(H').
+  std::string body =
+      " attribute { name: \"body\" type: GRAPH g { name: \"body\"\n"
+      "  node { op_type: \"Identity\" input: \"c_in\" output: \"c_out\" }\n"
+      "  node { op_type: \"Adagrad\" domain: \"ai.onnx.preview.training\" input: \"r\" "
+      "input: \"t\" input: \"x_in\" input: \"g\" input: \"h\" output: \"x_out\" "
+      "output: \"h_out\" }\n" +
+      input("i", kInt64, {}) + input("c_in", kBool, {}) + input("x_in", kFloat, {2}) +
+      valueInfo("output", "c_out", kBool, {}) + valueInfo("output", "x_out", kFloat, {2}) +
+      " } }";
+  std::string text =
+      "ir_version: 8\nopset_import { domain: \"\" version: 13 }\n"
+      "opset_import { domain: \"ai.onnx.preview.training\" version: 1 }\ngraph {\n name: \"g\"\n" +
+      node("loop0", "Loop", {"M", "", "x0"}, body) + input("x0", kFloat, {2}) + initI64("M", {1}) +
+      initF32("r", 0.1f) + initI64("t", {0}) +
+      "initializer { name: \"g\" data_type: 1 dims: 2 float_data: 0.5 float_data: -1 }\n"
+      "initializer { name: \"h\" data_type: 1 dims: 2 float_data: 0 float_data: 1 }\n"
+      " output { name: \"y\" }\n}\n";
+  Tensor x = Tensor::fromValues<float>({2}, {1, 2});
+  std::vector<double> y = runModel(text, "x0", &x);
+  ASSERT_EQ(y.size(), 2u);
+  EXPECT_NEAR(y[0], 1 - 0.1 * 0.5 / std::sqrt(0.25), 1e-6);
+  EXPECT_NEAR(y[1], 2 + 0.1 * 1 / std::sqrt(2.0), 1e-6);
+}
+
 TEST(ImporterOps, RefusesALongLoopThatCannotRunInTheIR) {
   // for i < 5000: v = concat(v, v). A loop in the IR keeps its carried values' types, so this
   // one could only be unrolled, and it is longer than ember unrolls: both reasons are given.

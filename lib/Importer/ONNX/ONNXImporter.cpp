@@ -40,13 +40,6 @@ Expected<onnx::ModelProto> readModelProto(StringRef path) {
   return model;
 }
 
-/// Besides the default domain, ember loads the operators of ONNX's training domain: the
-/// optimizers (TrainingOps.cpp).
-constexpr StringLiteral kTrainingDomain = "ai.onnx.preview.training";
-constexpr int64_t kMaxTrainingOpset = 1;
-
-bool isDefaultDomain(StringRef domain) { return domain.empty() || domain == "ai.onnx"; }
-
 /// The default domain's opset; 0 when the model imports none (a model of training operators
 /// only: a default-domain node in it is unsupported).
 Expected<int64_t> defaultDomainOpset(const onnx::ModelProto &model) {
@@ -68,30 +61,6 @@ Expected<int64_t> defaultDomainOpset(const onnx::ModelProto &model) {
   if (opset < 1)
     return makeError("invalid opset version " + Twine(opset));
   return opset;
-}
-
-/// The opset \p n's operator is looked up at: the model's import of the node's domain, 0 if it
-/// imports none.
-int64_t nodeOpset(const onnx::ModelProto &model, int64_t defaultOpset, const onnx::NodeProto &n) {
-  if (isDefaultDomain(n.domain()))
-    return defaultOpset;
-  for (const auto &o : model.opset_import())
-    if (o.domain() == n.domain())
-      return o.version();
-  return 0;
-}
-
-/// \p n's loader at \p opset, or null. The registry is keyed by op type alone, so a node of
-/// the training domain must also be an operator ONNX defines there (one named Relu is not ONNX's
-/// Relu); the training ops' names clash with no default-domain op.
-OpLoader findLoader(const onnx::NodeProto &n, int64_t opset) {
-  if (opset < 1)
-    return nullptr;
-  if (!isDefaultDomain(n.domain()) &&
-      (n.domain() != kTrainingDomain || opset > kMaxTrainingOpset ||
-       !onnx::OpSchemaRegistry::Schema(n.op_type(), int(opset), n.domain())))
-    return nullptr;
-  return OpRegistry::get().find(n.op_type(), opset);
 }
 
 /// Whether \p n reads a value named in \p names, itself or in a subgraph (an If branch reads
@@ -488,6 +457,7 @@ Error ONNXImporter::loadNodes() {
     bool skip = needed && readsAnyOf(n, unloaded);
     int64_t opset = nodeOpset(model_, opset_, n);
     OpContext ctx(n, opts_, opset, *module_, *fn_, values_);
+    ctx.setModel(&model_);
     Error err = skip ? Error::success() : findLoader(n, opset)(ctx);
     err = joinErrors(std::move(err), ctx.takeAttrError());
     err = handleErrors(std::move(err), [&](std::unique_ptr<CompileTimeInputsError> e) {

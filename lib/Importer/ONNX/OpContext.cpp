@@ -7,9 +7,43 @@
 
 #include <algorithm>
 
+#include <onnx/defs/schema.h>
+
 using namespace llvm;
 
 namespace ember {
+
+/// Besides the default domain, ember loads the operators of ONNX's training domain: the
+/// optimizers (TrainingOps.cpp).
+static constexpr StringLiteral kTrainingDomain = "ai.onnx.preview.training";
+static constexpr int64_t kMaxTrainingOpset = 1;
+
+bool isDefaultDomain(StringRef domain) { return domain.empty() || domain == "ai.onnx"; }
+
+/// The opset \p n's operator is looked up at: the model's import of the node's domain, 0 if it
+/// imports none.
+int64_t nodeOpset(const onnx::ModelProto &model, int64_t defaultOpset, const onnx::NodeProto &n) {
+  if (isDefaultDomain(n.domain()))
+    return defaultOpset;
+  for (const auto &o : model.opset_import())
+    if (o.domain() == n.domain())
+      return o.version();
+  return 0;
+}
+
+/// \p n's loader at \p opset, or null. The registry is keyed by op type alone, so a node of
+/// the training domain must also be an operator ONNX defines there (one named Relu is not ONNX's
+/// Relu); the training ops' names clash with no default-domain op.
+OpLoader findLoader(const onnx::NodeProto &n, int64_t opset) {
+  if (opset < 1)
+    return nullptr;
+  if (!isDefaultDomain(n.domain()) &&
+      (n.domain() != kTrainingDomain || opset > kMaxTrainingOpset ||
+       !onnx::OpSchemaRegistry::Schema(n.op_type(), int(opset), n.domain())))
+    return nullptr;
+  return OpRegistry::get().find(n.op_type(), opset);
+}
+
 
 void OpRegistry::add(StringRef opType, int64_t sinceOpset, OpLoader load) {
   auto &v = loaders_[opType];
@@ -115,12 +149,16 @@ Expected<std::vector<ONNXValue>> OpContext::importSubgraph(const onnx::GraphProt
       return makeError(label + ": initializer '" + init.name() + "' is defined twice");
   }
   for (const auto &n : graph.node()) {
-    bool defaultDomain = n.domain().empty() || n.domain() == "ai.onnx";
-    OpLoader load = defaultDomain ? OpRegistry::get().find(n.op_type(), opset_) : nullptr;
+    // The loader the model's main graph would use: its domain's opset (the training domain's
+    // operators load in a body too).
+    int64_t opset = model_ ? nodeOpset(*model_, opset_, n) : isDefaultDomain(n.domain()) ? opset_ : 0;
+    OpLoader load = findLoader(n, opset);
     if (!load)
-      return makeError(label + ": unsupported operator " + onnxNodeLabel(n) + " at opset " +
-                       Twine(opset_));
-    OpContext sub(n, opts_, opset_, module_, into, scope);
+      return makeError(label + ": unsupported operator " + onnxNodeLabel(n) +
+                       (isDefaultDomain(n.domain()) ? "" : " in domain '" + n.domain() + "'") +
+                       " at opset " + Twine(opset));
+    OpContext sub(n, opts_, opset, module_, into, scope);
+    sub.setModel(model_);
     Error err = load(sub);
     err = joinErrors(std::move(err), sub.takeAttrError());
     if (err)

@@ -131,6 +131,7 @@ public:
 class OpContext : public NodeBuilder {
   const onnx::NodeProto &node_;
   int64_t opset_;
+  const onnx::ModelProto *model_ = nullptr; ///< its opset imports choose a body's loaders
   ValueScope &scope_;
   llvm::Error attrError_ = llvm::Error::success();
 
@@ -147,6 +148,8 @@ public:
   ~OpContext() override { llvm::consumeError(std::move(attrError_)); }
 
   const onnx::NodeProto &proto() const { return node_; }
+  /// The model being loaded: its opset imports say which loader a subgraph's node gets.
+  void setModel(const onnx::ModelProto *model) { model_ = model; }
   int64_t opset() const { return opset_; }
   /// The node's name, or its first output's when it has none (with its scope's prefix).
   std::string baseName() const override;
@@ -207,6 +210,15 @@ public:
   /// How many nodes the current function has (a bound on what unrolling creates).
   size_t functionSize() const { return fn_.size(); }
 };
+
+/// The default ONNX domain ("" or "ai.onnx").
+bool isDefaultDomain(llvm::StringRef domain);
+/// The opset \p n's operator is looked up at: the model's import of the node's domain (the
+/// default domain's is \p defaultOpset), 0 if it imports none.
+int64_t nodeOpset(const onnx::ModelProto &model, int64_t defaultOpset, const onnx::NodeProto &n);
+/// \p n's loader at \p opset, or null: the default domain's operators, and besides them the
+/// optimizers of ONNX's training domain (TrainingOps.cpp).
+OpLoader findLoader(const onnx::NodeProto &n, int64_t opset);
 
 /// "node 'conv3' (Conv)": how errors name an ONNX node.
 std::string onnxNodeLabel(const onnx::NodeProto &n);
