@@ -62,6 +62,26 @@ Expected<const Tensor *> NodeBuilder::constantInput(unsigned i) {
   return &c->getPayload();
 }
 
+Expected<SmallVector<const Tensor *, 5>> NodeBuilder::constantInputs(ArrayRef<unsigned> indices,
+                                                                      const Twine &why) {
+  SmallVector<const Tensor *, 5> values;
+  Error missing = Error::success();
+  for (unsigned i : indices) {
+    auto value = constantInput(i);
+    if (value) {
+      values.push_back(*value);
+      continue;
+    }
+    Error e = value.takeError();
+    missing = joinErrors(std::move(missing), why.isTriviallyEmpty() ? std::move(e)
+                                                                    : withContext(std::move(e), why));
+    values.push_back(nullptr);
+  }
+  if (missing)
+    return std::move(missing);
+  return values;
+}
+
 Expected<std::vector<int64_t>> NodeBuilder::constantInts(unsigned i) {
   EMBER_ASSIGN_OR_RETURN(const Tensor *t, constantInput(i));
   return tensorInts(*t, "input " + Twine(i) + " ('" + inputName(i) + "')");

@@ -46,6 +46,11 @@ public:
   /// Constants only (then evaluated once through ImportOptions::evaluateConstant, and the input
   /// rebound to the result), else an error.
   llvm::Expected<const Tensor *> constantInput(unsigned i);
+  /// The values of inputs \p indices, all needed at compile time (\p why, when given, says why).
+  /// Every input that is not known is reported at once (the errors joined), so that a tool binds
+  /// all the graph inputs they need in one go rather than loading once per input.
+  llvm::Expected<llvm::SmallVector<const Tensor *, 5>>
+  constantInputs(llvm::ArrayRef<unsigned> indices, const llvm::Twine &why = "");
   /// A constant input read as int64 values (shapes, axes).
   llvm::Expected<std::vector<int64_t>> constantInts(unsigned i);
 

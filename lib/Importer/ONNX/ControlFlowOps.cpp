@@ -126,31 +126,30 @@ Error loadIf(OpContext &ctx) {
   return Error::success();
 }
 
-/// Loop's operands M (the trip count) and cond, either omitted (nullopt). Both are read before
-/// either fails, so that one error names every graph input they need at compile time.
+/// Loop's operands M (the trip count) and cond, either omitted (nullopt), needed at compile
+/// time: one error names every graph input they need.
 Error loopBounds(OpContext &ctx, std::optional<int64_t> &tripCount, std::optional<bool> &cond) {
-  Error err = Error::success();
-  if (ctx.hasInput(0)) {
-    auto m = ctx.constantInts(0);
-    if (m && m->size() != 1)
-      err = joinErrors(std::move(err), ctx.fail("trip count M must have one element, got " +
-                                                Twine(m->size())));
-    else if (m)
-      tripCount = (*m)[0];
-    else
-      err = joinErrors(std::move(err), m.takeError());
+  SmallVector<unsigned, 2> present;
+  for (unsigned i : {0u, 1u})
+    if (ctx.hasInput(i))
+      present.push_back(i);
+  auto values = ctx.constantInputs(present, "a Loop unrolled at compile time needs its trip "
+                                            "count and condition then (a constant, or a graph "
+                                            "input fixed at compile time)");
+  if (!values)
+    return values.takeError();
+  for (size_t k = 0; k < present.size(); ++k) {
+    const Tensor &t = *(*values)[k];
+    if (present[k] == 0) {
+      EMBER_ASSIGN_OR_RETURN(std::vector<int64_t> m, tensorInts(t, "trip count M"));
+      if (m.size() != 1)
+        return ctx.fail("trip count M must have one element, got " + Twine(m.size()));
+      tripCount = m[0];
+    } else {
+      EMBER_ASSIGN_OR_RETURN(cond, truthOf(ctx, t, "condition"));
+    }
   }
-  if (ctx.hasInput(1)) {
-    auto c = ctx.constantInput(1);
-    auto truth = c ? truthOf(ctx, **c, "condition") : Expected<bool>(c.takeError());
-    if (truth)
-      cond = *truth;
-    else
-      err = joinErrors(std::move(err), truth.takeError());
-  }
-  return withContext(std::move(err),
-                     "a Loop unrolled at compile time needs its trip count and condition "
-                     "then (a constant, or a graph input fixed at compile time)");
+  return Error::success();
 }
 
 Error unrollLoop(OpContext &ctx, const onnx::GraphProto &loopBody, unsigned numCarried,

@@ -19,27 +19,6 @@ namespace ember {
 
 namespace {
 
-/// The values of inputs \p indices, all needed at compile time. Every input that is not known is
-/// reported at once (the errors joined), so a tool binds all the graph inputs they need in one go.
-Expected<SmallVector<const Tensor *, 5>> constantInputs(OpContext &ctx,
-                                                        ArrayRef<unsigned> indices,
-                                                        const Twine &why) {
-  SmallVector<const Tensor *, 5> values;
-  Error missing = Error::success();
-  for (unsigned i : indices) {
-    auto value = ctx.constantInput(i);
-    if (value) {
-      values.push_back(*value);
-      continue;
-    }
-    missing = joinErrors(std::move(missing), withContext(value.takeError(), why));
-    values.push_back(nullptr);
-  }
-  if (missing)
-    return std::move(missing);
-  return values;
-}
-
 /// Binds output \p i, when the node has it, to a Constant holding \p t.
 Error setConstantOutput(OpContext &ctx, unsigned i, Tensor t, StringRef suffix) {
   if (!ctx.hasOutput(i))
@@ -76,7 +55,7 @@ Tensor nonZeroCoordinates(const Tensor &x) {
 }
 
 Error loadNonZero(OpContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(auto x, constantInputs(ctx, {0}, "NonZero's result shape depends on "
+  EMBER_ASSIGN_OR_RETURN(auto x, ctx.constantInputs({0}, "NonZero's result shape depends on "
                                                           "its input's values"));
   return setConstantOutput(ctx, 0, nonZeroCoordinates(*x[0]), "indices");
 }
@@ -189,7 +168,7 @@ UniqueResult uniqueSlices(const Tensor &x, std::optional<unsigned> axis, bool so
 }
 
 Error loadUnique(OpContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(auto x, constantInputs(ctx, {0}, "Unique's result shape depends on "
+  EMBER_ASSIGN_OR_RETURN(auto x, ctx.constantInputs({0}, "Unique's result shape depends on "
                                                           "its input's values"));
   std::optional<unsigned> axis;
   if (ctx.hasAttr("axis")) {
@@ -308,7 +287,7 @@ Error loadNonMaxSuppression(OpContext &ctx) {
   for (unsigned i = 0; i < 5; ++i)
     if (ctx.hasInput(i) || i < 2)
       given.push_back(i);
-  EMBER_ASSIGN_OR_RETURN(auto known, constantInputs(ctx, given,
+  EMBER_ASSIGN_OR_RETURN(auto known, ctx.constantInputs(given,
                                                     "NonMaxSuppression's result shape depends "
                                                     "on its inputs' values"));
   const Tensor *inputs[5] = {};

@@ -136,6 +136,7 @@ double melToHertz(double mel) { return 700 * (std::pow(10, mel / 2595) - 1); }
 /// floor((dft_length + 1) * hertz / sample_rate); filter i rises from point i to point i + 1 and
 /// falls to point i + 2.
 Error loadMelWeightMatrix(OpContext &ctx) {
+  EMBER_TRY(ctx.constantInputs({0, 1, 2, 3, 4}).takeError()); // all needed ones named at once
   EMBER_ASSIGN_OR_RETURN(int64_t numMelBins, intOperand(ctx, 0, "num_mel_bins", 1));
   EMBER_ASSIGN_OR_RETURN(int64_t dftLength, intOperand(ctx, 1, "dft_length", 1));
   EMBER_ASSIGN_OR_RETURN(int64_t sampleRate, intOperand(ctx, 2, "sample_rate", 1));
@@ -304,6 +305,11 @@ Error loadDFT(OpContext &ctx) {
 /// them), each multiplied by the window and transformed as by DFT: [batch, frames, bins, 2].
 /// The frame length is the window's or frame_length; given both, they must agree.
 Error loadSTFT(OpContext &ctx) {
+  // The frame step and length are both needed at compile time: say so for both at once.
+  SmallVector<unsigned, 2> needed{1};
+  if (ctx.hasInput(3))
+    needed.push_back(3);
+  EMBER_TRY(ctx.constantInputs(needed).takeError());
   EMBER_ASSIGN_OR_RETURN(NodeValue signal, ctx.input(0));
   EMBER_TRY(checkSignal(ctx, signal, "signal"));
   const Type &st = signal.getType();
