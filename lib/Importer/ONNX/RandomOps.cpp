@@ -71,6 +71,20 @@ Expected<ElemKind> outputKind(OpContext &ctx, ElemKind def) {
   return k;
 }
 
+/// The type of what a random operator draws: its input's (the -Like forms) or its 'shape'
+/// attribute's, of the dtype attribute's kind, else the input's kind or float32.
+Expected<Type> drawnType(OpContext &ctx, bool like) {
+  Type ty;
+  if (like) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue v, ctx.input(0));
+    ty = v.getType();
+  } else {
+    EMBER_ASSIGN_OR_RETURN(ty, shapeAttr(ctx));
+  }
+  EMBER_ASSIGN_OR_RETURN(ty.kind, outputKind(ctx, ty.kind));
+  return ty;
+}
+
 /// A Constant of \p ty whose element i is \p draw() (rounded to the kind once).
 template <typename DrawFn> Error setDrawn(OpContext &ctx, const Type &ty, DrawFn draw) {
   if (!isFloatKind(ty.kind))
@@ -83,14 +97,7 @@ template <typename DrawFn> Error setDrawn(OpContext &ctx, const Type &ty, DrawFn
 
 /// RandomUniform(Like): low + (high - low) * U[0, 1).
 template <bool Like> Error loadRandomUniform(OpContext &ctx) {
-  Type ty;
-  if (Like) {
-    EMBER_ASSIGN_OR_RETURN(NodeValue like, ctx.input(0));
-    ty = like.getType();
-  } else {
-    EMBER_ASSIGN_OR_RETURN(ty, shapeAttr(ctx));
-  }
-  EMBER_ASSIGN_OR_RETURN(ty.kind, outputKind(ctx, Like ? ty.kind : ElemKind::Float32));
+  EMBER_ASSIGN_OR_RETURN(Type ty, drawnType(ctx, Like));
   double low = ctx.getFloat("low", 0), high = ctx.getFloat("high", 1);
   Draws draws(ctx);
   return setDrawn(ctx, ty, [&] { return low + (high - low) * draws.uniform(); });
@@ -98,14 +105,7 @@ template <bool Like> Error loadRandomUniform(OpContext &ctx) {
 
 /// RandomNormal(Like): mean + scale * N(0, 1).
 template <bool Like> Error loadRandomNormal(OpContext &ctx) {
-  Type ty;
-  if (Like) {
-    EMBER_ASSIGN_OR_RETURN(NodeValue like, ctx.input(0));
-    ty = like.getType();
-  } else {
-    EMBER_ASSIGN_OR_RETURN(ty, shapeAttr(ctx));
-  }
-  EMBER_ASSIGN_OR_RETURN(ty.kind, outputKind(ctx, Like ? ty.kind : ElemKind::Float32));
+  EMBER_ASSIGN_OR_RETURN(Type ty, drawnType(ctx, Like));
   double mean = ctx.getFloat("mean", 0), scale = ctx.getFloat("scale", 1);
   Draws draws(ctx);
   return setDrawn(ctx, ty, [&] { return mean + scale * draws.normal(); });
