@@ -23,6 +23,38 @@ Expected<Function *> mainFunction(Module &M) {
   return F;
 }
 
+namespace {
+
+/// Profiling and quantizing (CompileOptions) act on the graph as the default optimization leaves
+/// it, before lowering, so that the profile's names are those the quantizing compile sees.
+Error quantizationStep(Function &F, const CompileOptions &opts, const OptimizerOptions &oo,
+                       CompileSummary &summary) {
+  if (!opts.instrumentForProfiling && !opts.quantizationProfile)
+    return Error::success();
+  EMBER_TRY(optimize(F, opts.pipeline.empty() ? defaultPipeline() : opts.pipeline, oo));
+  if (opts.instrumentForProfiling) {
+    summary.profiledValues = instrumentForProfiling(F);
+    return Error::success();
+  }
+  EMBER_ASSIGN_OR_RETURN(summary.quantization,
+                         quantizeFunction(F, *opts.quantizationProfile, opts.quantization));
+  return withContext(F.verify(), "after quantization");
+}
+
+/// How many integer products the optimized graph runs (what fold-qdq made of the quantized
+/// nodes).
+std::string integerKernelCount(const Function &F) {
+  unsigned conv = 0, matmul = 0;
+  for (const auto &n : F.getNodes()) {
+    conv += n->getKind() == NodeKind::IntegerConv;
+    matmul += n->getKind() == NodeKind::IntegerMatMul;
+  }
+  return "integer kernels after optimization: " + std::to_string(conv) + " IntegerConv, " +
+         std::to_string(matmul) + " IntegerMatMul";
+}
+
+} // namespace
+
 Expected<std::unique_ptr<IRFunction>> lowerToPlannedIR(Function &F, const Backend &B,
                                                        const CompileOptions &opts,
                                                        CompileSummary &summary) {
@@ -42,9 +74,12 @@ Expected<std::unique_ptr<IRFunction>> lowerToPlannedIR(Function &F, const Backen
     for (Function *body : nestedBodies(F))
       EMBER_TRY(withContext(optimizeForBackend(*body, opts.pipeline, oo),
                             "body '" + body->getName() + "'"));
+    EMBER_TRY(quantizationStep(F, opts, oo, summary));
     EMBER_TRY(optimizeForBackend(F, opts.pipeline, oo));
     EMBER_TRY(withContext(F.verify(), "after graph optimization"));
   }
+  if (opts.quantizationProfile)
+    summary.quantization.lines.push_back(integerKernelCount(F));
   summary.nodesAfter = F.size();
 
   // Refuse with the full list of what the backend cannot run, bodies included.

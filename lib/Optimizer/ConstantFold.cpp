@@ -9,7 +9,8 @@
 // randomness besides Save, which is never folded), the new Constants have exactly the folded
 // results' types, and a multi-result node is folded whole or not at all. A node whose results
 // would be much larger than its inputs (more than 4x their bytes and over 64 KiB: a Broadcast of
-// a scalar, a ConstantOfShape) is left alone so the module's weights stay small.
+// a scalar, a ConstantOfShape) is left alone so the module's weights stay small, and so is the
+// DequantizeLinear of a quantized weight (isQuantizedWeight).
 #include "PatternUtils.h"
 #include "Passes.h"
 
@@ -50,6 +51,16 @@ bool withinGrowthLimit(const Node &n) {
   return out <= in * kMaxGrowth;
 }
 
+/// A DequantizeLinear of 8-bit values: how a quantized model stores its weights. Folding it would
+/// make them float32 (4x the bytes) and hide them from fold-qdq, which turns the product that
+/// reads them into an integer kernel (FoldQDQ.cpp).
+bool isQuantizedWeight(const Node &n) {
+  if (n.getKind() != NodeKind::DequantizeLinear)
+    return false;
+  ElemKind k = n.getOperand(ops::DequantizeLinear::Input).getType().kind;
+  return k == ElemKind::Int8 || k == ElemKind::UInt8 || k == ElemKind::Int32;
+}
+
 class ConstantFolder {
   Function &F_;
   const PassContext &ctx_;
@@ -68,7 +79,7 @@ public:
       // Control flow runs bodies the evaluator does not copy; a body's input has no operands
       // but is no constant.
       if (n->isStorage() || n->getKind() == NodeKind::Save || n->getNumResults() == 0 ||
-          categoryOf(n->getKind()) == NodeCategory::ControlFlow)
+          categoryOf(n->getKind()) == NodeCategory::ControlFlow || isQuantizedWeight(*n))
         continue;
       if (llvm::all_of(n->getOperands(), [&](NodeValue v) { return isConstantValue(v); }) &&
           withinGrowthLimit(*n))

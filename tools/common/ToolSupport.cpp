@@ -78,6 +78,19 @@ DEFINE_string(max_memory, "",
               "The most memory one compile may ask for (a model's regions, a value folded at "
               "compile time), e.g. 512M or 8G; a model needing more is refused before "
               "allocating (default: half of this machine's memory)");
+DEFINE_string(load_profile, "",
+              "Quantize the model to int8 from this profile (written by model-runner "
+              "-dump-profile): each Conv, MatMul and FullyConnected with constant weights whose "
+              "input and result the profile covers runs as an integer kernel");
+DEFINE_string(quantization_schema, "asymmetric",
+              "With -load-profile, how a value's range becomes its scale and zero point: "
+              "asymmetric (uint8), symmetric (int8, zero point 0), symmetric_with_uint8 (uint8 "
+              "for ranges without negatives, else int8), symmetric_with_power2_scale");
+DEFINE_bool(enable_channelwise, false,
+            "With -load-profile: a weight scale per output channel instead of one per tensor");
+DEFINE_string(keep_original_precision_for_nodes, "",
+              "With -load-profile: node kinds (as -dump-graph names them, comma-separated: "
+              "Conv,FusedConv,MatMul,FusedMatMul,FullyConnected) to leave in float32");
 DEFINE_bool(dump_graph, false, "Print the optimized graph (alias -dumpGraph)");
 DEFINE_string(dump_graph_DAG, "", "Write the optimized graph to this file as Graphviz DOT");
 DEFINE_bool(dump_ir, false, "Print the IR with its memory plan");
@@ -437,7 +450,7 @@ Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile
   return std::move(M);
 }
 
-CompileOptions compileOptionsFromFlags() {
+Expected<CompileOptions> compileOptionsFromFlags() {
   CompileOptions co;
   co.backend = FLAGS_backend;
   co.backendOptions.target = FLAGS_target;
@@ -463,7 +476,15 @@ CompileOptions compileOptionsFromFlags() {
   co.dumpGraphAfter = splitList(FLAGS_dump_graph_after);
   co.dumpIRAfter = splitList(FLAGS_dump_ir_after);
   co.irPipeline = parsePassList(FLAGS_ir_passes);
-  return co;
+  if (!FLAGS_load_profile.empty()) {
+    EMBER_ASSIGN_OR_RETURN(Profile profile, readProfile(FLAGS_load_profile));
+    co.quantizationProfile = std::make_shared<const Profile>(std::move(profile));
+    EMBER_ASSIGN_OR_RETURN(co.quantization.schema,
+                           parseQuantizationSchema(FLAGS_quantization_schema));
+    co.quantization.channelwise = FLAGS_enable_channelwise;
+    co.quantization.keepFloatKinds = splitList(FLAGS_keep_original_precision_for_nodes);
+  }
+  return std::move(co);
 }
 
 Error printCompileReports(const CompileSummary &s, double loadMillis, const Function &F,
@@ -482,6 +503,8 @@ Error printCompileReports(const CompileSummary &s, double loadMillis, const Func
   }
   if (FLAGS_print_memory)
     IR.printMemorySummary(outs());
+  for (const std::string &line : s.quantization.lines)
+    outs() << "quantization: " << line << "\n";
   if (FLAGS_time_phases) {
     double total = loadMillis;
     outs() << "compile phases:\n";
@@ -512,11 +535,14 @@ Error printCompileReports(const CompileSummary &s, double loadMillis, const Func
 
 Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs,
                                                       std::vector<BoundInput> &bound,
-                                                      std::vector<GraphValue> &outputs) {
+                                                      std::vector<GraphValue> &outputs,
+                                                      bool instrumentForProfiling) {
   double loadMillis = 0;
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M,
                          loadModelFromFlags(inputs, loadMillis, &bound, &outputs));
-  EMBER_ASSIGN_OR_RETURN(auto cm, CompiledModel::compile(std::move(M), compileOptionsFromFlags()));
+  EMBER_ASSIGN_OR_RETURN(CompileOptions co, compileOptionsFromFlags());
+  co.instrumentForProfiling = instrumentForProfiling;
+  EMBER_ASSIGN_OR_RETURN(auto cm, CompiledModel::compile(std::move(M), co));
   EMBER_TRY(printCompileReports(cm->getSummary(), loadMillis, cm->getFunction(), cm->getIR()));
   return std::move(cm);
 }

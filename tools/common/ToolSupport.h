@@ -68,17 +68,19 @@ llvm::Expected<std::unique_ptr<Module>>
 loadModelFromFlags(const std::vector<InputFile> &inputs, double &loadMillis,
                    std::vector<BoundInput> *bound = nullptr,
                    std::vector<GraphValue> *outputs = nullptr);
-/// The compile options the flags ask for (backend and its options, passes, dumps).
-CompileOptions compileOptionsFromFlags();
+/// The compile options the flags ask for (backend and its options, passes, dumps, quantizing
+/// from -load-profile); fails on a profile that cannot be read.
+llvm::Expected<CompileOptions> compileOptionsFromFlags();
 /// What the flags ask to print after compiling: pass statistics, the memory summary, phase
 /// times, the graph (text or DOT file) and the IR.
 llvm::Error printCompileReports(const CompileSummary &summary, double loadMillis,
                                 const Function &F, const IRFunction &IR);
 /// loadModelFromFlags (binding the inputs needed at compile time: \p bound), CompiledModel::compile
-/// with compileOptionsFromFlags, then the reports; \p outputs gets the graph's outputs.
-llvm::Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs,
-                                                              std::vector<BoundInput> &bound,
-                                                              std::vector<GraphValue> &outputs);
+/// with compileOptionsFromFlags, then the reports; \p outputs gets the graph's outputs. With
+/// \p instrumentForProfiling, every float value is saved for a profile (CompileOptions).
+llvm::Expected<std::unique_ptr<CompiledModel>>
+loadAndCompile(const std::vector<InputFile> &inputs, std::vector<BoundInput> &bound,
+               std::vector<GraphValue> &outputs, bool instrumentForProfiling = false);
 
 /// With -profile: each computing instruction's time over \p runs runs of the compiled function,
 /// slowest first, with its share of the total and its output type.

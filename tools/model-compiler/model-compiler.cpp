@@ -45,8 +45,8 @@ Error compileMain() {
   b.entryName = FLAGS_main_entry_name;
   b.dynamicAPI = FLAGS_bundle_api == "dynamic";
   b.modelPath = tools::modelPaths().front();
-  EMBER_ASSIGN_OR_RETURN(BundleResult r,
-                         writeBundle(std::move(M), tools::compileOptionsFromFlags(), b));
+  EMBER_ASSIGN_OR_RETURN(CompileOptions co, tools::compileOptionsFromFlags());
+  EMBER_ASSIGN_OR_RETURN(BundleResult r, writeBundle(std::move(M), co, b));
   EMBER_TRY(tools::printCompileReports(r.summary, loadMillis, *r.function, *r.ir));
 
   // The summary a user reads after every compile.

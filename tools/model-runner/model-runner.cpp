@@ -29,6 +29,15 @@ DEFINE_int32(iterations, 0,
              "Also run the compiled function N more times and print the median and minimum "
              "latency of one run (the compiled function alone: no copying of inputs or outputs)");
 
+DEFINE_string(dump_profile, "",
+              "Record the range and histogram of every float value over the runs (the -input "
+              "run, then one per entry of -profile-inputs) and write them to this YAML file, "
+              "for -load-profile");
+DEFINE_string(profile_inputs, "",
+              "With -dump-profile: a directory of more inputs to profile, one run per entry in "
+              "name order: a tensor file (.npy or .pb) for a model with one input, or a "
+              "directory holding NAME.npy (or NAME.pb) for each input");
+
 namespace {
 
 /// Shape, range and first values; the index of the largest value for a vector of scores.
@@ -89,13 +98,90 @@ Error writeOutput(CompiledModel &cm, const GraphValue &out) {
   return Error::success();
 }
 
+/// The runs of -profile-inputs: each entry of the directory, in name order, as the values of
+/// the model's inputs.
+Expected<std::vector<std::vector<std::pair<std::string, Tensor>>>>
+readProfileInputs(const std::vector<Placeholder *> &modelInputs) {
+  std::vector<std::vector<std::pair<std::string, Tensor>>> runs;
+  if (FLAGS_profile_inputs.empty())
+    return std::move(runs);
+  std::error_code ec;
+  std::vector<std::string> entries;
+  for (sys::fs::directory_iterator it(FLAGS_profile_inputs, ec), end; it != end && !ec;
+       it.increment(ec))
+    entries.push_back(it->path());
+  if (ec)
+    return makeError("-profile-inputs=" + FLAGS_profile_inputs + ": " + ec.message());
+  std::sort(entries.begin(), entries.end());
+  for (const std::string &entry : entries) {
+    std::vector<std::pair<std::string, Tensor>> run;
+    if (!sys::fs::is_directory(entry)) {
+      if (modelInputs.size() != 1)
+        return makeError("-profile-inputs: " + entry + " is a file, but the model has " +
+                         Twine(modelInputs.size()) +
+                         " inputs; give each run as a directory of NAME.npy files");
+      EMBER_ASSIGN_OR_RETURN(Tensor t, readTensorFile(entry));
+      run.push_back({modelInputs[0]->getName().str(), std::move(t)});
+    } else {
+      for (Placeholder *p : modelInputs) {
+        std::string found;
+        for (StringRef ext : {".npy", ".pb"}) {
+          SmallString<256> path(entry);
+          sys::path::append(path, tools::legalizeFileName(p->getName()) + ext.str());
+          if (found.empty() && sys::fs::exists(path))
+            found = std::string(path);
+        }
+        if (found.empty())
+          return makeError("-profile-inputs: " + entry + " has no " +
+                           tools::legalizeFileName(p->getName()) + ".npy for input '" +
+                           p->getName() + "'");
+        EMBER_ASSIGN_OR_RETURN(Tensor t, readTensorFile(found));
+        run.push_back({p->getName().str(), std::move(t)});
+      }
+    }
+    runs.push_back(std::move(run));
+  }
+  if (runs.empty())
+    return makeError("-profile-inputs=" + FLAGS_profile_inputs + " holds no inputs");
+  return std::move(runs);
+}
+
+/// Adds every profiled value of the last run to \p profile.
+Error recordProfile(CompiledModel &cm, Profile &profile) {
+  for (const ProfiledValue &v : cm.getSummary().profiledValues) {
+    EMBER_ASSIGN_OR_RETURN(Tensor t, cm.getOutput(v.placeholder));
+    profile.record(v.key, t);
+  }
+  return Error::success();
+}
+
+/// -dump-profile: the run already made, then one per -profile-inputs entry, into the file.
+Error writeProfileOfRuns(CompiledModel &cm) {
+  Profile profile;
+  EMBER_TRY(recordProfile(cm, profile));
+  EMBER_ASSIGN_OR_RETURN(auto runs, readProfileInputs(cm.getInputs()));
+  for (auto &run : runs) {
+    for (auto &[name, t] : run)
+      EMBER_TRY(cm.setInput(name, t));
+    EMBER_TRY(cm.run());
+    EMBER_TRY(recordProfile(cm, profile));
+  }
+  EMBER_TRY(writeProfile(profile, FLAGS_dump_profile));
+  outs() << "profile: " << profile.entries().size() << " values over " << runs.size() + 1
+         << " runs written to " << FLAGS_dump_profile << "\n";
+  return Error::success();
+}
+
 Error runMain() {
   EMBER_ASSIGN_OR_RETURN(std::vector<tools::InputFile> inputs, tools::readInputFiles());
   if (FLAGS_output_format != "npy" && FLAGS_output_format != "pb")
     return makeError("-output-format must be npy or pb, not '" + FLAGS_output_format + "'");
   std::vector<tools::BoundInput> bound;
   std::vector<GraphValue> outputs;
-  EMBER_ASSIGN_OR_RETURN(auto cm, tools::loadAndCompile(inputs, bound, outputs));
+  if (!FLAGS_profile_inputs.empty() && FLAGS_dump_profile.empty())
+    return makeError("-profile-inputs needs -dump-profile");
+  EMBER_ASSIGN_OR_RETURN(auto cm, tools::loadAndCompile(inputs, bound, outputs,
+                                                        !FLAGS_dump_profile.empty()));
   std::vector<Placeholder *> modelInputs = cm->getInputs();
   bool dumpOnly = inputs.empty() && !modelInputs.empty() &&
                   (FLAGS_dump_graph || FLAGS_dump_ir || !FLAGS_dump_graph_DAG.empty());
@@ -148,6 +234,10 @@ Error runMain() {
   }
   if (FLAGS_profile)
     tools::printProfile(*cm, unsigned(FLAGS_iterations) + 1);
+  if (!FLAGS_dump_profile.empty()) {
+    // The outputs printed below are then those of the last profiled run.
+    EMBER_TRY(writeProfileOfRuns(*cm));
+  }
   for (const GraphValue &out : tools::graphOutputsOf(*cm, std::move(outputs)))
     EMBER_TRY(writeOutput(*cm, out));
   return Error::success();

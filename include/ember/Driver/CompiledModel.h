@@ -8,6 +8,7 @@
 #include "ember/IR/IR.h"
 #include "ember/IROptimizer/IROptimizer.h"
 #include "ember/Optimizer/GraphOptimizer.h"
+#include "ember/Quantization/Quantization.h"
 
 #include "llvm/Support/Error.h"
 
@@ -32,6 +33,13 @@ struct CompileOptions {
   std::optional<std::vector<std::string>> irPipeline;
   /// Print the IR after these IR passes ("all" for every one) to stdout.
   std::vector<std::string> dumpIRAfter;
+  /// Post-training quantization (Quantization.h): both steps act on the main function after
+  /// the graph optimization and before lowering. Save every float value for a profile
+  /// (CompileSummary::profiledValues names the placeholders)...
+  bool instrumentForProfiling = false;
+  /// ... or quantize from a profile.
+  std::shared_ptr<const Profile> quantizationProfile;
+  QuantizationOptions quantization;
 };
 
 struct CompileSummary {
@@ -41,6 +49,11 @@ struct CompileSummary {
   /// (phase, milliseconds) in pipeline order. The backend's own phases follow "backend
   /// compile", their names indented by two spaces: they are part of it, not added to it.
   std::vector<std::pair<std::string, double>> phaseMillis;
+  /// With CompileOptions::instrumentForProfiling: each profiled value and its placeholder.
+  std::vector<ProfiledValue> profiledValues;
+  /// With CompileOptions::quantizationProfile: what was quantized, and the integer kernels the
+  /// optimized graph has.
+  QuantizationReport quantization;
 };
 
 class CompiledModel;

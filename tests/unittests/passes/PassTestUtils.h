@@ -107,6 +107,80 @@ inline llvm::Expected<PipelineRun> expectSameResults(const std::string &modelTex
   return std::move(optimized);
 }
 
+enum OnnxType { kFloat = 1, kUInt8 = 2, kInt8 = 3, kInt32 = 6, kInt64 = 7, kFloat16 = 10, kDouble = 11 };
+
+/// Builds an ONNX text model: inputs, outputs, initializers and nodes.
+class Model {
+  int opset_;
+  std::string body_;
+
+  static std::string typeStr(int type, const std::vector<int64_t> &dims) {
+    std::string s = "type { tensor_type { elem_type: " + std::to_string(type) + " shape {";
+    for (int64_t d : dims)
+      s += " dim { dim_value: " + std::to_string(d) + " }";
+    return s + " } } }";
+  }
+
+public:
+  explicit Model(int opset = 13) : opset_(opset) {}
+
+  Model &input(const std::string &name, const std::vector<int64_t> &dims, int type = kFloat) {
+    body_ += "  input { name: \"" + name + "\" " + typeStr(type, dims) + " }\n";
+    return *this;
+  }
+  Model &output(const std::string &name, const std::vector<int64_t> &dims, int type = kFloat) {
+    body_ += "  output { name: \"" + name + "\" " + typeStr(type, dims) + " }\n";
+    return *this;
+  }
+  /// An initializer with the given values (float, double, 8- and 32-bit integers or int64).
+  Model &values(const std::string &name, const std::vector<int64_t> &dims,
+                const std::vector<double> &vals, int type = kFloat) {
+    const char *field = type == kDouble  ? "double_data"
+                        : type == kInt64 ? "int64_data"
+                        : type == kInt32 || type == kInt8 || type == kUInt8 ? "int32_data"
+                                                                           : "float_data";
+    body_ += "  initializer { name: \"" + name + "\" data_type: " + std::to_string(type);
+    for (int64_t d : dims)
+      body_ += " dims: " + std::to_string(d);
+    for (double v : vals) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, type == kFloat || type == kDouble ? "%.9g" : "%.0f", v);
+      body_ += std::string(" ") + field + ": " + buf;
+    }
+    body_ += " }\n";
+    return *this;
+  }
+  /// An initializer of seeded pseudo-random values in [lo, hi].
+  Model &random(const std::string &name, const std::vector<int64_t> &dims, unsigned seed,
+                double lo = -1, double hi = 1, int type = kFloat) {
+    size_t n = 1;
+    for (int64_t d : dims)
+      n *= size_t(d);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> dist(lo, hi);
+    std::vector<double> vals(n);
+    for (double &v : vals)
+      v = dist(rng);
+    return values(name, dims, vals, type);
+  }
+  /// A node; \p attrs is ONNX text for its attributes ("attribute { ... } ...").
+  Model &node(const std::string &op, const std::vector<std::string> &inputs,
+              const std::vector<std::string> &outputs, const std::string &attrs = "") {
+    body_ += "  node { op_type: \"" + op + "\"";
+    for (const auto &i : inputs)
+      body_ += " input: \"" + i + "\"";
+    for (const auto &o : outputs)
+      body_ += " output: \"" + o + "\"";
+    body_ += " " + attrs + " }\n";
+    return *this;
+  }
+  std::string str() const {
+    return "ir_version: 8\nopset_import { domain: \"\" version: " + std::to_string(opset_) +
+           " }\ngraph {\n  name: \"g\"\n" + body_ + "}\n";
+  }
+};
+
+
 } // namespace test
 } // namespace ember
 
