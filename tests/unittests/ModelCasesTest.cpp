@@ -1,7 +1,8 @@
-// Every model case in tests/models (expected outputs from numpy/torch, see utils/models/) run on
-// every registered backend from one source, so each kernel is checked on each backend; and the
-// shipped digits example. A backend that refuses a case fails the test unless the case is in
-// that backend's exclusion list below, with the reason.
+// Every model case in tests/models (expected outputs from numpy/torch, and from onnxruntime for
+// the int8 QDQ models qdq_*; see utils/models/) run on every registered backend from one source,
+// so each kernel is checked on each backend; and the shipped digits example. A backend that
+// refuses a case fails the test unless the case is in that backend's exclusion list below, with
+// the reason.
 #include "TestUtils.h"
 
 #include "../../tools/common/ModelTestCase.h"
@@ -16,6 +17,7 @@
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cstdio>
 
 using namespace ember;
 using namespace ember::test;
@@ -43,8 +45,14 @@ std::string caseName(const std::string &dir) {
   return parent == "caffe2" ? "caffe2_" + name : name;
 }
 
-/// A case's absolute tolerance: the number in its `tolerance` file (int8 cases: one
-/// quantization step), else 1e-5.
+/// The QDQ cases' tolerance in steps of their output's quantization scale, as
+/// utils/models/make_qdq_models.py writes it: ember and onnxruntime may each round an element
+/// to the neighbouring level at any requantization (onnxruntime runs these models with its
+/// integer kernels), one step at the last one plus what earlier ones carry to the output.
+constexpr double kQDQToleranceSteps = 2;
+
+/// A case's absolute tolerance: the number in its `tolerance` file (Caffe2 int8 cases: one
+/// quantization step; QDQ cases: kQDQToleranceSteps of the output's), else 1e-5.
 double caseTolerance(const std::string &dir) {
   auto buf = llvm::MemoryBuffer::getFile(dir + "/tolerance");
   double atol = 1e-5;
@@ -143,6 +151,43 @@ TEST(ModelCases, DigitsExampleMatchesTorch) {
       EXPECT_EQ(std::max_element(probs.begin(), probs.end()) - probs.begin(), digit);
     }
   }
+}
+
+// The int8 QDQ models (utils/models/make_qdq_models.py) are classifiers: besides matching
+// onnxruntime's outputs to their tolerance (ModelCase above), ember must predict the class
+// onnxruntime predicts. Prints the largest difference in output quantization steps.
+TEST(ModelCases, QDQClassifiersPredictOnnxruntimesClass) {
+  unsigned cases = 0;
+  for (const std::string &dir : caseDirs()) {
+    std::string name = caseName(dir);
+    if (!llvm::StringRef(name).starts_with("qdq_"))
+      continue;
+    ++cases;
+    double step = caseTolerance(dir) / kQDQToleranceSteps;
+    std::string data = dir + "/test_data_set_0/", inputName, outputName;
+    ASSERT_OK_AND_ASSIGN(Tensor input, readTensorFile(data + "input_0.pb", &inputName));
+    ASSERT_OK_AND_ASSIGN(Tensor want, readTensorFile(data + "output_0.pb", &outputName));
+    auto wantValues = want.values<float>();
+    auto wantClass = std::max_element(wantValues.begin(), wantValues.end()) - wantValues.begin();
+    for (const std::string &backend : getBackendNames()) {
+      SCOPED_TRACE(backend + " " + name);
+      ASSERT_OK_AND_ASSIGN(auto module, loadModel(dir + "/model.onnx"));
+      CompileOptions opts;
+      opts.backend = backend;
+      ASSERT_OK_AND_ASSIGN(auto cm, CompiledModel::compile(std::move(module), opts));
+      ASSERT_FALSE(bool(cm->setInput(inputName, input)));
+      ASSERT_FALSE(bool(cm->run()));
+      ASSERT_OK_AND_ASSIGN(Tensor got, cm->getOutput(outputName));
+      double err = 0;
+      (void)tools::compareTensors(got, want, {caseTolerance(dir), 0}, &err);
+      std::printf("%s on %s: max |ember - onnxruntime| = %.2f output steps\n", name.c_str(),
+                  backend.c_str(), err / step);
+      auto gotValues = got.values<float>();
+      auto gotClass = std::max_element(gotValues.begin(), gotValues.end()) - gotValues.begin();
+      EXPECT_EQ(gotClass, wantClass);
+    }
+  }
+  EXPECT_GE(cases, 2u);
 }
 
 } // namespace
