@@ -141,6 +141,10 @@ int64_t productFlops(const Instruction &I) {
     return 2 * out * int64_t(I.getInput(ops::MatMul::LHS)->getType().dims.back());
   case InstrKind::FullyConnected:
     return 2 * out * int64_t(I.getInput(ops::FullyConnected::Weights)->getType().dims[0]);
+  case InstrKind::IntegerConv: // integer multiply-adds, counted as Conv's
+    return 2 * out * product(I.getInput(ops::IntegerConv::Filter)->getType().dims, 1);
+  case InstrKind::IntegerMatMul:
+    return 2 * out * int64_t(I.getInput(ops::IntegerMatMul::LHS)->getType().dims.back());
   default:
     return 0;
   }

@@ -233,6 +233,9 @@ int64_t splittableFlops(const Instruction &I) {
   case InstrKind::FusedMatMul:
   case InstrKind::FullyConnected:
     return I.getOutput()->getType().kind == ElemKind::Float32 ? productFlops(I) : 0;
+  case InstrKind::IntegerConv: // kernels/QuantizedIntegerGemm.cpp splits its rows over the team
+  case InstrKind::IntegerMatMul:
+    return productFlops(I);
   default:
     return 0;
   }

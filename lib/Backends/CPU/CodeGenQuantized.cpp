@@ -5,13 +5,20 @@
 //
 // Scale and ZeroPoint operands have the rank of the tensor they describe with each dim 1 or
 // equal (Nodes/Quantized.def); the kernels get the tensor's dims and each parameter's strides,
-// 0 along its size-1 dims. IntegerMatMul and IntegerConv first shift both operands by their zero
-// points into int16 scratch, then multiply those.
+// 0 along its size-1 dims.
+//
+// IntegerConv (1-D and 2-D, not depthwise) and IntegerMatMul with a per-tensor zero point for
+// the input (the RHS) and a per-tensor or per-output-channel (per-row) one for the filter (the
+// LHS) run the int8 GEMM (kernels/QuantizedIntegerGemm.h), in the variant of
+// kernels/QuantizedIntegerVariants.def the target CPU runs best. The others first shift both
+// operands by their zero points into int16 scratch, then multiply those (QuantizedInteger.cpp).
 #include "CodeGenUtils.h"
+#include "KernelVariants.h"
 
 #include "kernels/QuantizedLayout.h"
 
 #include <initializer_list>
+#include <optional>
 
 using namespace llvm;
 
@@ -82,13 +89,29 @@ const DimsVec &dimsOf(const Instruction &I, unsigned input) {
 }
 
 /// The arguments every parameterized kernel ends with: rank, dims, and the strides of the
-/// operands \p params (Scale and/or ZeroPoint) along the dims of input \p x.
+/// operands \p params (Scale and/or ZeroPoint) along the dims of input \p x. Adjacent dims
+/// merge where every parameter walks them as one (both broadcast, or both contiguous in it), so
+/// the kernels' rows are as long as the parameters allow.
 SmallVector<Value *, 4> walkArgs(Emitter &E, const Instruction &I, unsigned x,
                                  ArrayRef<unsigned> params) {
   SmallVector<int64_t, 6> dims = walkDims(dimsOf(I, x));
-  SmallVector<Value *, 4> args{E.i64(int64_t(dims.size())), E.constArray(dims, "dims")};
+  SmallVector<SmallVector<int64_t, 6>, 2> strides;
   for (unsigned p : params)
-    args.push_back(E.constArray(paramStrides(dimsOf(I, p)), "param_strides"));
+    strides.push_back(paramStrides(dimsOf(I, p)));
+  for (size_t d = dims.size() - 1; d-- > 0;) {
+    bool merges = true;
+    for (const auto &s : strides)
+      merges &= s[d] == s[d + 1] * dims[d + 1];
+    if (!merges)
+      continue;
+    dims[d] *= dims[d + 1];
+    dims.erase(dims.begin() + d + 1);
+    for (auto &s : strides)
+      s.erase(s.begin() + d);
+  }
+  SmallVector<Value *, 4> args{E.i64(int64_t(dims.size())), E.constArray(dims, "dims")};
+  for (const auto &s : strides)
+    args.push_back(E.constArray(s, "param_strides"));
   return args;
 }
 
@@ -153,7 +176,47 @@ Expected<std::pair<Value *, Value *>> emitShifts(Emitter &E, const Instruction &
   return std::make_pair(sa, sb);
 }
 
-uint64_t integerMatMulScratch(const Instruction &I, int64_t /*threads*/) {
+/// Whether every dim of \p dims is 1 but, where \p except is in range, dim \p except.
+bool onesBut(ArrayRef<dim_t> dims, size_t except) {
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] != 1 && i != except)
+      return false;
+  return true;
+}
+
+/// The int8 GEMM entry \p base of the variant the target CPU runs.
+Expected<std::string> integerVariant(Emitter &E, StringRef base) {
+  EMBER_ASSIGN_OR_RETURN(const IntegerKernelVariant *v,
+                         selectIntegerKernelVariant(*E.builder().GetInsertBlock()->getParent()));
+  return (base + "_" + v->name).str();
+}
+
+/// IntegerMatMul's parameters for the int8 GEMM (kernels/QuantizedLayout.h: QMatMulParam), if
+/// its zero points are a per-tensor one for the RHS and a per-tensor or per-row one for the LHS.
+std::optional<std::vector<int64_t>> fastMatMulParams(const Instruction &I) {
+  const DimsVec &a = dimsOf(I, ops::IntegerMatMul::LHS), &b = dimsOf(I, ops::IntegerMatMul::RHS);
+  const DimsVec &r = I.getOutput()->getType().dims;
+  size_t rank = r.size();
+  if (!onesBut(dimsOf(I, ops::IntegerMatMul::RHSZeroPoint), rank) ||
+      !onesBut(dimsOf(I, ops::IntegerMatMul::LHSZeroPoint), rank - 2))
+    return std::nullopt;
+  std::vector<int64_t> p(static_cast<size_t>(quantlayout::kQmCount));
+  p[quantlayout::kQmM] = int64_t(a[rank - 2]);
+  p[quantlayout::kQmN] = int64_t(b[rank - 1]);
+  p[quantlayout::kQmK] = int64_t(a[rank - 1]);
+  p[quantlayout::kQmBatches] = matmulBatches(a, b, r).count;
+  p[quantlayout::kQmLhsUnsigned] =
+      I.getInput(ops::IntegerMatMul::LHS)->getType().kind == ElemKind::UInt8;
+  p[quantlayout::kQmRhsSigned] =
+      I.getInput(ops::IntegerMatMul::RHS)->getType().kind == ElemKind::Int8;
+  p[quantlayout::kQmLhsZpPerRow] = dimsOf(I, ops::IntegerMatMul::LHSZeroPoint)[rank - 2] != 1;
+  return p;
+}
+
+uint64_t integerMatMulScratch(const Instruction &I, int64_t threads) {
+  if (auto p = fastMatMulParams(I))
+    return uint64_t(quantlayout::qgemmScratchBytes(1, (*p)[quantlayout::kQmM],
+                                                   (*p)[quantlayout::kQmK], threads));
   return shiftedPairScratch(I, ops::IntegerMatMul::LHS, ops::IntegerMatMul::RHS);
 }
 
@@ -163,6 +226,16 @@ Error emitIntegerMatMul(Emitter &E, const Instruction &I) {
   size_t rank = r.size();
   int64_t M = int64_t(a[rank - 2]), K = int64_t(a[rank - 1]), N = int64_t(b[rank - 1]);
   MatMulBatches batches = matmulBatches(a, b, r);
+  if (auto p = fastMatMulParams(I)) {
+    EMBER_ASSIGN_OR_RETURN(std::string entry, integerVariant(E, "ember_integer_matmul"));
+    return E.call(entry, {E.out(I), E.in(I, ops::IntegerMatMul::LHS),
+                          E.in(I, ops::IntegerMatMul::RHS),
+                          E.in(I, ops::IntegerMatMul::LHSZeroPoint),
+                          E.in(I, ops::IntegerMatMul::RHSZeroPoint),
+                          E.constArray(*p, "integer_matmul"),
+                          E.constArray(batches.lhs, "lhs_offsets"),
+                          E.constArray(batches.rhs, "rhs_offsets"), E.scratch(I), E.team()});
+  }
   EMBER_ASSIGN_OR_RETURN(auto shifted,
                          emitShifts(E, I, ops::IntegerMatMul::LHS, ops::IntegerMatMul::LHSZeroPoint,
                                     ops::IntegerMatMul::RHS, ops::IntegerMatMul::RHSZeroPoint));
@@ -172,34 +245,98 @@ Error emitIntegerMatMul(Emitter &E, const Instruction &I) {
                  E.constArray(batches.rhs, "rhs_offsets")});
 }
 
-uint64_t integerConvScratch(const Instruction &I, int64_t /*threads*/) {
+/// IntegerConv's shapes and attributes, as both of its kernels read them.
+struct IntegerConvShape {
+  const DimsVec &x, &w, &y; // input, filter, result
+  size_t nsp;               // spatial dims
+  const std::vector<int64_t> &strides, &pads, &dilations; // pads: begins, then ends
+  int64_t group;
+
+  explicit IntegerConvShape(const Instruction &I)
+      : x(dimsOf(I, ops::IntegerConv::Input)), w(dimsOf(I, ops::IntegerConv::Filter)),
+        y(I.getOutput()->getType().dims), nsp(x.size() - 2),
+        strides(I.attr<AttrKind::Strides>()), pads(I.attr<AttrKind::Pads>()),
+        dilations(I.attr<AttrKind::Dilations>()), group(I.attr<AttrKind::Group>()) {}
+  /// Whether the attributes have the spatial rank.
+  bool consistent() const {
+    return strides.size() == nsp && pads.size() == 2 * nsp &&
+           (dilations.empty() || dilations.size() == nsp);
+  }
+  int64_t dilation(size_t d) const { return dilations.empty() ? 1 : dilations[d]; }
+};
+
+/// IntegerConv's parameters for the int8 GEMM (kernels/QuantizedLayout.h: QConvParam), if it
+/// is 1-D or 2-D, not depthwise (a GEMM one input channel deep would be mostly packing), with a
+/// per-tensor input zero point and a per-tensor or per-output-channel filter zero point.
+std::optional<std::vector<int64_t>> fastConvParams(const Instruction &I) {
+  IntegerConvShape c(I);
+  if ((c.nsp != 1 && c.nsp != 2) || !c.consistent() || c.group < 1 ||
+      int64_t(c.x[1]) / c.group < 2 ||
+      !onesBut(dimsOf(I, ops::IntegerConv::InputZeroPoint), c.x.size()) ||
+      !onesBut(dimsOf(I, ops::IntegerConv::FilterZeroPoint), 0))
+    return std::nullopt;
+  // A 1-D convolution is a 2-D one of height 1: spatial dim 0 is the height, 1 the width.
+  bool twoD = c.nsp == 2;
+  auto spatial = [&](const DimsVec &d, size_t i) -> int64_t {
+    return twoD ? int64_t(d[2 + i]) : i ? int64_t(d[2]) : 1;
+  };
+  using namespace quantlayout;
+  std::vector<int64_t> p(static_cast<size_t>(kQcCount));
+  p[kQcN] = int64_t(c.x[0]);
+  p[kQcC] = int64_t(c.x[1]);
+  p[kQcH] = spatial(c.x, 0);
+  p[kQcW] = spatial(c.x, 1);
+  p[kQcCout] = int64_t(c.w[0]);
+  p[kQcGroup] = c.group;
+  p[kQcKH] = spatial(c.w, 0);
+  p[kQcKW] = spatial(c.w, 1);
+  p[kQcOH] = spatial(c.y, 0);
+  p[kQcOW] = spatial(c.y, 1);
+  p[kQcSH] = twoD ? c.strides[0] : 1;
+  p[kQcSW] = c.strides[c.nsp - 1];
+  p[kQcPH] = twoD ? c.pads[0] : 0;
+  p[kQcPW] = c.pads[c.nsp - 1];
+  p[kQcDH] = twoD ? c.dilation(0) : 1;
+  p[kQcDW] = c.dilation(c.nsp - 1);
+  p[kQcInputSigned] = I.getInput(ops::IntegerConv::Input)->getType().kind == ElemKind::Int8;
+  p[kQcFilterUnsigned] = I.getInput(ops::IntegerConv::Filter)->getType().kind == ElemKind::UInt8;
+  p[kQcFilterZpPerChannel] = dimsOf(I, ops::IntegerConv::FilterZeroPoint)[0] != 1;
+  return p;
+}
+
+uint64_t integerConvScratch(const Instruction &I, int64_t threads) {
+  if (auto p = fastConvParams(I))
+    return uint64_t(quantlayout::qconvScratchBytes(p->data(), threads));
   return shiftedPairScratch(I, ops::IntegerConv::Input, ops::IntegerConv::Filter);
 }
 
 Error emitIntegerConv(Emitter &E, const Instruction &I) {
-  const DimsVec &x = dimsOf(I, ops::IntegerConv::Input), &w = dimsOf(I, ops::IntegerConv::Filter);
-  const DimsVec &y = I.getOutput()->getType().dims;
-  size_t nsp = x.size() - 2;
-  const std::vector<int64_t> &strides = I.attr<AttrKind::Strides>();
-  const std::vector<int64_t> &pads = I.attr<AttrKind::Pads>(); // begins, then ends
-  const std::vector<int64_t> &dilations = I.attr<AttrKind::Dilations>();
-  if (strides.size() != nsp || pads.size() != 2 * nsp ||
-      (!dilations.empty() && dilations.size() != nsp))
+  if (auto p = fastConvParams(I)) {
+    EMBER_ASSIGN_OR_RETURN(std::string entry, integerVariant(E, "ember_integer_conv2d"));
+    return E.call(entry, {E.out(I), E.in(I, ops::IntegerConv::Input),
+                          E.in(I, ops::IntegerConv::Filter), E.in(I, ops::IntegerConv::Bias),
+                          E.in(I, ops::IntegerConv::InputZeroPoint),
+                          E.in(I, ops::IntegerConv::FilterZeroPoint),
+                          E.constArray(*p, "integer_conv2d"), E.scratch(I), E.team()});
+  }
+  IntegerConvShape c(I);
+  if (!c.consistent())
     return instrError(I, "strides, pads or dilations do not match the spatial rank");
+  size_t nsp = c.nsp;
   std::vector<int64_t> p(static_cast<size_t>(quantlayout::convParamCount(int64_t(nsp))));
   p[quantlayout::kConvNsp] = int64_t(nsp);
-  p[quantlayout::kConvN] = int64_t(x[0]);
-  p[quantlayout::kConvC] = int64_t(x[1]);
-  p[quantlayout::kConvCout] = int64_t(w[0]);
-  p[quantlayout::kConvGroup] = I.attr<AttrKind::Group>();
+  p[quantlayout::kConvN] = int64_t(c.x[0]);
+  p[quantlayout::kConvC] = int64_t(c.x[1]);
+  p[quantlayout::kConvCout] = int64_t(c.w[0]);
+  p[quantlayout::kConvGroup] = c.group;
   for (size_t d = 0; d < nsp; ++d) {
     auto at = [&](int64_t which) { return size_t(quantlayout::convArray(int64_t(nsp), which)) + d; };
-    p[at(0)] = int64_t(x[2 + d]);
-    p[at(1)] = int64_t(w[2 + d]);
-    p[at(2)] = int64_t(y[2 + d]);
-    p[at(3)] = strides[d];
-    p[at(4)] = pads[d];
-    p[at(5)] = dilations.empty() ? 1 : dilations[d];
+    p[at(0)] = int64_t(c.x[2 + d]);
+    p[at(1)] = int64_t(c.w[2 + d]);
+    p[at(2)] = int64_t(c.y[2 + d]);
+    p[at(3)] = c.strides[d];
+    p[at(4)] = c.pads[d];
+    p[at(5)] = c.dilation(d);
   }
   EMBER_ASSIGN_OR_RETURN(auto shifted,
                          emitShifts(E, I, ops::IntegerConv::Input, ops::IntegerConv::InputZeroPoint,

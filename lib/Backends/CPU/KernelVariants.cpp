@@ -4,7 +4,10 @@
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -19,15 +22,23 @@ const KernelVariant kVariants[] = {
 #include "kernels/Variants.def"
 };
 
-/// Whether \p TM's CPU has every feature of \p features (the subtarget knows what the CPU name
-/// implies as well as the explicit -mattr features).
-bool hasFeatures(const TargetMachine &TM, StringRef features) {
+const IntegerKernelVariant kIntegerVariants[] = {
+#define INTEGER_VARIANT(NAME, ARCH, FEATURES, DOC) {#NAME, #ARCH, FEATURES},
+#include "kernels/QuantizedIntegerVariants.def"
+};
+
+/// Whether the subtarget \p STI has every feature of \p features (the subtarget knows what the
+/// CPU name implies as well as the explicit -mattr features).
+bool hasFeatures(const MCSubtargetInfo &STI, StringRef features) {
   SmallVector<StringRef, 4> names;
   features.split(names, ',', -1, false);
   for (StringRef f : names)
-    if (!TM.getMCSubtargetInfo()->checkFeatures(("+" + f.trim()).str()))
+    if (!STI.checkFeatures(("+" + f.trim()).str()))
       return false;
   return true;
+}
+bool hasFeatures(const TargetMachine &TM, StringRef features) {
+  return hasFeatures(*TM.getMCSubtargetInfo(), features);
 }
 } // namespace
 
@@ -41,6 +52,25 @@ Expected<const KernelVariant *> selectKernelVariant(const TargetMachine &TM) {
   return makeError("no CPU kernel variant for " + arch + " CPU '" + TM.getTargetCPU() +
                    "' with features '" + TM.getTargetFeatureString() +
                    "' (kernels/Variants.def lists what each needs)");
+}
+
+Expected<const IntegerKernelVariant *> selectIntegerKernelVariant(const llvm::Function &entry) {
+  Triple triple(entry.getParent()->getTargetTriple());
+  StringRef cpu = entry.getFnAttribute("target-cpu").getValueAsString(),
+            features = entry.getFnAttribute("target-features").getValueAsString();
+  std::string error;
+  const Target *target = TargetRegistry::lookupTarget(triple.str(), error);
+  if (!target)
+    return makeError("no LLVM target for " + triple.str() + ": " + error);
+  std::unique_ptr<MCSubtargetInfo> STI(
+      target->createMCSubtargetInfo(triple.str(), cpu, features));
+  StringRef arch = Triple::getArchTypeName(triple.getArch());
+  for (const IntegerKernelVariant &v : kIntegerVariants)
+    if (v.arch == arch && hasFeatures(*STI, v.features))
+      return &v;
+  return makeError("no int8 CPU kernel variant for " + arch + " CPU '" + cpu +
+                   "' with features '" + features +
+                   "' (kernels/QuantizedIntegerVariants.def lists what each needs)");
 }
 
 } // namespace cpu

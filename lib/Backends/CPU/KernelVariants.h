@@ -8,8 +8,9 @@
 #include "llvm/Support/Error.h"
 
 namespace llvm {
+class Function;
 class TargetMachine;
-}
+} // namespace llvm
 
 namespace ember {
 namespace cpu {
@@ -27,6 +28,19 @@ llvm::ArrayRef<KernelVariant> kernelVariants();
 
 /// The first row \p TM can run; an error if none (e.g. -mattr=-neon).
 llvm::Expected<const KernelVariant *> selectKernelVariant(const llvm::TargetMachine &TM);
+
+/// One row of kernels/QuantizedIntegerVariants.def: a variant of the int8 GEMM behind
+/// IntegerConv and IntegerMatMul, chosen the same way among its own rows.
+struct IntegerKernelVariant {
+  llvm::StringRef name;     ///< the entries' suffix: ember_integer_conv2d_<name>
+  llvm::StringRef arch;     ///< x86_64 or aarch64
+  llvm::StringRef features; ///< clang target features, comma-separated
+};
+
+/// The first int8 row the CPU that \p entry is compiled for can run (its module's triple, its
+/// "target-cpu" and "target-features" attributes, which codegen sets from the TargetMachine).
+llvm::Expected<const IntegerKernelVariant *>
+selectIntegerKernelVariant(const llvm::Function &entry);
 
 } // namespace cpu
 } // namespace ember

@@ -2,11 +2,14 @@
 // kind, per-tensor and per-axis parameters, ties, saturation, NaN and infinities), Requantize,
 // DequantizeLinear, DynamicQuantizeLinear (including an all-zero input), IntegerMatMul (every
 // operand kind pair, per-row/per-column zero points, broadcast batches, 32-bit wrap-around) and
-// IntegerConv (1-D to 3-D, padding, strides, dilations, groups, per-channel zero points).
+// IntegerConv (1-D to 3-D, padding, strides, dilations, groups, per-channel zero points); and
+// the CPU backend's int8 GEMM (kernels/QuantizedIntegerGemm.h) at its tile edges, on values
+// over the whole 8-bit ranges, in every variant this machine runs and split over threads.
 #include "BackendTestUtils.h"
 
 #include <cmath>
 #include <limits>
+#include <random>
 
 using namespace ember;
 using namespace ember::test;
@@ -205,6 +208,65 @@ TEST(QuantizedOps, IntegerMatMulWrapsAround32Bits) {
               tensorOf(ElemKind::Int8, {K, 2}, {127, -128})));
 }
 
+/// \p n values of 8-bit kind \p k spread over its whole range, its extremes and 0 first (so
+/// that sums wrap and every saturation shows), the rest pseudo-random from \p seed.
+std::vector<double> fullRange(ElemKind k, size_t n, unsigned seed) {
+  double lo = k == ElemKind::Int8 ? -128 : 0;
+  std::vector<double> v{lo, lo + 255, 0, lo + 255, lo, 1};
+  std::mt19937 gen(seed);
+  while (v.size() < n)
+    v.push_back(lo + double(gen() % 256));
+  v.resize(n);
+  return v;
+}
+
+/// Int32 biases over the whole range.
+std::vector<double> fullRangeBias(size_t n, unsigned seed) {
+  std::vector<double> v{2147483647.0, -2147483648.0, 0};
+  std::mt19937 gen(seed);
+  while (v.size() < n)
+    v.push_back(double(int32_t(gen())));
+  v.resize(n);
+  return v;
+}
+
+size_t elementsOf(const std::vector<dim_t> &dims) {
+  size_t n = 1;
+  for (dim_t d : dims)
+    n *= d;
+  return n;
+}
+
+/// A copy of \p o (its input tensors cloned).
+RunOptions copyOf(const RunOptions &o) {
+  RunOptions c;
+  c.pipeline = o.pipeline;
+  c.backend = o.backend;
+  for (const auto &[name, t] : o.inputs)
+    c.inputs.emplace(name, t.clone());
+  return c;
+}
+
+/// expectBackendsAgree for the CPU's int8 GEMM variants (kernels/QuantizedIntegerVariants.def):
+/// the host's best row, then -mattr=-avx512vnni (the AVX2 row on a VNNI machine) and the
+/// x86-64 baseline (plain C).
+void expectEveryIntegerVariantAgrees(const GraphBuilder &build, const RunOptions &opts) {
+  struct Target {
+    const char *cpu, *features;
+  };
+  for (Target t : {Target{"", ""}, Target{"", "-avx512vnni"}, Target{"x86-64", ""}}) {
+    SCOPED_TRACE(std::string("cpu '") + t.cpu + "' features '" + t.features + "'");
+#if !defined(__x86_64__)
+    if (*t.cpu || *t.features)
+      continue; // x86 CPU names and features
+#endif
+    RunOptions o = copyOf(opts);
+    o.backend.cpu = t.cpu;
+    o.backend.features = t.features;
+    expectBackendsAgree(build, o);
+  }
+}
+
 struct IntegerConvCase {
   std::vector<dim_t> x;   // [N, C, spatial...]
   dim_t cout;
@@ -212,37 +274,49 @@ struct IntegerConvCase {
   int64_t stride, pad, dilation, group;
   bool perChannel;        // filter zero point per output channel
   ElemKind xKind, wKind;
+  // Values over the kinds' whole ranges (else the small random ones) and these zero points
+  // (else 4 or -1 for the input, 0, 1, 2, 5, 3 cycled for the filter); in every int8 GEMM
+  // variant of the CPU backend.
+  bool fullRange = false;
+  std::vector<double> zx = {}, zw = {};
 };
 
 class IntegerConvShapes : public ::testing::TestWithParam<IntegerConvCase> {};
 
 TEST_P(IntegerConvShapes, MatchesInterpreter) {
   IntegerConvCase p = GetParam();
-  expectBackendsAgree(
-      [p](Module &M, Function *F) -> std::vector<NodeValue> {
-        size_t nsp = p.x.size() - 2;
-        Placeholder *x = input(M, p.x, p.xKind, "x");
-        std::vector<dim_t> wd{p.cout, p.x[1] / dim_t(p.group)};
-        wd.insert(wd.end(), p.k.begin(), p.k.end());
-        Placeholder *w = input(M, wd, p.wKind, "w");
-        Placeholder *b = input(M, {p.cout}, ElemKind::Int32, "b");
-        std::vector<dim_t> ones(p.x.size(), 1);
-        double zx = p.xKind == ElemKind::UInt8 ? 4 : -1;
-        Constant *zxc = constantOf(M, p.xKind, ones, {zx}, "zx");
-        std::vector<dim_t> zwDims = ones;
-        if (p.perChannel)
-          zwDims[0] = p.cout;
-        Constant *zwc = constantOf(M, p.wKind, zwDims, {0, 1, 2, 5, 3}, "zw");
-        AttrList a;
-        std::vector<int64_t> kernels(p.k.begin(), p.k.end());
-        a.set<AttrKind::Kernels>(kernels)
-            .set<AttrKind::Strides>(std::vector<int64_t>(nsp, p.stride))
-            .set<AttrKind::Pads>(std::vector<int64_t>(2 * nsp, p.pad))
-            .set<AttrKind::Dilations>(std::vector<int64_t>(nsp, p.dilation))
-            .set<AttrKind::Group>(p.group);
-        return {node(F, NodeKind::IntegerConv, {x, w, b, zxc, zwc}, a)};
-      },
-      dceOnly());
+  std::vector<dim_t> wd{p.cout, p.x[1] / dim_t(p.group)};
+  wd.insert(wd.end(), p.k.begin(), p.k.end());
+  GraphBuilder build = [p, wd](Module &M, Function *F) -> std::vector<NodeValue> {
+    size_t nsp = p.x.size() - 2;
+    Placeholder *x = input(M, p.x, p.xKind, "x");
+    Placeholder *w = input(M, wd, p.wKind, "w");
+    Placeholder *b = input(M, {p.cout}, ElemKind::Int32, "b");
+    std::vector<dim_t> ones(p.x.size(), 1);
+    std::vector<double> zx = p.zx;
+    if (zx.empty())
+      zx = {p.xKind == ElemKind::UInt8 ? 4.0 : -1.0};
+    Constant *zxc = constantOf(M, p.xKind, ones, zx, "zx");
+    std::vector<dim_t> zwDims = ones;
+    if (p.perChannel)
+      zwDims[0] = p.cout;
+    Constant *zwc = constantOf(M, p.wKind, zwDims,
+                               p.zw.empty() ? std::vector<double>{0, 1, 2, 5, 3} : p.zw, "zw");
+    AttrList a;
+    std::vector<int64_t> kernels(p.k.begin(), p.k.end());
+    a.set<AttrKind::Kernels>(kernels)
+        .set<AttrKind::Strides>(std::vector<int64_t>(nsp, p.stride))
+        .set<AttrKind::Pads>(std::vector<int64_t>(2 * nsp, p.pad))
+        .set<AttrKind::Dilations>(std::vector<int64_t>(nsp, p.dilation))
+        .set<AttrKind::Group>(p.group);
+    return {node(F, NodeKind::IntegerConv, {x, w, b, zxc, zwc}, a)};
+  };
+  if (!p.fullRange)
+    return expectBackendsAgree(build, dceOnly());
+  expectEveryIntegerVariantAgrees(
+      build, dceOnly("x", tensorOf(p.xKind, p.x, fullRange(p.xKind, elementsOf(p.x), 1)), "w",
+                     tensorOf(p.wKind, wd, fullRange(p.wKind, elementsOf(wd), 2)), "b",
+                     tensorOf(ElemKind::Int32, {p.cout}, fullRangeBias(p.cout, 3))));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -263,5 +337,140 @@ INSTANTIATE_TEST_SUITE_P(
         IntegerConvCase{{2, 3, 19}, 4, {3}, 2, 1, 1, 1, true, ElemKind::UInt8, ElemKind::Int8},
         IntegerConvCase{{1, 2, 4, 5, 6}, 4, {2, 3, 3}, 1, 1, 1, 2, true, ElemKind::Int8,
                         ElemKind::UInt8}));
+
+// The int8 GEMM's shapes: resnet's layers and the edges of its tiles (8 x 48 for VNNI, 6 x 8
+// for AVX2, 4 x 16 in plain C) and of its blocks of k (768), with values and zero points at the
+// kinds' extremes (the padding holds the input's zero point).
+INSTANTIATE_TEST_SUITE_P(
+    Gemm, IntegerConvShapes,
+    ::testing::Values(
+        // 3x3 pad 1 on 56x56, 64 -> 64.
+        IntegerConvCase{{1, 64, 56, 56}, 64, {3, 3}, 1, 1, 1, 1, false, ElemKind::UInt8,
+                        ElemKind::Int8, true, {255}, {-128}},
+        // 1x1 (the input read in place), per-channel filter zero points, two images.
+        IntegerConvCase{{2, 96, 14, 14}, 40, {1, 1}, 1, 0, 1, 1, true, ElemKind::Int8,
+                        ElemKind::Int8, true, {-128}, {127, -128, 0, 5, -7}},
+        // 3x3 stride 2 (odd sizes, Cout past a tile), uint8 filters.
+        IntegerConvCase{{1, 32, 15, 17}, 41, {3, 3}, 2, 1, 1, 1, true, ElemKind::UInt8,
+                        ElemKind::UInt8, true, {0}, {255, 0, 128, 3}},
+        // 7x7 stride 2 with 3 input channels (K = 147, not a multiple of 4).
+        IntegerConvCase{{1, 3, 29, 31}, 16, {7, 7}, 2, 3, 1, 1, true, ElemKind::Int8,
+                        ElemKind::UInt8, true, {127}, {0, 255, 17}},
+        // K = 45, 7 output channels, odd spatial sizes, dilation 2.
+        IntegerConvCase{{1, 5, 9, 11}, 7, {3, 3}, 1, 2, 2, 1, false, ElemKind::Int8,
+                        ElemKind::Int8, true, {-5}, {3}},
+        // Grouped: 2 groups of 4 input and 6 output channels; stride 3 (gathered columns).
+        IntegerConvCase{{1, 8, 10, 10}, 12, {3, 3}, 3, 1, 1, 2, true, ElemKind::UInt8,
+                        ElemKind::Int8, true, {128}, {1, -1, 0, 127, -128, 2}},
+        // 256 channels: K = 2304, three blocks of k; 1-D.
+        IntegerConvCase{{1, 256, 6, 7}, 20, {3, 3}, 1, 1, 1, 1, true, ElemKind::UInt8,
+                        ElemKind::UInt8, true, {255}, {255, 0}},
+        IntegerConvCase{{2, 6, 37}, 9, {5}, 1, 2, 1, 1, true, ElemKind::UInt8, ElemKind::Int8,
+                        true, {7}, {-128, 127, 1}}));
+
+/// IntegerConv attributes: 2-D, \p k x \p k, stride \p stride, pad \p pad on every side.
+AttrList conv2d(int64_t k, int64_t stride, int64_t pad) {
+  AttrList a;
+  a.set<AttrKind::Kernels>({k, k})
+      .set<AttrKind::Strides>({stride, stride})
+      .set<AttrKind::Pads>({pad, pad, pad, pad})
+      .set<AttrKind::Dilations>({1, 1})
+      .set<AttrKind::Group>(1);
+  return a;
+}
+
+TEST(QuantizedOps, IntegerConvWrapsAround32Bits) {
+  // 4096 channels x 9 taps (packed B) and 40000 channels x 1 tap (B read in place) of 255 *
+  // -255: the sums pass 2^31 and wrap.
+  expectEveryIntegerVariantAgrees(
+      [](Module &M, Function *F) -> std::vector<NodeValue> {
+        Placeholder *x = input(M, {1, 4096, 3, 3}, ElemKind::UInt8, "x");
+        Placeholder *w = input(M, {2, 4096, 3, 3}, ElemKind::Int8, "w");
+        Placeholder *x1 = input(M, {1, 40000, 1, 4}, ElemKind::UInt8, "x1");
+        Placeholder *w1 = input(M, {2, 40000, 1, 1}, ElemKind::Int8, "w1");
+        Constant *b = constantOf(M, ElemKind::Int32, {2}, {2147483647.0, -5}, "b");
+        Constant *zx = constantOf(M, ElemKind::UInt8, {1, 1, 1, 1}, {0}, "zx");
+        Constant *zw = constantOf(M, ElemKind::Int8, {2, 1, 1, 1}, {127, -127}, "zw");
+        return {node(F, NodeKind::IntegerConv, {x, w, b, zx, zw}, conv2d(3, 1, 1)),
+                node(F, NodeKind::IntegerConv, {x1, w1, b, zx, zw}, conv2d(1, 1, 0))};
+      },
+      dceOnly("x", tensorOf(ElemKind::UInt8, {1, 4096, 3, 3}, {255}), "w",
+              tensorOf(ElemKind::Int8, {2, 4096, 3, 3}, {-128}), "x1",
+              tensorOf(ElemKind::UInt8, {1, 40000, 1, 4}, {255}), "w1",
+              tensorOf(ElemKind::Int8, {2, 40000, 1, 1}, {-128})));
+}
+
+TEST_P(IntegerMatMulKinds, GemmTileEdgesAndExtremes) {
+  // The int8 GEMM's products: per-tensor RHS zero points, per-tensor or per-row LHS ones; M, N
+  // and K off every tile; batch dims broadcast on both sides; a product one row high.
+  auto [ka, kb] = GetParam();
+  auto lo = [](ElemKind k) { return k == ElemKind::Int8 ? -128.0 : 0.0; };
+  std::vector<dim_t> a2{13, 45}, b2{45, 50}, a4{2, 1, 9, 21}, b4{1, 3, 21, 70}, a1{1, 300},
+      b1{300, 17};
+  RunOptions o = dceOnly();
+  unsigned seed = 10;
+  for (auto [name, k, dims] : {std::make_tuple("a2", ka, a2), std::make_tuple("b2", kb, b2),
+                               std::make_tuple("a4", ka, a4), std::make_tuple("b4", kb, b4),
+                               std::make_tuple("a1", ka, a1), std::make_tuple("b1", kb, b1)})
+    o.inputs.emplace(name, tensorOf(k, dims, fullRange(k, elementsOf(dims), ++seed)));
+  expectEveryIntegerVariantAgrees(
+      [=](Module &M, Function *F) -> std::vector<NodeValue> {
+        Placeholder *pa2 = input(M, a2, ka, "a2"), *pb2 = input(M, b2, kb, "b2");
+        Placeholder *pa4 = input(M, a4, ka, "a4"), *pb4 = input(M, b4, kb, "b4");
+        Placeholder *pa1 = input(M, a1, ka, "a1"), *pb1 = input(M, b1, kb, "b1");
+        Constant *za = constantOf(M, ka, {1, 1}, {lo(ka) + 255}, "za");
+        Constant *zb = constantOf(M, kb, {1, 1}, {lo(kb)}, "zb");
+        Constant *zaRows = constantOf(M, ka, {13, 1}, {lo(ka), lo(ka) + 255, 0, 3}, "za_rows");
+        Constant *za4 = constantOf(M, ka, {1, 1, 9, 1}, {lo(ka) + 1, 0, lo(ka) + 200}, "za4");
+        Constant *zb4 = constantOf(M, kb, {1, 1, 1, 1}, {lo(kb) + 255}, "zb4");
+        return {node(F, NodeKind::IntegerMatMul, {pa2, pb2, za, zb}),
+                node(F, NodeKind::IntegerMatMul, {pa2, pb2, zaRows, zb}),
+                node(F, NodeKind::IntegerMatMul, {pa4, pb4, za4, zb4}),
+                node(F, NodeKind::IntegerMatMul, {pa1, pb1, za, zb})};
+      },
+      o);
+}
+
+TEST(QuantizedOps, IntegerGemmSplitOverThreadsAgrees) {
+  // -threads=2 splits the int8 GEMM's columns, of a convolution reading B in place, one packing
+  // it and a matrix product (a float32 convolution big enough to start the team rides along):
+  // the same sums as on one thread, bit for bit.
+  GraphBuilder build = [](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *f = input(M, {1, 64, 50, 50}, ElemKind::Float32, "f");
+    Node *conv = node(F, NodeKind::Conv, {f, constant(M, {64, 64, 3, 3}, 2), constant(M, {64}, 3)},
+                      convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1));
+    Placeholder *x = input(M, {1, 48, 30, 30}, ElemKind::UInt8, "x");
+    Placeholder *w = input(M, {50, 48, 3, 3}, ElemKind::Int8, "w");
+    Placeholder *b = input(M, {50}, ElemKind::Int32, "b");
+    Constant *zx = constantOf(M, ElemKind::UInt8, {1, 1, 1, 1}, {200}, "zx");
+    Constant *zw = constantOf(M, ElemKind::Int8, {50, 1, 1, 1}, {-3, 0, 100}, "zw");
+    Placeholder *x2 = input(M, {1, 48, 61, 61}, ElemKind::UInt8, "x2");
+    Placeholder *l = input(M, {40, 300}, ElemKind::Int8, "l");
+    Placeholder *r = input(M, {300, 500}, ElemKind::UInt8, "r");
+    Constant *zl = constantOf(M, ElemKind::Int8, {1, 1}, {-128}, "zl");
+    Constant *zr = constantOf(M, ElemKind::UInt8, {1, 1}, {255}, "zr");
+    return {conv, node(F, NodeKind::IntegerConv, {x, w, b, zx, zw}, conv2d(3, 1, 1)),
+            node(F, NodeKind::IntegerConv, {x2, w, b, zx, zw}, conv2d(3, 2, 1)),
+            node(F, NodeKind::IntegerMatMul, {l, r, zl, zr})};
+  };
+  RunOptions one = dceOnly("x", tensorOf(ElemKind::UInt8, {1, 48, 30, 30},
+                                         fullRange(ElemKind::UInt8, 48 * 900, 21)),
+                           "w", tensorOf(ElemKind::Int8, {50, 48, 3, 3},
+                                         fullRange(ElemKind::Int8, 50 * 48 * 9, 22)),
+                           "l", tensorOf(ElemKind::Int8, {40, 300},
+                                         fullRange(ElemKind::Int8, 40 * 300, 23)),
+                           "r", tensorOf(ElemKind::UInt8, {300, 500},
+                                         fullRange(ElemKind::UInt8, 300 * 500, 24)));
+  RunOptions two = copyOf(one);
+  one.backend.threads = 1;
+  two.backend.threads = 2;
+  Outputs serial = runOn("CPU", build, one), split = runOn("CPU", build, two);
+  ASSERT_EQ(serial.error, "");
+  ASSERT_EQ(split.error, "");
+  ASSERT_EQ(split.tensors.size(), serial.tensors.size());
+  for (size_t i = 0; i < split.tensors.size(); ++i)
+    EXPECT_TRUE(split.tensors[i].bitwiseEqual(serial.tensors[i])) << "output " << i;
+  expectBackendsAgree(build, two, 1e-3, 1e-4);
+}
 
 } // namespace

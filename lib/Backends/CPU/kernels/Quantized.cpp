@@ -9,8 +9,10 @@
 //
 // Scale and ZeroPoint operands have the rank of the tensor they describe, each dim 1 or equal
 // (per-tensor, per-axis, per-row alike). Codegen passes the tensor's dims and each parameter's
-// strides with 0 along its size-1 dims; the kernels walk rows of the innermost dim, so the
-// parameter offset is computed once per row.
+// strides with 0 along its size-1 dims, adjacent dims merged where every parameter allows (a
+// per-channel [1, C, 1, 1] over [N, C, H, W] walks [N, C, H * W]); the kernels walk rows of the
+// innermost dim, so the parameter offset is computed once per row, and a row with one scale and
+// zero point is a vectorized loop.
 #include "Types.h"
 
 namespace {
@@ -58,6 +60,17 @@ EMBER_INLINE void quantize(Q *out, const T *in, const float *scale, const Q *zp,
                            const i64 *dims, const i64 *scaleStrides, const i64 *zpStrides) {
   forEachRow(rank, dims, scaleStrides, zpStrides,
              [&](i64 first, i64 n, i64 ps, i64 ss, i64 pz, i64 sz) {
+               if (ss == 0 && sz == 0) {
+                 // One scale and zero point for the row (per-tensor, per-channel): a loop
+                 // LLVM vectorizes.
+                 F sc = F(scale[ps]);
+                 i32 z = i32(zp[pz]);
+                 for (i64 j = 0; j < n; ++j) {
+                   F v = F(ld(in, first + j));
+                   out[first + j] = roundAndSaturate<Q, F>(Divide ? F(v / sc) : F(v * sc), z);
+                 }
+                 return;
+               }
                for (i64 j = 0; j < n; ++j) {
                  F v = F(ld(in, first + j)), sc = F(scale[ps + j * ss]);
                  out[first + j] =
@@ -99,6 +112,13 @@ REQUANTIZE_KERNEL(u8, u8)
                                                 const i64 *scaleStrides, const i64 *zpStrides) {  \
     forEachRow(rank, dims, scaleStrides, zpStrides,                                                \
                [&](i64 first, i64 n, i64 ps, i64 ss, i64 pz, i64 sz) {                             \
+                 if (ss == 0 && sz == 0) { /* one scale and zero point: vectorized */              \
+                   float sc = scale[ps];                                                           \
+                   i64 z = i64(zp[pz]);                                                            \
+                   for (i64 j = 0; j < n; ++j)                                                     \
+                     out[first + j] = float(i64(in[first + j]) - z) * sc;                          \
+                   return;                                                                         \
+                 }                                                                                 \
                  for (i64 j = 0; j < n; ++j)                                                       \
                    out[first + j] = float(i64(in[first + j]) - i64(zp[pz + j * sz])) *             \
                                     scale[ps + j * ss];                                            \

@@ -30,6 +30,151 @@ enum ConvParam : idx {
 constexpr idx convArray(idx nsp, idx which) { return kConvHeader + which * nsp; }
 constexpr idx convParamCount(idx nsp) { return kConvHeader + 6 * nsp; }
 
+// The int8 GEMM (QuantizedIntegerGemm.h): IntegerConv and IntegerMatMul as C = A x B with A the
+// filter (or LHS) as int8 and B the im2col of the input (or RHS) as uint8, k taken four at a
+// time. Codegen sizes the scratch for the largest register tile of any variant
+// (QuantizedIntegerVariants.def), as it does not know which one the target runs.
+
+constexpr idx kQGemmMaxMR = 8;    ///< the most rows of A a register tile has
+constexpr idx kQGemmKCQ = 192;    ///< most quads of k per block: a KC x NR panel of B stays in L1
+constexpr idx kQGemmNC = 480;     ///< columns per packed block of B (a multiple of every NR)
+constexpr idx kQGemmSlack = 64;   ///< bytes a packer or a tile may touch past an array
+
+constexpr idx qgemmQuads(idx K) { return (K + 3) / 4; }
+constexpr idx roundUp64(idx n) { return (n + 63) / 64 * 64; }
+/// Bytes of A packed in panels of at most kQGemmMaxMR rows: \p G groups of \p Mg rows.
+constexpr idx qgemmPackedABytes(idx G, idx Mg, idx K) {
+  return roundUp64(G * (Mg + kQGemmMaxMR - 1) * qgemmQuads(K) * 4 + kQGemmSlack);
+}
+/// Bytes of the per-row terms: the constant added to each row and each row's zero point.
+constexpr idx qgemmRowBytes(idx M) { return roundUp64(2 * 4 * M + kQGemmSlack); }
+/// Bytes one part (thread) works in: a packed block of B, four rows of B being packed and the
+/// sums of the block's columns.
+constexpr idx qgemmPartBytes() {
+  return roundUp64(kQGemmKCQ * 4 * kQGemmNC + kQGemmSlack) +
+         roundUp64(4 * kQGemmNC + kQGemmSlack) + roundUp64(4 * kQGemmNC + kQGemmSlack);
+}
+constexpr idx qgemmScratchBytes(idx G, idx Mg, idx K, idx threads) {
+  return qgemmPackedABytes(G, Mg, K) + qgemmRowBytes(G * Mg) +
+         (threads < 1 ? 1 : threads) * qgemmPartBytes();
+}
+
+/// The extent of the zero-padded input a 2-D convolution reads along one dim.
+constexpr idx qconvPaddedExtent(idx out, idx k, idx stride, idx dilation) {
+  return (out - 1) * stride + (k - 1) * dilation + 1;
+}
+
+/// The fast IntegerConv's parameter array (2-D; a 1-D convolution is given as H = KH = OH = 1).
+enum QConvParam : idx {
+  kQcN = 0,
+  kQcC,
+  kQcH,
+  kQcW,
+  kQcCout,
+  kQcGroup,
+  kQcKH,
+  kQcKW,
+  kQcOH,
+  kQcOW,
+  kQcSH,
+  kQcSW,
+  kQcPH, // begin pads
+  kQcPW,
+  kQcDH,
+  kQcDW,
+  kQcInputSigned,    // the input is int8 (flipped to uint8)
+  kQcFilterUnsigned, // the filter is uint8 (flipped to int8)
+  kQcFilterZpPerChannel,
+  kQcCount
+};
+/// Whether a convolution reads its input in place (no zero-padded copy): 1x1, stride 1, no
+/// padding.
+constexpr bool qconvIsPointwise(idx H, idx W, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW,
+                                idx PH, idx PW) {
+  return KH == 1 && KW == 1 && SH == 1 && SW == 1 && PH == 0 && PW == 0 && OH == H && OW == W;
+}
+/// Bytes of the zero-padded copy of one group's input channels (none for pointwise ones).
+constexpr idx qconvPaddedBytes(idx Cg, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, idx DH,
+                               idx DW) {
+  return roundUp64(Cg * qconvPaddedExtent(OH, KH, SH, DH) * qconvPaddedExtent(OW, KW, SW, DW) +
+                   kQGemmSlack);
+}
+
+// The flat convolution (QuantizedIntegerGemm.h: integerConvFlat): with stride 1, k taken as
+// (kh, kw, four channels), row (kh, kw, c4) of the im2col matrix on the grid of the padded
+// input's rows (output (oh, ow) at oh * Wp + ow, the Wp - OW columns past each row computed and
+// dropped) is the channel-interleaved padded input ([C/4][Hp * Wp][4 channels]) shifted by
+// kh * DH * Wp + kw * DW: the GEMM reads B in place, packing nothing.
+
+/// Grid columns of a flat convolution: every output's, up to the last one.
+constexpr idx qconvFlatColumns(idx OH, idx OW, idx Wp) { return (OH - 1) * Wp + OW; }
+/// Bytes from one interleaved plane of four channels to the next: a tile may read 16 columns
+/// past the last grid column at the farthest tap.
+constexpr idx qconvFlatPlaneBytes(idx Hp, idx Wp) { return roundUp64((Hp * Wp + 16) * 4); }
+
+/// Whether a 2-D IntegerConv (parameters \p p) is flat: stride 1, at most a quarter of the
+/// grid's columns dropped, and at least twice as many grid columns as output channels a group
+/// (the filter is reordered every call, in time proportional to its size, where packing B would
+/// take time proportional to the columns').
+template <typename Int> bool qconvIsFlat(const Int *p) {
+  idx Wp = qconvPaddedExtent(p[kQcOW], p[kQcKW], 1, p[kQcDW]), OW = p[kQcOW];
+  return p[kQcSH] == 1 && p[kQcSW] == 1 && 4 * (Wp - OW) <= Wp &&
+         qconvFlatColumns(p[kQcOH], OW, Wp) >= 2 * (p[kQcCout] / p[kQcGroup]);
+}
+
+/// The pieces of a flat convolution's scratch after A's panels and the row terms, in order.
+struct QConvFlatBytes {
+  idx padded;  ///< the zero-padded input, its channels rounded up to four (the extra ones 0)
+  idx planes;  ///< the interleaved planes
+  idx offsets; ///< where each quad of k reads, from the grid's first column (i64 each)
+  idx sums;    ///< per padded cell, the sum over the channels (u32)
+  idx colSum;  ///< per grid column, the sum of its column of B (u32)
+  idx grid;    ///< the product on the grid (u32), copied out row by row
+};
+template <typename Int> QConvFlatBytes qconvFlatBytes(const Int *p) {
+  idx Cg = p[kQcC] / p[kQcGroup], C4 = (Cg + 3) / 4, Mg = p[kQcCout] / p[kQcGroup];
+  idx Hp = qconvPaddedExtent(p[kQcOH], p[kQcKH], 1, p[kQcDH]),
+      Wp = qconvPaddedExtent(p[kQcOW], p[kQcKW], 1, p[kQcDW]);
+  idx cols = qconvFlatColumns(p[kQcOH], p[kQcOW], Wp);
+  return {roundUp64(4 * C4 * Hp * Wp + kQGemmSlack),
+          C4 * qconvFlatPlaneBytes(Hp, Wp) + kQGemmSlack,
+          roundUp64(8 * p[kQcKH] * p[kQcKW] * C4),
+          roundUp64(4 * Hp * Wp + kQGemmSlack),
+          roundUp64(4 * (cols + kQGemmSlack)),
+          roundUp64(4 * Mg * cols + kQGemmSlack)};
+}
+
+/// Bytes of the fast IntegerConv's scratch, for parameters \p p (QConvParam): A's panels, the
+/// row terms, then for a flat convolution its pieces (QConvFlatBytes), for another the
+/// zero-padded copy of one group of the input (none for a pointwise one) and each part's
+/// blocks.
+template <typename Int> idx qconvScratchBytes(const Int *p, idx threads) {
+  idx G = p[kQcGroup], Cg = p[kQcC] / G, Mg = p[kQcCout] / G, taps = p[kQcKH] * p[kQcKW];
+  if (qconvIsFlat(p)) {
+    QConvFlatBytes f = qconvFlatBytes(p);
+    return qgemmPackedABytes(G, Mg, 4 * taps * ((Cg + 3) / 4)) + qgemmRowBytes(G * Mg) +
+           f.padded + f.planes + f.offsets + f.sums + f.colSum + f.grid;
+  }
+  bool pointwise = qconvIsPointwise(p[kQcH], p[kQcW], p[kQcOH], p[kQcOW], p[kQcKH], p[kQcKW],
+                                    p[kQcSH], p[kQcSW], p[kQcPH], p[kQcPW]);
+  return qgemmScratchBytes(G, Mg, Cg * taps, threads) +
+         (pointwise ? 0
+                    : qconvPaddedBytes(Cg, p[kQcOH], p[kQcOW], p[kQcKH], p[kQcKW], p[kQcSH],
+                                       p[kQcSW], p[kQcDH], p[kQcDW]));
+}
+
+/// The fast IntegerMatMul's parameter array.
+enum QMatMulParam : idx {
+  kQmM = 0,
+  kQmN,
+  kQmK,
+  kQmBatches,
+  kQmLhsUnsigned, // the LHS is uint8 (flipped to int8)
+  kQmRhsSigned,   // the RHS is int8 (flipped to uint8)
+  kQmLhsZpPerRow,
+  kQmCount
+};
+
 } // namespace quantlayout
 
 #endif

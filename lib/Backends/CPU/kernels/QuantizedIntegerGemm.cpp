@@ -1,0 +1,193 @@
+// The register tiles of the int8 GEMM (QuantizedIntegerGemm.h) and its entry points, once per
+// row of QuantizedIntegerVariants.def for this architecture: ember_integer_conv2d_<row> and
+// ember_integer_matmul_<row>, compiled with the row's target features. Every tile sums the same
+// products modulo 2^32, so every row gives the Interpreter's result bit for bit.
+#include "QuantizedIntegerGemm.h"
+#include "Variants.h"
+
+using namespace qgemm;
+
+namespace {
+
+#if defined(__x86_64__)
+
+typedef int V16SI __attribute__((vector_size(64)));
+typedef u32 V16SU __attribute__((vector_size(64)));
+
+/// AVX-512 VNNI: 8 rows x NV vectors of 16 columns; per quad of k, NV loads of B (16 columns x
+/// 4 uint8) and, per row, a broadcast of its 4 int8 weights into vpdpbusd (u8 x s8, the four
+/// products summed into each int32 lane, wrapping).
+template <int NV, bool Flat>
+EMBER_NOINLINE EMBER_VARIANT_TARGET("avx512f,avx512bw,avx512vnni") void vnniTile(
+    const TileArgs &t) {
+  constexpr int MR = 8;
+  V16SI acc[MR][NV];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = (V16SI){};
+  const u8 *A = t.A, *B = t.B;
+  for (i64 q = 0; q < t.kq; ++q, A += MR * 4, B += NV * 64) {
+    const u8 *Bq = Flat ? t.B + t.bOffsets[q] : B;
+    V16SI b[NV];
+    for (int v = 0; v < NV; ++v)
+      __builtin_memcpy(&b[v], Bq + 64 * v, 64);
+#pragma unroll
+    for (int r = 0; r < MR; ++r) {
+      int w;
+      __builtin_memcpy(&w, A + 4 * r, 4);
+      V16SI a = (V16SI){} + w;
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = __builtin_ia32_vpdpbusd512(acc[r][v], b[v], a);
+    }
+  }
+  V16SU sums[MR][NV];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v)
+      sums[r][v] = (V16SU)acc[r][v];
+  finishVectors<16>(sums, t);
+}
+
+struct VnniTile {
+  static constexpr i64 MR = 8, U = 16, NR = 48;
+  EMBER_INLINE void run(i64 nv, const TileArgs &t) {
+    byLayout(t, [&](auto flat) {
+      constexpr bool Flat = decltype(flat)::value;
+      if (nv == 3)
+        vnniTile<3, Flat>(t);
+      else if (nv == 2)
+        vnniTile<2, Flat>(t);
+      else
+        vnniTile<1, Flat>(t);
+    });
+  }
+};
+
+typedef short V16HI __attribute__((vector_size(32)));
+typedef i8 V16SB __attribute__((vector_size(16)));
+typedef u8 V16UB __attribute__((vector_size(16)));
+typedef u16 V16UH __attribute__((vector_size(32)));
+typedef int V4SI __attribute__((vector_size(16)));
+typedef u32 V8SU __attribute__((vector_size(32)));
+
+/// AVX2: 6 rows x 8 columns. vpmaddubsw would saturate (255 * 127 * 2 > 32767), so B's bytes
+/// are widened to int16 and A's quads too, and vpmaddwd sums pairs of products exactly into
+/// int32: lanes hold (column, pair of k), added in pairs at the end.
+template <bool Flat>
+EMBER_NOINLINE EMBER_VARIANT_TARGET("avx2") void avx2Tile(const TileArgs &t) {
+  constexpr int MR = 6;
+  V8SU acc[MR][2];
+  for (int r = 0; r < MR; ++r)
+    acc[r][0] = acc[r][1] = (V8SU){};
+  const u8 *A = t.A, *B = t.B;
+  for (i64 q = 0; q < t.kq; ++q, A += MR * 4, B += 32) {
+    const u8 *Bq = Flat ? t.B + t.bOffsets[q] : B;
+    V16UB lo, hi;
+    __builtin_memcpy(&lo, Bq, 16);
+    __builtin_memcpy(&hi, Bq + 16, 16);
+    V16HI b0 = (V16HI)__builtin_convertvector(lo, V16UH),
+          b1 = (V16HI)__builtin_convertvector(hi, V16UH);
+#pragma unroll
+    for (int r = 0; r < MR; ++r) {
+      int w;
+      __builtin_memcpy(&w, A + 4 * r, 4);
+      V16HI a = __builtin_convertvector((V16SB)((V4SI){} + w), V16HI);
+      acc[r][0] += (V8SU)__builtin_ia32_pmaddwd256(b0, a);
+      acc[r][1] += (V8SU)__builtin_ia32_pmaddwd256(b1, a);
+    }
+  }
+  V8SU sums[MR][1];
+  for (int r = 0; r < MR; ++r) {
+    V8SU even = __builtin_shufflevector(acc[r][0], acc[r][1], 0, 2, 4, 6, 8, 10, 12, 14);
+    V8SU odd = __builtin_shufflevector(acc[r][0], acc[r][1], 1, 3, 5, 7, 9, 11, 13, 15);
+    sums[r][0] = even + odd;
+  }
+  finishVectors<8>(sums, t);
+}
+
+struct Avx2Tile {
+  static constexpr i64 MR = 6, U = 8, NR = 8;
+  EMBER_INLINE void run(i64, const TileArgs &t) {
+    byLayout(t, [&](auto flat) { avx2Tile<decltype(flat)::value>(t); });
+  }
+};
+
+#endif
+
+typedef i16 I16x8 __attribute__((ext_vector_type(8)));
+typedef i32 I32x8 __attribute__((ext_vector_type(8)));
+typedef u32 U32x4 __attribute__((ext_vector_type(4)));
+typedef u8 U8x8v __attribute__((ext_vector_type(8)));
+typedef i8 I8x8v __attribute__((ext_vector_type(8)));
+
+/// Sums of adjacent pairs of the int16 products of \p x and \p y, exact in int32: the pattern
+/// of x86's pmaddwd, which LLVM recognizes (on NEON: smull and pairwise adds).
+EMBER_INLINE U32x4 maddPairs(I16x8 x, I16x8 y) {
+  I32x8 p = __builtin_convertvector(x, I32x8) * __builtin_convertvector(y, I32x8);
+  return (U32x4)(__builtin_shufflevector(p, p, 0, 2, 4, 6) + __builtin_shufflevector(p, p, 1, 3, 5, 7));
+}
+
+/// Any CPU: 4 rows x 8 columns in generic vector code. Each row's lanes hold (column, pair of
+/// k), as the AVX2 tile's, added in pairs at the end.
+template <bool Flat> EMBER_NOINLINE void plainTile(const TileArgs &t) {
+  constexpr int MR = 4;
+  U32x4 acc[MR][4];
+  for (int r = 0; r < MR; ++r)
+    for (int g = 0; g < 4; ++g)
+      acc[r][g] = (U32x4){};
+  const u8 *A = t.A, *B = t.B;
+  for (i64 q = 0; q < t.kq; ++q, A += MR * 4, B += 32) {
+    const u8 *Bq = Flat ? t.B + t.bOffsets[q] : B;
+    I16x8 b[4];
+    for (int g = 0; g < 4; ++g) {
+      U8x8v v;
+      __builtin_memcpy(&v, Bq + 8 * g, 8);
+      b[g] = __builtin_convertvector(v, I16x8);
+    }
+    for (int r = 0; r < MR; ++r) {
+      I8x8v w;
+      __builtin_memcpy(&w, A + 4 * r, 4);
+      __builtin_memcpy((u8 *)&w + 4, A + 4 * r, 4);
+      I16x8 a = __builtin_convertvector(w, I16x8);
+      for (int g = 0; g < 4; ++g)
+        acc[r][g] += maddPairs(b[g], a);
+    }
+  }
+  u32 sums[MR][8];
+  for (int r = 0; r < MR; ++r)
+    for (int g = 0; g < 4; ++g) {
+      sums[r][2 * g] = acc[r][g][0] + acc[r][g][1];
+      sums[r][2 * g + 1] = acc[r][g][2] + acc[r][g][3];
+    }
+  finishTile<MR, 8>(sums, t);
+}
+
+struct PlainTile {
+  static constexpr i64 MR = 4, U = 8, NR = 8;
+  EMBER_INLINE void run(i64, const TileArgs &t) {
+    byLayout(t, [&](auto flat) { plainTile<decltype(flat)::value>(t); });
+  }
+};
+
+} // namespace
+
+#define vnni_TILE VnniTile
+#define avx2_TILE Avx2Tile
+#define sse2_TILE PlainTile
+#define neon_TILE PlainTile
+
+#define INTEGER_GEMM_ENTRIES(NAME, FEATURES)                                                      \
+  EMBER_KERNEL EMBER_NOINLINE EMBER_VARIANT_TARGET(FEATURES) void ember_integer_conv2d_##NAME(   \
+      i32 *out, const u8 *in, const u8 *w, const i32 *bias, const u8 *zx, const u8 *zw,          \
+      const i64 *p, u8 *scratch, parallel::Team *team) {                                          \
+    integerConv2d<NAME##_TILE>(out, in, w, bias, zx, zw, p, scratch, team);                       \
+  }                                                                                                \
+  EMBER_KERNEL EMBER_NOINLINE EMBER_VARIANT_TARGET(FEATURES) void ember_integer_matmul_##NAME(   \
+      i32 *out, const u8 *a, const u8 *b, const u8 *za, const u8 *zb, const i64 *p,             \
+      const i64 *aOffsets, const i64 *bOffsets, u8 *scratch, parallel::Team *team) {             \
+    integerMatMul<NAME##_TILE>(out, a, b, za, zb, p, aOffsets, bOffsets, scratch, team);         \
+  }
+
+#define INTEGER_VARIANT(NAME, ARCH, FEATURES, DOC)                                                \
+  EMBER_ON_ARCH_##ARCH(INTEGER_GEMM_ENTRIES(NAME, FEATURES))
+#include "QuantizedIntegerVariants.def"
+#undef INTEGER_GEMM_ENTRIES

@@ -1,0 +1,638 @@
+// The int8 GEMM behind IntegerConv and IntegerMatMul (QuantizedIntegerGemm.cpp has the register
+// tiles and the entry points): C[m][n] = sum_k (A[m][k] - za[m]) * (B[k][n] - zb), wrapped to
+// 32 bits, with A int8 (the filter, or IntegerMatMul's LHS) and B uint8 (the im2col of the
+// input, or the RHS), the layout of x86's vpdpbusd (uint8 x int8, four products summed into an
+// int32 lane).
+//
+// Kinds: an int8 B and a uint8 A are flipped by their sign bit (x ^ 0x80 is x + 128 as uint8,
+// w ^ 0x80 is w - 128 as int8), their zero points with them; differences, hence the result, do
+// not change. Zero points: sum (b - zb)(a - za) = sum a*b - zb*sum_k a[m] - za[m]*sum_k b[n]
+// + K*za[m]*zb, every term taken modulo 2^32 (unsigned arithmetic), which is exactly the
+// Interpreter's wrapped sum. The register tiles sum plain products; the packers sum the rows of
+// A and the columns of B; the last block of k adds the row terms (with the bias) and the column
+// term. A convolution's padding holds zb (its input's zero point), as the operator defines.
+//
+// Blocking, as NNGemm.h: A is packed once a call, in panels of MR rows, k in quads
+// ([panel][quad][MR rows][4 k] bytes, zero past K and past the last row). B is packed block by
+// block: kQGemmNC columns by kQGemmKCQ quads of k, in panels of NR columns
+// ([panel][quad][NR columns][4 k] bytes), a panel staying in L1 while every tile of rows of A
+// passes over it. The sums of a block of k are added to C's partial ones (C is the int32
+// result), the last block finishing them. Threads split the columns, by whole panels. A flat
+// convolution (QuantizedLayout.h: qconvIsFlat) packs no B: the tiles read its channel-
+// interleaved padded input in place, a table giving where each quad of k starts (convFlat).
+#ifndef EMBER_CPU_KERNELS_QUANTIZEDINTEGERGEMM_H
+#define EMBER_CPU_KERNELS_QUANTIZEDINTEGERGEMM_H
+
+#include "Parallel.h"
+#include "QuantizedLayout.h"
+#include "Types.h"
+
+namespace qgemm {
+
+using namespace quantlayout;
+
+/// What a register tile does with its sums.
+enum TileMode : i64 {
+  kTileLoad = 1,   ///< add the partial sums C holds (a block of k after the first)
+  kTileFinish = 2, ///< add the row and column terms (the last block of k)
+};
+
+/// One register tile's work: rows [0, mr) and columns [0, ncols) of C, over kq quads of k.
+struct TileArgs {
+  i64 kq;
+  const u8 *A; ///< the tile's panel of A at the block's first quad ([quad][MR][4])
+  const u8 *B; ///< the panel of B ([quad][width][4])
+  u32 *C;
+  i64 ldc, mr, ncols, mode;
+  const u32 *rowConst; ///< per row: bias - zb * sum_k a + K * za * zb
+  const u32 *rowZp;    ///< per row: za
+  const u32 *colSum;   ///< per column: sum_k b; null when every za is 0
+  /// Where each quad of the block reads B, from t.B ([width][4] bytes there); null when B is a
+  /// packed panel (quad after quad).
+  const i64 *bOffsets;
+};
+
+/// Rows [0, t.mr) of a tile's sums \p acc, \p n columns a row, to C as \p t says.
+template <int MR, int W>
+EMBER_INLINE void finishRows(const u32 (&acc)[MR][W], const TileArgs &t, i64 n) {
+  for (i64 r = 0; r < t.mr; ++r) {
+    u32 *c = t.C + r * t.ldc;
+    u32 sums[W];
+    for (i64 j = 0; j < W; ++j)
+      sums[j] = acc[r][j];
+    if (t.mode & kTileLoad)
+      for (i64 j = 0; j < n; ++j)
+        sums[j] += c[j];
+    if (t.mode & kTileFinish) {
+      u32 rc = t.rowConst[r], rz = t.rowZp[r];
+      if (t.colSum)
+        for (i64 j = 0; j < n; ++j)
+          sums[j] += rc - rz * t.colSum[j];
+      else
+        for (i64 j = 0; j < n; ++j)
+          sums[j] += rc;
+    }
+    for (i64 j = 0; j < n; ++j)
+      c[j] = sums[j];
+  }
+}
+
+/// Writes a tile's sums \p acc (W columns a row) to C as \p t says; a whole tile's loops have
+/// constant trip counts, so they become vector code.
+template <int MR, int W> EMBER_INLINE void finishTile(const u32 (&acc)[MR][W], const TileArgs &t) {
+  if (t.ncols == W)
+    finishRows<MR, W>(acc, t, W);
+  else
+    finishRows<MR, W>(acc, t, t.ncols);
+}
+
+/// finishTile for sums held in vectors \p acc of L lanes (V: a vector of L u32), NV a row: whole
+/// vectors as vectors, the last partial one lane by lane.
+template <int L, typename V, int MR, int NV>
+EMBER_INLINE void finishVectors(const V (&acc)[MR][NV], const TileArgs &t) {
+  for (i64 r = 0; r < t.mr; ++r) {
+    u32 *c = t.C + r * t.ldc;
+    u32 rc = t.rowConst[r], rz = t.rowZp[r];
+    for (int v = 0; v < NV; ++v) {
+      i64 j0 = v * L;
+      if (j0 >= t.ncols)
+        break;
+      V x = acc[r][v];
+      if (j0 + L <= t.ncols) {
+        if (t.mode & kTileLoad) {
+          V y;
+          __builtin_memcpy(&y, c + j0, sizeof y);
+          x += y;
+        }
+        if (t.mode & kTileFinish) {
+          x += rc;
+          if (t.colSum) {
+            V cs;
+            __builtin_memcpy(&cs, t.colSum + j0, sizeof cs);
+            x -= rz * cs;
+          }
+        }
+        __builtin_memcpy(c + j0, &x, sizeof x);
+        continue;
+      }
+      u32 lanes[L];
+      __builtin_memcpy(lanes, &x, sizeof x);
+      for (i64 j = j0; j < t.ncols; ++j) {
+        u32 y = lanes[j - j0];
+        if (t.mode & kTileLoad)
+          y += c[j];
+        if (t.mode & kTileFinish)
+          y += rc - (t.colSum ? rz * t.colSum[j] : 0u);
+        c[j] = y;
+      }
+    }
+  }
+}
+
+typedef u8 U8x8 __attribute__((ext_vector_type(8)));
+typedef u8 U8x16 __attribute__((ext_vector_type(16)));
+typedef u16 U16x8 __attribute__((ext_vector_type(8)));
+typedef u16 U16x16 __attribute__((ext_vector_type(16)));
+
+/// Where B's rows come from, k by k: a dense matrix (IntegerMatMul's RHS, a pointwise
+/// convolution's input) or the im2col of a zero-padded copy of a convolution's input.
+struct BSource {
+  const u8 *dense; ///< row k at dense + k * ld; null for im2col
+  i64 ld;
+  u8 flip; ///< xor'ed into dense bytes (0x80 for int8)
+  const u8 *padded; ///< [Cg][Hp][Wp], already flipped
+  i64 Hp, Wp, OW, KH, KW, SH, SW, DH, DW;
+};
+
+/// A row of B, n columns from output position (oh0, ow0) of \p base, into \p row: \p base is
+/// the dense row's first column, or the plane of the padded input that an im2col row reads (at
+/// its kernel offset). An im2col row is copied in whole vectors of 16 bytes: up to 15 bytes past
+/// a segment are read (the padded copy has slack after it) and written (the next segment
+/// overwrites them; \p row has slack after it).
+EMBER_INLINE void fillRow(const BSource &s, const u8 *base, i64 oh0, i64 ow0, i64 n, u8 *row) {
+  if (s.dense) {
+    for (i64 j = 0; j < n; ++j)
+      row[j] = base[j] ^ s.flip;
+    return;
+  }
+  i64 oh = oh0, ow = ow0;
+  for (i64 j = 0; j < n; ow = 0, ++oh) {
+    i64 len = minI(n - j, s.OW - ow);
+    const u8 *src = base + oh * s.SH * s.Wp + ow * s.SW;
+    u8 *dst = row + j;
+    if (s.SW == 1) {
+      for (i64 i = 0; i < len; i += 16) {
+        U8x16 v;
+        __builtin_memcpy(&v, src + i, 16);
+        __builtin_memcpy(dst + i, &v, 16);
+      }
+    } else if (s.SW == 2) {
+      for (i64 i = 0; i < len; i += 16) {
+        U8x16 a, b;
+        __builtin_memcpy(&a, src + 2 * i, 16);
+        __builtin_memcpy(&b, src + 2 * i + 16, 16);
+        U8x16 v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
+                                          26, 28, 30);
+        __builtin_memcpy(dst + i, &v, 16);
+      }
+    } else {
+      for (i64 i = 0; i < len; ++i)
+        dst[i] = src[i * s.SW];
+    }
+    j += len;
+  }
+}
+
+/// Interleaves four rows of \p w columns, each byte xor \p flip, into [w][4] bytes at \p dst
+/// (reading no byte past a row's w).
+EMBER_INLINE void interleave4(const u8 *r0, const u8 *r1, const u8 *r2, const u8 *r3, i64 w,
+                              u8 flip, u8 *dst) {
+  for (i64 j = w / 8 * 8; j < w; ++j) {
+    dst[4 * j] = r0[j] ^ flip;
+    dst[4 * j + 1] = r1[j] ^ flip;
+    dst[4 * j + 2] = r2[j] ^ flip;
+    dst[4 * j + 3] = r3[j] ^ flip;
+  }
+  for (i64 j = 0; j + 8 <= w; j += 8) {
+    U8x8 a, b, c, d;
+    __builtin_memcpy(&a, r0 + j, 8);
+    __builtin_memcpy(&b, r1 + j, 8);
+    __builtin_memcpy(&c, r2 + j, 8);
+    __builtin_memcpy(&d, r3 + j, 8);
+    a ^= flip;
+    b ^= flip;
+    c ^= flip;
+    d ^= flip;
+    U8x16 ab = __builtin_shufflevector(a, b, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    U8x16 cd = __builtin_shufflevector(c, d, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    U16x8 ab2 = __builtin_bit_cast(U16x8, ab), cd2 = __builtin_bit_cast(U16x8, cd);
+    U16x16 abcd =
+        __builtin_shufflevector(ab2, cd2, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    __builtin_memcpy(dst + 4 * j, &abcd, 32);
+  }
+}
+
+/// A variant's register tile: MR rows; panels of B up to NR columns, in units of U columns.
+struct TileShape {
+  i64 MR, NR, U;
+};
+
+/// The tiles of rows [0, M) of A over one panel of B (\p ncols columns, \p nv units of them) for
+/// quads [q0, q0 + kq) of k (A's panels Kq quads deep); the other arguments as in TileArgs.
+template <typename Tile>
+EMBER_INLINE void runRowTiles(i64 M, i64 Kq, i64 q0, i64 kq, const u8 *Ap, const u8 *B, u32 *C,
+                              i64 ldc, i64 ncols, i64 nv, i64 mode, const u32 *rowConst,
+                              const u32 *rowZp, const u32 *colSum, const i64 *bOffsets) {
+  for (i64 m = 0; m < M; m += Tile::MR)
+    Tile::run(nv, TileArgs{kq, Ap + (m * Kq + q0 * Tile::MR) * 4, B, C + m * ldc, ldc,
+                           minI(Tile::MR, M - m), ncols, mode, rowConst + m, rowZp + m, colSum,
+                           bOffsets});
+}
+
+/// Calls f(Flag<true>()) when \p t reads B in place (bOffsets), else f(Flag<false>()): a tile's
+/// two instantiations.
+template <bool B> struct Flag {
+  static constexpr bool value = B;
+};
+template <typename F> EMBER_INLINE void byLayout(const TileArgs &t, F f) {
+  if (t.bOffsets)
+    f(Flag<true>());
+  else
+    f(Flag<false>());
+}
+
+/// The columns of the panel of B starting at column \p j of a block of \p nb: NR, or the last
+/// panel's columns rounded up to the unit.
+EMBER_INLINE i64 panelWidth(const TileShape &s, i64 nb, i64 j) {
+  i64 cols = minI(s.NR, nb - j);
+  return (cols + s.U - 1) / s.U * s.U;
+}
+
+/// Packs quads [q0, q0 + kq) of k (K real rows) and columns [n0, n0 + nb) of B into panels at
+/// \p Bp; adds each column's sum of B to \p colSum (when not null). \p rows holds four rows of
+/// kQGemmNC bytes.
+EMBER_INLINE void packB(const BSource &src, const TileShape &s, i64 K, i64 q0, i64 kq, i64 n0,
+                        i64 nb, u8 *Bp, u8 *rows, u32 *colSum) {
+  i64 padded = (nb + s.U - 1) / s.U * s.U;
+  // Row k's kernel offset (c, kh, kw) and the first column's output position, stepped along
+  // rather than divided out row by row.
+  i64 taps = src.KH * src.KW, k0 = 4 * q0;
+  i64 c = 0, kh = 0, kw = 0, oh0 = 0, ow0 = 0;
+  if (!src.dense) {
+    c = k0 / taps;
+    kh = k0 % taps / src.KW;
+    kw = k0 % src.KW;
+    oh0 = n0 / src.OW;
+    ow0 = n0 % src.OW;
+  }
+  for (i64 q = q0; q < q0 + kq; ++q) {
+    for (i64 t = 0; t < 4; ++t) {
+      u8 *row = rows + t * kQGemmNC;
+      i64 k = 4 * q + t;
+      if (k >= K) {
+        for (i64 j = 0; j < nb; ++j)
+          row[j] = 0;
+      } else if (src.dense) {
+        fillRow(src, src.dense + k * src.ld + n0, 0, 0, nb, row);
+      } else {
+        fillRow(src, src.padded + (c * src.Hp + kh * src.DH) * src.Wp + kw * src.DW, oh0, ow0, nb,
+                row);
+        if (++kw == src.KW) {
+          kw = 0;
+          if (++kh == src.KH) {
+            kh = 0;
+            ++c;
+          }
+        }
+      }
+      for (i64 j = nb; j < padded; ++j)
+        row[j] = 0;
+    }
+    if (colSum)
+      for (i64 j = 0; j < nb; ++j)
+        colSum[j] += u32(rows[j]) + u32(rows[kQGemmNC + j]) + u32(rows[2 * kQGemmNC + j]) +
+                     u32(rows[3 * kQGemmNC + j]);
+    for (i64 j = 0; j < nb; j += s.NR) {
+      i64 w = panelWidth(s, nb, j);
+      u8 *dst = Bp + (j / s.NR) * kq * s.NR * 4 + (q - q0) * w * 4;
+      interleave4(rows + j, rows + kQGemmNC + j, rows + 2 * kQGemmNC + j,
+                  rows + 3 * kQGemmNC + j, w, 0, dst);
+    }
+  }
+}
+
+/// rowSum[m] = the sum of row m of A (at a + m * lda, K bytes, each xor \p flip) as int8.
+EMBER_INLINE void rowSums(const u8 *a, i64 lda, i64 M, i64 K, u8 flip, u32 *rowSum) {
+  typedef i8 I8x16 __attribute__((ext_vector_type(16)));
+  typedef i32 I32x16 __attribute__((ext_vector_type(16)));
+  typedef u32 U32x16 __attribute__((ext_vector_type(16)));
+  for (i64 m = 0; m < M; ++m) {
+    const u8 *row = a + m * lda;
+    U32x16 acc = (U32x16)0;
+    i64 k = 0;
+    for (; k + 16 <= K; k += 16) {
+      U8x16 v;
+      __builtin_memcpy(&v, row + k, 16);
+      I32x16 wide = __builtin_convertvector(__builtin_bit_cast(I8x16, U8x16(v ^ flip)), I32x16);
+      acc += __builtin_bit_cast(U32x16, wide);
+    }
+    u32 sum = __builtin_reduce_add(acc);
+    for (; k < K; ++k)
+      sum += u32(i32(i8(row[k] ^ flip)));
+    rowSum[m] = sum;
+  }
+}
+
+/// Packs rows [0, M) of A (row m at a + m * lda, K bytes, each xor \p flip) into panels of MR
+/// rows at \p Ap; rowSum[m] = sum_k of row m as int8.
+template <int MR>
+EMBER_INLINE void packA(const u8 *a, i64 lda, i64 M, i64 K, u8 flip, u8 *Ap, u32 *rowSum) {
+  i64 Kq = qgemmQuads(K), whole = K / 4;
+  u32 flip4 = u32(flip) * 0x01010101u;
+  for (i64 m0 = 0; m0 < M; m0 += MR) {
+    u32 *dst = (u32 *)(Ap + m0 * Kq * 4);
+    const u8 *rows[MR];
+    for (int r = 0; r < MR; ++r)
+      rows[r] = a + minI(m0 + r, M - 1) * lda;
+    i64 mr = minI(MR, M - m0);
+    if (mr == MR)
+      for (i64 q = 0; q < whole; ++q)
+        for (int r = 0; r < MR; ++r) {
+          u32 v;
+          __builtin_memcpy(&v, rows[r] + 4 * q, 4);
+          dst[q * MR + r] = v ^ flip4;
+        }
+    else
+      for (i64 q = 0; q < whole; ++q)
+        for (int r = 0; r < MR; ++r) {
+          u32 v;
+          __builtin_memcpy(&v, rows[r] + 4 * q, 4);
+          dst[q * MR + r] = r < mr ? v ^ flip4 : 0;
+        }
+    for (i64 q = whole; q < Kq; ++q)
+      for (int r = 0; r < MR; ++r) {
+        u8 v[4] = {0, 0, 0, 0};
+        for (i64 k = 4 * q; k < K && r < mr; ++k)
+          v[k - 4 * q] = rows[r][k] ^ flip;
+        __builtin_memcpy(dst + q * MR + r, v, 4);
+      }
+  }
+  rowSums(a, lda, M, K, flip, rowSum);
+}
+
+/// Bytes of A's packed panels of \p M rows.
+EMBER_INLINE i64 packedABytes(i64 M, i64 K, i64 MR) {
+  return (M + MR - 1) / MR * qgemmQuads(K) * MR * 4;
+}
+
+/// C (M x N, row stride ldc) = the product of A (packed) and B (from \p src), K deep, with the
+/// row terms; Tile::run(nv, args) computes one tile with nv units of columns. \p parts points
+/// at the parts' working memory (qgemmPartBytes each).
+template <typename Tile>
+EMBER_INLINE void gemm(i64 M, i64 N, i64 K, const u8 *Ap, const BSource &src, u32 *C, i64 ldc,
+                       const u32 *rowConst, const u32 *rowZp, bool colTerm, u8 *partsMemory,
+                       parallel::Team *team) {
+  const TileShape s{Tile::MR, Tile::NR, Tile::U};
+  // Blocks of k as even as kQGemmKCQ allows.
+  i64 Kq = qgemmQuads(K), blocks = (Kq + kQGemmKCQ - 1) / kQGemmKCQ,
+      kc = (Kq + blocks - 1) / blocks;
+  i64 parts = minI(parallel::partsFor(team, 2 * M * N * K), (N + s.NR - 1) / s.NR);
+  parallel::forEachPart(team, parts, [&](i64 part) {
+    i64 begin, end;
+    parallel::partRange(N, parts, s.NR, part, begin, end);
+    u8 *Bp = partsMemory + part * qgemmPartBytes();
+    u8 *rows = Bp + roundUp64(kQGemmKCQ * 4 * kQGemmNC + kQGemmSlack);
+    u32 *colSum = colTerm ? (u32 *)(rows + roundUp64(4 * kQGemmNC + kQGemmSlack)) : nullptr;
+    for (i64 n0 = begin; n0 < end; n0 += kQGemmNC) {
+      i64 nb = minI(kQGemmNC, end - n0);
+      if (colSum)
+        for (i64 j = 0; j < nb; ++j)
+          colSum[j] = 0;
+      for (i64 q0 = 0; q0 < Kq; q0 += kc) {
+        i64 kq = minI(kc, Kq - q0);
+        packB(src, s, K, q0, kq, n0, nb, Bp, rows, colSum);
+        i64 mode = (q0 > 0 ? kTileLoad : 0) | (q0 + kq == Kq ? kTileFinish : 0);
+        for (i64 j = 0; j < nb; j += s.NR) {
+          runRowTiles<Tile>(M, Kq, q0, kq, Ap, Bp + (j / s.NR) * kq * s.NR * 4, C + n0 + j, ldc,
+                            minI(s.NR, nb - j), panelWidth(s, nb, j) / s.U, mode, rowConst,
+                            rowZp, colSum ? colSum + j : nullptr, nullptr);
+        }
+      }
+    }
+  });
+}
+
+/// The row terms of A's rows [0, M): rowConst[m] = bias[m] - zb * rowSum[m] + K * za[m] * zb
+/// (rowConst holds rowSum on entry), rowZp[m] = za[m]; whether any za is nonzero.
+EMBER_INLINE bool rowTerms(i64 M, i64 K, u32 zb, const u8 *za, i64 zaStride, u8 aFlip,
+                           const i32 *bias, u32 *rowConst, u32 *rowZp) {
+  bool any = false;
+  for (i64 m = 0; m < M; ++m) {
+    u32 zam = u32(i32(i8(za[m * zaStride] ^ aFlip)));
+    rowZp[m] = zam;
+    any |= zam != 0;
+    rowConst[m] = (bias ? u32(bias[m]) : 0u) - zb * rowConst[m] + u32(K) * zam * zb;
+  }
+  return any;
+}
+
+/// Packs a flat convolution's filter rows [0, M) (row m at w + m * Cg * taps, [Cg][taps]) into
+/// panels of MR rows, k taken as (tap, four channels), channels past Cg 0; rowSum as packA.
+template <int MR>
+EMBER_INLINE void packAFlat(const u8 *w, i64 M, i64 Cg, i64 taps, u8 flip, u8 *Ap,
+                            u32 *rowSum) {
+  i64 C4 = (Cg + 3) / 4, Kq = taps * C4, K = Cg * taps;
+  for (i64 m0 = 0; m0 < M; m0 += MR) {
+    u8 *dst = Ap + m0 * Kq * 4;
+    for (i64 tap = 0; tap < taps; ++tap)
+      for (i64 c4 = 0; c4 < C4; ++c4, dst += MR * 4)
+        for (int r = 0; r < MR; ++r)
+          for (i64 t = 0; t < 4; ++t) {
+            i64 c = 4 * c4 + t;
+            dst[4 * r + t] = m0 + r < M && c < Cg ? w[(m0 + r) * K + c * taps + tap] ^ flip : 0;
+          }
+  }
+  rowSums(w, K, M, K, flip, rowSum);
+}
+
+/// One image and group of a flat convolution (QuantizedLayout.h): \p x its Cg input planes
+/// (H x W), the result's Mg planes at \p out. \p Ap holds the group's filter (packAFlat),
+/// rowConst and rowZp its row terms; \p work is the pieces of QConvFlatBytes.
+template <typename Tile>
+EMBER_INLINE void convFlat(const u8 *x, u32 *out, const u8 *Ap, const u32 *rowConst,
+                           const u32 *rowZp, bool colTerm, i64 Cg, i64 Mg, i64 H, i64 W, i64 OH,
+                           i64 OW, i64 KH, i64 KW, i64 PH, i64 PW, i64 DH, i64 DW, u8 xFlip,
+                           u8 zxq, const QConvFlatBytes &bytes, u8 *work,
+                           parallel::Team *team) {
+  const TileShape s{Tile::MR, Tile::NR, Tile::U};
+  i64 Hp = qconvPaddedExtent(OH, KH, 1, DH), Wp = qconvPaddedExtent(OW, KW, 1, DW);
+  i64 C4 = (Cg + 3) / 4, taps = KH * KW, Kq = taps * C4, cells = Hp * Wp;
+  i64 N = qconvFlatColumns(OH, OW, Wp), plane = qconvFlatPlaneBytes(Hp, Wp);
+  u8 *padded = work, *planes = padded + bytes.padded;
+  i64 *offsets = (i64 *)(planes + bytes.planes);
+  u32 *sums = (u32 *)((u8 *)offsets + bytes.offsets), *colSum = (u32 *)((u8 *)sums + bytes.sums);
+  // Without dropped columns the grid is the result itself.
+  u32 *grid = Wp == OW ? out : (u32 *)((u8 *)colSum + bytes.colSum);
+
+  // The input's planes zero-padded (cells zx; without padding, the input itself), a plane of
+  // 0 for the channels past Cg, then the channels in fours.
+  bool inPlace = PH == 0 && PW == 0 && Hp == H && Wp == W;
+  u8 flip = inPlace ? xFlip : 0;
+  u8 *zeros = padded + (inPlace ? 0 : Cg * cells);
+  for (i64 i = 0; i < cells; ++i)
+    zeros[i] = 0;
+  for (i64 c = 0; c < Cg && !inPlace; ++c)
+    for (i64 r = 0; r < Hp; ++r) {
+      u8 *d = padded + (c * Hp + r) * Wp;
+      i64 ih = r - PH, lo = 0, hi = 0;
+      if (ih >= 0 && ih < H) {
+        lo = minI(PW, Wp);
+        hi = minI(Wp, PW + W);
+        const u8 *src = x + (c * H + ih) * W - PW;
+        for (i64 iw = lo; iw < hi; ++iw)
+          d[iw] = src[iw] ^ xFlip;
+      }
+      for (i64 iw = 0; iw < lo; ++iw)
+        d[iw] = zxq;
+      for (i64 iw = hi; iw < Wp; ++iw)
+        d[iw] = zxq;
+    }
+  auto channel = [&](i64 c) -> const u8 * {
+    return c >= Cg ? zeros : inPlace ? x + c * cells : padded + c * cells;
+  };
+  for (i64 c4 = 0; c4 < C4; ++c4)
+    interleave4(channel(4 * c4), channel(4 * c4 + 1), channel(4 * c4 + 2), channel(4 * c4 + 3),
+                cells, flip, planes + c4 * plane);
+  for (i64 kh = 0, q = 0; kh < KH; ++kh)
+    for (i64 kw = 0; kw < KW; ++kw)
+      for (i64 c4 = 0; c4 < C4; ++c4, ++q)
+        offsets[q] = c4 * plane + (kh * DH * Wp + kw * DW) * 4;
+  // Column sums of B: each cell's sum over the channels, then each window's sum of those.
+  if (colTerm) {
+    for (i64 i = 0; i < cells; ++i)
+      sums[i] = 0;
+    for (i64 c = 0; c < Cg; ++c) {
+      const u8 *cx = channel(c);
+      for (i64 i = 0; i < cells; ++i)
+        sums[i] += u8(cx[i] ^ flip);
+    }
+    for (i64 f = 0; f < N; ++f)
+      colSum[f] = 0;
+    for (i64 kh = 0; kh < KH; ++kh)
+      for (i64 kw = 0; kw < KW; ++kw) {
+        const u32 *shifted = sums + kh * DH * Wp + kw * DW;
+        for (i64 f = 0; f < N; ++f)
+          colSum[f] += shifted[f];
+      }
+  }
+
+  i64 blocks = (Kq + kQGemmKCQ - 1) / kQGemmKCQ, kc = (Kq + blocks - 1) / blocks;
+  i64 parts = minI(parallel::partsFor(team, 8 * Mg * N * Kq), (N + s.NR - 1) / s.NR);
+  parallel::forEachPart(team, parts, [&](i64 part) {
+    i64 begin, end;
+    parallel::partRange(N, parts, s.NR, part, begin, end);
+    for (i64 q0 = 0; q0 < Kq; q0 += kc) {
+      i64 kq = minI(kc, Kq - q0);
+      i64 mode = (q0 > 0 ? kTileLoad : 0) | (q0 + kq == Kq ? kTileFinish : 0);
+      for (i64 j = begin; j < end; j += s.NR)
+        runRowTiles<Tile>(Mg, Kq, q0, kq, Ap, planes + j * 4, grid + j, N, minI(s.NR, end - j),
+                          panelWidth(s, end, j) / s.U, mode, rowConst, rowZp,
+                          colTerm ? colSum + j : nullptr, offsets + q0);
+    }
+  });
+  // The grid's rows, less their dropped columns.
+  if (grid == out)
+    return;
+  for (i64 m = 0; m < Mg; ++m)
+    for (i64 oh = 0; oh < OH; ++oh) {
+      const u32 *src = grid + m * N + oh * Wp;
+      u32 *dst = out + (m * OH + oh) * OW;
+      for (i64 ow = 0; ow < OW; ++ow)
+        dst[ow] = src[ow];
+    }
+}
+
+/// IntegerConv, 2-D (parameters: QuantizedLayout.h, QConvParam; scratch: qconvScratchBytes).
+template <typename Tile>
+EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *bias,
+                                const u8 *zx, const u8 *zw, const i64 *p, u8 *scratch,
+                                parallel::Team *team) {
+  i64 N = p[kQcN], C = p[kQcC], H = p[kQcH], W = p[kQcW], Cout = p[kQcCout], G = p[kQcGroup];
+  i64 KH = p[kQcKH], KW = p[kQcKW], OH = p[kQcOH], OW = p[kQcOW], SH = p[kQcSH], SW = p[kQcSW];
+  i64 PH = p[kQcPH], PW = p[kQcPW], DH = p[kQcDH], DW = p[kQcDW];
+  u8 xFlip = p[kQcInputSigned] ? 0x80 : 0, wFlip = p[kQcFilterUnsigned] ? 0x80 : 0;
+  i64 Cg = C / G, Mg = Cout / G, K = Cg * KH * KW, P = OH * OW;
+  bool pointwise = qconvIsPointwise(H, W, OH, OW, KH, KW, SH, SW, PH, PW);
+  i64 Hp = qconvPaddedExtent(OH, KH, SH, DH), Wp = qconvPaddedExtent(OW, KW, SW, DW);
+
+  u8 zxq = zx[0] ^ xFlip;
+  const u8 *zwg = zw;
+  i64 zwStride = p[kQcFilterZpPerChannel] ? 1 : 0;
+  bool colTerm = false;
+  u8 *Ap = scratch;
+  if (qconvIsFlat(p)) {
+    i64 Kq = KH * KW * ((Cg + 3) / 4), groupA = (Mg + Tile::MR - 1) / Tile::MR * Kq * Tile::MR * 4;
+    u32 *rowConst = (u32 *)(Ap + qgemmPackedABytes(G, Mg, 4 * Kq)), *rowZp = rowConst + Cout;
+    u8 *work = (u8 *)rowConst + qgemmRowBytes(Cout);
+    for (i64 g = 0; g < G; ++g) {
+      packAFlat<Tile::MR>(w + g * Mg * K, Mg, Cg, KH * KW, wFlip, Ap + g * groupA,
+                          rowConst + g * Mg);
+      colTerm |= rowTerms(Mg, K, zxq, zwg + g * Mg * zwStride, zwStride, wFlip, bias + g * Mg,
+                          rowConst + g * Mg, rowZp + g * Mg);
+    }
+    QConvFlatBytes bytes = qconvFlatBytes(p);
+    for (i64 n = 0; n < N; ++n)
+      for (i64 g = 0; g < G; ++g)
+        convFlat<Tile>(in + (n * C + g * Cg) * H * W, (u32 *)out + (n * Cout + g * Mg) * P,
+                       Ap + g * groupA, rowConst + g * Mg, rowZp + g * Mg, colTerm, Cg, Mg, H,
+                       W, OH, OW, KH, KW, PH, PW, DH, DW, xFlip, zxq, bytes, work, team);
+    return;
+  }
+  u32 *rowConst = (u32 *)(Ap + qgemmPackedABytes(G, Mg, K)), *rowZp = rowConst + Cout;
+  u8 *padded = (u8 *)rowConst + qgemmRowBytes(Cout);
+  u8 *parts = padded + (pointwise ? 0 : qconvPaddedBytes(Cg, OH, OW, KH, KW, SH, SW, DH, DW));
+
+  i64 groupA = packedABytes(Mg, K, Tile::MR);
+  for (i64 g = 0; g < G; ++g) {
+    packA<Tile::MR>(w + g * Mg * K, K, Mg, K, wFlip, Ap + g * groupA, rowConst + g * Mg);
+    colTerm |= rowTerms(Mg, K, zxq, zwg + g * Mg * zwStride, zwStride, wFlip, bias + g * Mg,
+                        rowConst + g * Mg, rowZp + g * Mg);
+  }
+  for (i64 n = 0; n < N; ++n)
+    for (i64 g = 0; g < G; ++g) {
+      const u8 *x = in + (n * C + g * Cg) * H * W;
+      BSource src{};
+      if (pointwise) {
+        src.dense = x;
+        src.ld = H * W;
+        src.flip = xFlip;
+      } else {
+        // The zero-padded copy: every cell zx, then the input's cells a window reaches.
+        for (i64 i = 0, e = Cg * Hp * Wp; i < e; ++i)
+          padded[i] = zxq;
+        i64 rows = minI(H, Hp - PH), cols = minI(W, Wp - PW);
+        for (i64 c = 0; c < Cg; ++c)
+          for (i64 ih = 0; ih < rows; ++ih) {
+            const u8 *s = x + (c * H + ih) * W;
+            u8 *d = padded + (c * Hp + ih + PH) * Wp + PW;
+            for (i64 iw = 0; iw < cols; ++iw)
+              d[iw] = s[iw] ^ xFlip;
+          }
+        src = BSource{nullptr, 0, 0, padded, Hp, Wp, OW, KH, KW, SH, SW, DH, DW};
+      }
+      gemm<Tile>(Mg, P, K, Ap + g * groupA, src, (u32 *)out + (n * Cout + g * Mg) * P, P,
+                 rowConst + g * Mg, rowZp + g * Mg, colTerm, parts, team);
+    }
+}
+
+/// IntegerMatMul (parameters: QMatMulParam; result b is LHS[aOffsets[b]] x RHS[bOffsets[b]];
+/// scratch: qgemmScratchBytes(1, M, K, threads)).
+template <typename Tile>
+EMBER_INLINE void integerMatMul(i32 *out, const u8 *a, const u8 *b, const u8 *za, const u8 *zb,
+                                const i64 *p, const i64 *aOffsets, const i64 *bOffsets,
+                                u8 *scratch, parallel::Team *team) {
+  i64 M = p[kQmM], N = p[kQmN], K = p[kQmK], batches = p[kQmBatches];
+  u8 aFlip = p[kQmLhsUnsigned] ? 0x80 : 0, bFlip = p[kQmRhsSigned] ? 0x80 : 0;
+  u8 *Ap = scratch;
+  u32 *rowConst = (u32 *)(Ap + qgemmPackedABytes(1, M, K)), *rowZp = rowConst + M;
+  u8 *parts = (u8 *)rowConst + qgemmRowBytes(M);
+  u8 zbq = zb[0] ^ bFlip;
+  bool colTerm = false;
+  for (i64 bi = 0; bi < batches; ++bi) {
+    if (bi == 0 || aOffsets[bi] != aOffsets[bi - 1]) {
+      packA<Tile::MR>(a + aOffsets[bi], K, M, K, aFlip, Ap, rowConst);
+      colTerm = rowTerms(M, K, zbq, za, p[kQmLhsZpPerRow] ? 1 : 0, aFlip, nullptr, rowConst,
+                         rowZp);
+    }
+    BSource src{};
+    src.dense = b + bOffsets[bi];
+    src.ld = N;
+    src.flip = bFlip;
+    gemm<Tile>(M, N, K, Ap, src, (u32 *)out + bi * M * N, N, rowConst, rowZp, colTerm, parts,
+               team);
+  }
+}
+
+} // namespace qgemm
+
+#endif
