@@ -77,7 +77,7 @@ TEST_P(AArch64BundleCase, MatchesReference) {
   ASSERT_TRUE(haveCrossTools())
       << "aarch64-linux-gnu-gcc and qemu-aarch64 are needed (utils/install-deps.sh)";
   TempDir work;
-  EXPECT_EQ(checkCase(GetParam(), work.path(), {1e-5, 1e-4}, {}, kAArch64), "");
+  EXPECT_EQ(checkCase(GetParam(), work.path(), modelCaseTolerance(GetParam()), {}, kAArch64), "");
 }
 
 // The ONNX cases: the Caffe2 ones differ in the importer only, which the target does not touch.
