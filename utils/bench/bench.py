@@ -18,10 +18,14 @@ output saved beside the model):
     tolerance); a number from a run that computed the wrong answer is marked WRONG and fails.
 The runs of one model follow each other, so each ratio compares runs made within a minute on the
 same machine. The machine's peak is measured first (utils/bench/peak.c: an FMA loop on one core).
+Then int8 (--int8-models, 1 thread): each model's float32 bundle next to its int8 bundles, one
+quantized by ember from a profile (model-runner -dump-profile, model-compiler -load-profile), one
+compiled from the QDQ version of the model (utils/models/make_qdq_models.py --bench), and
+onnxruntime on that QDQ model; errors as relative L2 (int8_errors).
 Finally the three slowest instructions of resnet50 and mobilenet_v2 (model-runner -profile).
 
     /usr/bin/python3 utils/bench/bench.py [--models resnet18,resnet50] [--iterations 20]
-                                          [--output docs/performance.md]
+                                          [--int8-models resnet50] [--output docs/performance.md]
 """
 
 import argparse
@@ -40,6 +44,13 @@ ZOO = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2_x
        "efficientnet_b0", "densenet121", "inception_v3", "mlp", "transformer_encoder"]
 INTERPRETED = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "transformer_encoder"]
 PROFILED = ["resnet50", "mobilenet_v2"]
+# The int8 section: models utils/models/make_qdq_models.py --bench also writes in QDQ form.
+INT8 = ["resnet50", "mobilenet_v2"]
+PROFILE_INPUTS, PROFILE_SEED = 4, 1234
+# Relative L2 error bounds of the int8 outputs: ember on a QDQ model against onnxruntime on it
+# (integer arithmetic on the same scales, apart by rounding at requantization); ember's
+# profiled int8 against torch's float32, relative to onnxruntime's int8 error (int8_errors).
+INT8_QDQ_BOUND, INT8_PROFILE_FACTOR, INT8_PROFILE_FLOOR = 0.05, 2.0, 0.1
 # Each timing process (ember's runner, onnxruntime's) runs this many times and the lowest median
 # counts, alike for both: on this 2-core VM a run's median now and then doubles (seen at 2
 # threads: the same bundle took 13.9 ms in one run, 6.8-7.0 ms in every other).
@@ -106,10 +117,12 @@ def measure_peak(tmp):
     return float(re.search(r"([\d.]+) GFLOP/s", run([exe])).group(1))
 
 
-def ember_bundle(build, case, iterations, tmp, threads=1):
-    """Compiles the case to a bundle, links and times it; checks its output against torch's."""
+def ember_bundle(build, case, iterations, tmp, threads=1, flags=(), tag="", check=None):
+    """Compiles the case to a bundle (with model-compiler's \p flags), links and times it;
+    checks its output against the case's (torch's) with matches, or with \p check(got, want)
+    -> (error, ok)."""
     import numpy as np
-    tmp = os.path.join(tmp, "threads%d" % threads)
+    tmp = os.path.join(tmp, "threads%d%s" % (threads, tag))
     os.makedirs(tmp, exist_ok=True)
     bundle = os.path.join(tmp, "bundle")
     name, x = read_pb(os.path.join(case, "test_data_set_0", "input_0.pb"))
@@ -117,7 +130,8 @@ def ember_bundle(build, case, iterations, tmp, threads=1):
     np.save(npy, x)
     text = run([os.path.join(build, "tools", "model-compiler"), "-model=" + case + "/model.onnx",
                 "-emit-bundle=" + bundle, "-network-name=net", "-bundle-api=dynamic",
-                "-input=%s=%s" % (name, npy), "-time-phases", "-threads=%d" % threads])
+                "-input=%s=%s" % (name, npy), "-time-phases", "-threads=%d" % threads] +
+               list(flags))
     total = float(re.search(r"^  total\s+([\d.]+) ms", text, re.M).group(1))
     # The compile just wrote ~0.7 GB for resnet50 (weights.bin and weights.txt): timed while the
     # kernel writes that back, the bundle ran up to 40% slower, by chance, in either build.
@@ -137,9 +151,10 @@ def ember_bundle(build, case, iterations, tmp, threads=1):
     output = [p for p in manifest["placeholders"] if p["kind"] == "output"][0]
     got = np.fromfile(os.path.join(out, re.sub(r"[^A-Za-z0-9.-]", "_", output["name"]) + ".bin"),
                       dtype=output["type"]).reshape(output["shape"])
-    err, ok = matches(got, read_pb(os.path.join(case, "test_data_set_0", "output_0.pb"))[1])
+    err, ok = (check or matches)(
+        got, read_pb(os.path.join(case, "test_data_set_0", "output_0.pb"))[1])
     return {"median": float(lat.group(1)), "min": float(lat.group(2)), "compile_ms": total,
-            "memory": manifest["memory"], "max_err": err, "ok": ok}
+            "memory": manifest["memory"], "max_err": err, "ok": ok, "output": got}
 
 
 def best_of(repeats, measure):
@@ -177,7 +192,56 @@ def onnxruntime(case, threads, iterations, tmp):
     got = np.load(r["output_files"][0])
     err, ok = matches(got, read_pb(os.path.join(case, "test_data_set_0", "output_0.pb"))[1])
     return {"median": r["median_ms"], "min": r["min_ms"], "rss": r["peak_rss_mib"],
-            "max_err": err, "ok": ok}
+            "max_err": err, "ok": ok, "output": got}
+
+
+def relative_error(got, want):
+    """||got - want|| / ||want|| (L2): int8 outputs differ from float32 ones by design, so the
+    int8 runs are checked against a bound on this rather than elementwise."""
+    import numpy as np
+    got, want = got.astype(np.float64), want.astype(np.float64)
+    return float(np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30))
+
+
+def within(bound):
+    """A check for ember_bundle: the relative error, and whether it is at most \p bound."""
+    def check(got, want):
+        err = relative_error(got, want)
+        return err, err <= bound
+    return check
+
+
+def ember_int8_from_profile(build, case, iterations, tmp):
+    """The documented post-training flow (docs/quantization.md) on the float model: model-runner
+    -dump-profile over PROFILE_INPUTS seeded random inputs (not the test input), then
+    model-compiler -load-profile (its default schema) into a bundle, timed as ember_bundle.
+    Its output is checked by the caller (int8_errors)."""
+    import numpy as np
+    work = os.path.join(tmp, "profile")
+    inputs = os.path.join(work, "inputs")
+    os.makedirs(inputs)
+    x = read_pb(os.path.join(case, "test_data_set_0", "input_0.pb"))[1]
+    rng = np.random.default_rng(PROFILE_SEED)
+    for i in range(PROFILE_INPUTS):
+        np.save(os.path.join(inputs, "%02d.npy" % i),
+                rng.standard_normal(x.shape).astype(np.float32))
+    profile = os.path.join(work, "profile.yaml")
+    run([os.path.join(build, "tools", "model-runner"), "-model=" + case + "/model.onnx",
+         "-backend=CPU", "-input=" + os.path.join(inputs, "00.npy"), "-profile-inputs=" + inputs,
+         "-dump-profile=" + profile, "-output-dir=" + os.path.join(work, "out")])
+    return ember_bundle(build, case, iterations, tmp, flags=["-load-profile=" + profile],
+                        tag="int8", check=lambda got, want: (0.0, True))
+
+
+def int8_errors(row, torch_output):
+    """The int8 section's relative errors, and the profiled run's verdict: int8 is off float32
+    by design, by as much as onnxruntime's own int8 is on the QDQ version (0.18 on the random-
+    weight resnet50), so ember's profiled int8 must be within INT8_PROFILE_FACTOR times that
+    (at least INT8_PROFILE_FLOOR) of torch's output; a broken kernel is off by ~1."""
+    reference = relative_error(row["ort_qdq"]["output"], torch_output)
+    profiled = relative_error(row["profiled"]["output"], torch_output)
+    row["profiled"]["ok"] = profiled <= max(INT8_PROFILE_FLOOR, INT8_PROFILE_FACTOR * reference)
+    return profiled, reference, row["qdq"]["max_err"]
 
 
 def slowest_instructions(build, case, peak, count=3):
@@ -199,16 +263,23 @@ def main():
     ap.add_argument("--interpreter-models", default=",".join(INTERPRETED))
     ap.add_argument("--interpreter-iterations", type=int, default=1)
     ap.add_argument("--opencl-iterations", type=int, default=20)
+    ap.add_argument("--int8-models", default=",".join(INT8),
+                    help="models of the int8 section (QDQ versions: make_qdq_models.py --bench)")
     ap.add_argument("--build", default=os.environ.get("EMBER_BUILD_DIR", os.path.join(ROOT, "build")))
     ap.add_argument("--output", default=os.path.join(ROOT, "docs", "performance.md"))
     args = ap.parse_args()
     models = [m for m in args.models.split(",") if m]
     interpreted = set(args.interpreter_models.split(","))
+    int8_models = [m for m in args.int8_models.split(",") if m]
 
     zoo = os.path.join(args.build, "zoo", "models")
+    qdq = os.path.join(args.build, "zoo", "qdq")
     run(["/usr/bin/python3", os.path.join(ROOT, "utils", "models", "export_zoo.py"), "--out", zoo,
-         "--only", ",".join(models)])
+         "--only", ",".join(sorted(set(models) | set(int8_models)))])
     run([os.path.join(ROOT, "utils", "bench", "setup-ort.sh")])
+    if int8_models:
+        run(["/usr/bin/python3", os.path.join(ROOT, "utils", "models", "make_qdq_models.py"),
+             "--bench", qdq, "--only", ",".join(int8_models)])
 
     rows, profiles = [], {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -232,6 +303,24 @@ def main():
             row["ort1"] = onnxruntime(case, 1, args.iterations, work)
             row["ort2"] = onnxruntime(case, 2, args.iterations, work)
             rows.append(row)
+        int8_rows = []
+        for name in int8_models:
+            print("bench: %s int8" % name, file=sys.stderr)
+            case, qcase = os.path.join(zoo, name), os.path.join(qdq, name)
+            work = os.path.join(tmp, name + "-int8")
+            os.makedirs(work)
+            known = [r for r in rows if r["name"] == name]
+            row = {"name": name}
+            row["ember"] = known[0]["ember"] if known else ember_bundle(args.build, case,
+                                                                       args.iterations, work)
+            row["ort1"] = known[0]["ort1"] if known else onnxruntime(case, 1, args.iterations, work)
+            row["profiled"] = ember_int8_from_profile(args.build, case, args.iterations, work)
+            row["qdq"] = ember_bundle(args.build, qcase, args.iterations, work, tag="qdq",
+                                      check=within(INT8_QDQ_BOUND))
+            row["ort_qdq"] = onnxruntime(qcase, 1, args.iterations, work)
+            row["errors"] = int8_errors(
+                row, read_pb(os.path.join(case, "test_data_set_0", "output_0.pb"))[1])
+            int8_rows.append(row)
         for name in PROFILED:
             if name in models:
                 profiles[name] = slowest_instructions(args.build, os.path.join(zoo, name), peak)
@@ -312,6 +401,38 @@ def main():
             mib(m["activations"]), r["ort1"]["rss"], r["ember"]["max_err"]))
     lines += ["", "A bundle's three regions are all the memory it uses; onnxruntime's peak "
               "resident set includes the Node.js process (about 40 MiB alone).", ""]
+    if int8_rows:
+        lines += [
+            "## int8",
+            "",
+            "One thread, batch 1, timed as above. ember int8 (profile): the float model through "
+            "the documented flow (`model-runner -dump-profile` on %d seeded random inputs, then "
+            "`model-compiler -load-profile`, its default schema) into a bundle. QDQ: the model in QuantizeLinear/"
+            "DequantizeLinear form (`utils/models/make_qdq_models.py --bench`, uint8 activations, "
+            "int8 per-channel weights), which ember folds into integer kernels and onnxruntime "
+            "runs with its own (QLinearConv, QGemm). Errors are relative L2 (||got - want|| / "
+            "||want||): int8 against torch's float32 output, ember's profiled int8 and "
+            "onnxruntime's int8 on the QDQ model (marked WRONG above %.0fx onnxruntime's, or "
+            "%.2f), and ember against onnxruntime on the QDQ model (WRONG above %.2f). Ratios: "
+            "below 1, ember is faster." % (PROFILE_INPUTS, INT8_PROFILE_FACTOR,
+                                           INT8_PROFILE_FLOOR, INT8_QDQ_BOUND),
+            "",
+            "| model | ember float32 | onnxruntime float32 | ember int8 (profile) | ember int8 "
+            "(QDQ) | onnxruntime int8 (QDQ) | ember int8 (QDQ) / onnxruntime float32 | ember int8 "
+            "(QDQ) / onnxruntime int8 | ember int8 (profile) / float32 | int8 vs float32: ember (profile), "
+            "onnxruntime (QDQ) | ember vs onnxruntime (QDQ) |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        for r in int8_rows:
+            q = r["qdq"]["median"]
+            lines.append("| %s | %s | %s | %s | %s | %s | **%.2fx** | **%.2fx** | %.2fx | %.3f, "
+                         "%.3f | %.3f |" % (
+                             r["name"], cell(r["ember"]), cell(r["ort1"]), cell(r["profiled"]),
+                             cell(r["qdq"]), cell(r["ort_qdq"]), q / r["ort1"]["median"],
+                             q / r["ort_qdq"]["median"],
+                             r["profiled"]["median"] / r["ember"]["median"],
+                             *r["errors"]))
+        lines.append("")
     if profiles:
         lines += ["## Slowest kernels", "",
                   "`model-runner -profile -iterations=10 -peak-gflops=<peak>` (the JIT, same code "
@@ -326,8 +447,9 @@ def main():
     with open(args.output, "w") as f:
         f.write("\n".join(lines))
     print("\n".join(lines))
-    results = [r[k] for r in rows for k in ("ember", "ember2", "interp", "opencl", "ort1", "ort2")
-               if k in r]
+    results = [r[k] for r in rows + int8_rows
+               for k in ("ember", "ember2", "interp", "opencl", "ort1", "ort2", "profiled", "qdq",
+                         "ort_qdq") if k in r]
     if not all(x["ok"] for x in results):
         sys.exit(1)
 
