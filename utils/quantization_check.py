@@ -6,9 +6,15 @@ inputs, then -load-profile on inputs the profile did not see, compared with floa
       The digits example (examples/models/digits_cnn.onnx): profile on 100 images of its training
       split, accuracy on its 359 held-out test images, int8 against float32. Fails when int8 loses
       more than 0.5 points.
-  quantization_check.py zoo MODEL.onnx [MODEL.onnx ...] [--profile-inputs 8] [--inputs 100]
-      Zoo CNNs: profile on a few seeded inputs, then top-1 agreement of int8 with float32 over
-      other inputs. Prints the agreement per model; fails below --min-agreement (default 95%).
+  quantization_check.py zoo [MODEL.onnx ...] [--profile-inputs 8] [--inputs 100]
+      Zoo CNNs (default: every CNN under build/zoo/models): profile on a few seeded inputs,
+      then top-1 agreement of int8 with float32 over other inputs. Prints the agreement per
+      model; fails below --min-agreement (default 95%).
+
+--calibration and --channelwise take a comma-separated list (none,KL; on,off): each
+combination is measured against the same profile and float32 run, one line each. --perturbed
+adds float32 on the inputs plus noise of 1% of their spread: how fragile the top-1 of a
+random-weight network is to any perturbation, int8's rounding or not.
 
 Inputs are batched into one tensor per run by giving the model a batch dimension of that size
 (the networks are the same; only the graph input's first dim changes), so each measurement is one
@@ -23,9 +29,13 @@ import tempfile
 
 import numpy as np
 import onnx
+import onnx.numpy_helper
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEED = 0
+# The image classifiers of the zoo (utils/zoo.sh): torchvision's networks with random weights.
+ZOO_CNNS = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2_x1_0",
+            "efficientnet_b0", "densenet121", "inception_v3"]
 
 
 def with_batch(model_path, batch, out_path):
@@ -33,11 +43,26 @@ def with_batch(model_path, batch, out_path):
     left free; value_info cleared so shape inference cannot disagree."""
     m = onnx.load(model_path)
     inits = {i.name for i in m.graph.initializer}
+    exported_batch = None
     for inp in m.graph.input:
         if inp.name in inits:
             continue
+        exported_batch = inp.type.tensor_type.shape.dim[0].dim_value
         inp.type.tensor_type.shape.dim[0].ClearField("dim_param")
         inp.type.tensor_type.shape.dim[0].dim_value = batch
+    if exported_batch == 1:
+        # A model exported for one image may spell its batch in Reshape shapes (shufflenet's
+        # channel shuffle: [1, 2, 58, 28, 28]): a leading 1 becomes 0, "as in the input".
+        shapes = {r.input[1] for r in m.graph.node if r.op_type == "Reshape"}
+        tensors = [t for t in m.graph.initializer if t.name in shapes]
+        tensors += [a.t for n in m.graph.node if n.op_type == "Constant" and n.output[0] in shapes
+                    for a in n.attribute if a.name == "value"]
+        for t in tensors:
+            v = onnx.numpy_helper.to_array(t)
+            if v.ndim == 1 and len(v) > 1 and v[0] == 1:
+                v = v.copy()
+                v[0] = 0
+                t.CopyFrom(onnx.numpy_helper.from_array(v, t.name))
     for out in m.graph.output:
         out.type.tensor_type.shape.dim[0].ClearField("dim_value")
         out.type.tensor_type.shape.dim[0].dim_param = "batch"
@@ -56,8 +81,11 @@ def run(runner, model, backend, inp, out_dir, extra=()):
     return np.load(os.path.join(out_dir, outs[0])), p.stdout
 
 
-def profile_and_quantize(runner, model, backend, profile_x, eval_x, tmp, schema_flags):
-    """(float32 outputs, int8 outputs, quantization report lines) on eval_x."""
+def profile_and_quantize(runner, model, backend, profile_x, eval_x, tmp, configs,
+                         perturbed_x=None):
+    """(float32 outputs, [(int8 outputs, quantization report lines) per configuration],
+    float32 outputs on perturbed_x or None) on eval_x; a configuration is a list of
+    model-runner flags."""
     prof_model = os.path.join(tmp, "profile.onnx")
     eval_model = os.path.join(tmp, "eval.onnx")
     with_batch(model, len(profile_x), prof_model)
@@ -69,10 +97,17 @@ def profile_and_quantize(runner, model, backend, profile_x, eval_x, tmp, schema_
         os.path.join(tmp, "out_profile"), ["-dump-profile=" + profile])
     want, _ = run(runner, eval_model, backend, os.path.join(tmp, "eval_x.npy"),
                   os.path.join(tmp, "out_float"))
-    got, log = run(runner, eval_model, backend, os.path.join(tmp, "eval_x.npy"),
-                   os.path.join(tmp, "out_int8"), ["-load-profile=" + profile] + schema_flags)
-    report = [l for l in log.splitlines() if l.startswith("quantization:")]
-    return want, got, report
+    results = []
+    for k, flags in enumerate(configs):
+        got, log = run(runner, eval_model, backend, os.path.join(tmp, "eval_x.npy"),
+                       os.path.join(tmp, "out_int8_%d" % k), ["-load-profile=" + profile] + flags)
+        results.append((got, [l for l in log.splitlines() if l.startswith("quantization:")]))
+    perturbed = None
+    if perturbed_x is not None:
+        np.save(os.path.join(tmp, "perturbed_x.npy"), perturbed_x)
+        perturbed, _ = run(runner, eval_model, backend, os.path.join(tmp, "perturbed_x.npy"),
+                           os.path.join(tmp, "out_perturbed"))
+    return want, results, perturbed
 
 
 def digits(args, runner):
@@ -85,23 +120,28 @@ def digits(args, runner):
     train, test = perm[:n_train], perm[n_train:]
     model = os.path.join(ROOT, "examples", "models", "digits_cnn.onnx")
     with tempfile.TemporaryDirectory() as tmp:
-        want, got, report = profile_and_quantize(runner, model, args.backend,
-                                                 images[train[:100]], images[test], tmp,
-                                                 args.flags)
+        want, results, _ = profile_and_quantize(runner, model, args.backend,
+                                                images[train[:100]], images[test], tmp,
+                                                [f for _, f in args.configs])
     acc_float = 100.0 * np.mean(want.argmax(1) == labels[test])
-    acc_int8 = 100.0 * np.mean(got.argmax(1) == labels[test])
-    for line in report:
-        print(line)
-    print("digits on %s, %d held-out images: float32 %.2f%%, int8 %.2f%% (%+.2f points)"
-          % (args.backend, len(test), acc_float, acc_int8, acc_int8 - acc_float))
-    if acc_int8 < acc_float - 0.5:
+    failed = False
+    for (what, _), (got, report) in zip(args.configs, results):
+        acc_int8 = 100.0 * np.mean(got.argmax(1) == labels[test])
+        for line in report:
+            print(line)
+        print("digits on %s, %d held-out images: float32 %.2f%%, int8 (%s) %.2f%% (%+.2f "
+              "points)" % (args.backend, len(test), acc_float, what, acc_int8,
+                           acc_int8 - acc_float))
+        failed |= acc_int8 < acc_float - 0.5
+    if failed:
         sys.exit("quantization_check: int8 loses more than 0.5 points")
 
 
 def zoo(args, runner):
     failed = False
-    rng = np.random.default_rng(SEED)
     for model in args.models:
+        # The same inputs for a model whichever others are measured with it.
+        rng = np.random.default_rng(SEED)
         m = onnx.load(model, load_external_data=False)
         inits = {i.name for i in m.graph.initializer}
         inp = [i for i in m.graph.input if i.name not in inits][0]
@@ -109,17 +149,34 @@ def zoo(args, runner):
         # Images as torchvision normalizes them: roughly zero mean and unit variance per channel.
         profile_x = rng.standard_normal([args.profile_inputs] + dims).astype(np.float32)
         eval_x = rng.standard_normal([args.inputs] + dims).astype(np.float32)
+        # How fragile the model's top-1 is: float32 on the inputs plus noise of 1% of their
+        # spread, less than the rounding of 8 bits at each of dozens of layers.
+        perturbed_x = (eval_x + 0.01 * rng.standard_normal(eval_x.shape)).astype(np.float32)
         with tempfile.TemporaryDirectory() as tmp:
-            want, got, report = profile_and_quantize(runner, model, args.backend, profile_x,
-                                                     eval_x, tmp, args.flags)
+            want, results, perturbed = profile_and_quantize(
+                runner, model, args.backend, profile_x, eval_x, tmp,
+                [f for _, f in args.configs], perturbed_x if args.perturbed else None)
         want = want.reshape(len(eval_x), -1)
-        got = got.reshape(len(eval_x), -1)
-        agree = 100.0 * np.mean(want.argmax(1) == got.argmax(1))
         name = os.path.basename(os.path.dirname(model)) or model
-        print("%s on %s: top-1 agreement int8 vs float32 %.1f%% over %d inputs (profile: %d "
-              "other inputs); %s" % (name, args.backend, agree, len(eval_x), len(profile_x),
-                                     "; ".join(l[len("quantization: "):] for l in report)))
-        failed |= agree < args.min_agreement
+        if perturbed is not None:
+            perturbed = perturbed.reshape(len(eval_x), -1)
+            print("%s on %s: float32 with 1%% input noise: top-1 agreement %.1f%%, output "
+                  "error %.2f%% of its spread" % (
+                      name, args.backend, 100.0 * np.mean(want.argmax(1) == perturbed.argmax(1)),
+                      100.0 * np.sqrt(np.mean((perturbed - want) ** 2)) / want.std()),
+                  flush=True)
+        for (what, _), (got, report) in zip(args.configs, results):
+            got = got.reshape(len(eval_x), -1)
+            agree = 100.0 * np.mean(want.argmax(1) == got.argmax(1))
+            # The logits' error relative to their spread: what int8 changes, less noisy than
+            # the agreement when the top two scores lie close together.
+            error = np.sqrt(np.mean((got - want) ** 2)) / want.std()
+            print("%s on %s (%s): top-1 agreement int8 vs float32 %.1f%% over %d inputs "
+                  "(profile: %d other inputs), output error %.2f%% of its spread; %s"
+                  % (name, args.backend, what, agree, len(eval_x), len(profile_x),
+                     100.0 * error, "; ".join(l[len("quantization: "):] for l in report)),
+                  flush=True)
+            failed |= agree < args.min_agreement
     if failed:
         sys.exit("quantization_check: agreement below %.1f%%" % args.min_agreement)
 
@@ -135,17 +192,31 @@ def main():
     ap.add_argument("--inputs", type=int, default=100)
     ap.add_argument("--min-agreement", type=float, default=95.0)
     ap.add_argument("--schema", default="asymmetric")
-    ap.add_argument("--no-channelwise", action="store_true")
+    ap.add_argument("--perturbed", action="store_true",
+                    help="zoo: also float32 on the inputs plus 1%% noise, for comparison")
+    ap.add_argument("--calibration", default="none", help="none, KL, or both: none,KL")
+    ap.add_argument("--channelwise", default="on", help="on, off, or both: on,off")
+    ap.add_argument("--no-channelwise", dest="channelwise", action="store_const", const="off")
     args = ap.parse_args()
-    args.flags = ["-quantization-schema=" + args.schema]
-    if not args.no_channelwise:
-        args.flags.append("-enable-channelwise")
+    args.configs = []
+    for calibration in args.calibration.split(","):
+        for channelwise in args.channelwise.split(","):
+            if calibration not in ("none", "KL") or channelwise not in ("on", "off"):
+                sys.exit("quantization_check: --calibration takes none,KL and --channelwise "
+                         "on,off")
+            flags = ["-quantization-schema=" + args.schema,
+                     "-quantization-calibration=" + calibration]
+            flags.append("-enable-channelwise=" + ("true" if channelwise == "on" else "false"))
+            what = "%s, calibration %s, %s" % (
+                args.schema, calibration, "per channel" if channelwise == "on" else "per tensor")
+            args.configs.append((what, flags))
     runner = os.path.join(args.build, "tools", "model-runner")
     if args.what == "digits":
         digits(args, runner)
     else:
         if not args.models:
-            sys.exit("quantization_check zoo: name the models")
+            args.models = [os.path.join(args.build, "zoo", "models", m, "model.onnx")
+                           for m in ZOO_CNNS]
         zoo(args, runner)
 
 

@@ -27,11 +27,12 @@ size_t binOf(double v, double lo, double hi, size_t bins) {
   return std::min(bins - 1, size_t(std::max(0.0, b)));
 }
 
-/// \p p's counts moved onto the wider range [lo, hi]: each old bin's count goes to the new bin
-/// that holds the old bin's centre.
+/// \p p's counts moved onto kProfileBins bins over the wider range [lo, hi]: each old bin's
+/// count goes to the new bin that holds the old bin's centre. (A histogram read from a file may
+/// have another number of bins.)
 void rebin(TensorProfile &p, float lo, float hi) {
   std::vector<uint64_t> wider(kProfileBins, 0);
-  double width = (double(p.max) - double(p.min)) / double(kProfileBins);
+  double width = (double(p.max) - double(p.min)) / double(p.histogram.size());
   for (size_t b = 0; b < p.histogram.size(); ++b)
     if (p.histogram[b])
       wider[binOf(double(p.min) + (double(b) + 0.5) * width, lo, hi, kProfileBins)] +=
@@ -62,7 +63,7 @@ void Profile::record(StringRef key, const Tensor &t) {
     p.min = lo;
     p.max = hi;
     p.histogram.assign(kProfileBins, 0);
-  } else if (lo < p.min || hi > p.max) {
+  } else if (lo < p.min || hi > p.max || p.histogram.size() != kProfileBins) {
     rebin(p, std::min(lo, p.min), std::max(hi, p.max));
   }
   if (!std::isfinite(p.min) || !std::isfinite(p.max))

@@ -6,6 +6,7 @@
 
 #include "ember/Support/Error.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -28,6 +29,31 @@ Expected<QuantizationSchema> parseQuantizationSchema(StringRef name) {
   return makeError("unknown quantization schema '" + name +
                    "' (asymmetric, symmetric, symmetric_with_uint8, "
                    "symmetric_with_power2_scale)");
+}
+
+Expected<QuantizationCalibration> parseQuantizationCalibration(StringRef name) {
+  if (name.equals_insensitive("none"))
+    return QuantizationCalibration::None;
+  if (name.equals_insensitive("KL"))
+    return QuantizationCalibration::KL;
+  return makeError("unknown quantization calibration '" + name + "' (none, KL)");
+}
+
+Error checkQuantizationPrecision(StringRef precision, StringRef biasPrecision) {
+  if (precision.equals_insensitive("Int16"))
+    return makeError("-quantization-precision=" + precision +
+                     ": not supported: the integer kernels (IntegerConv, IntegerMatMul) take "
+                     "int8 and uint8 operands only; use Int8");
+  if (!precision.equals_insensitive("Int8"))
+    return makeError("-quantization-precision=" + precision + ": unknown (Int8, Int16)");
+  if (biasPrecision.equals_insensitive("Int8"))
+    return makeError("-quantization-precision-bias=" + biasPrecision +
+                     ": not supported: the integer kernels add an int32 bias (at the scale "
+                     "input_scale * weight_scale) to their int32 sums, and have no form for an "
+                     "int8 one; use Int32");
+  if (!biasPrecision.equals_insensitive("Int32"))
+    return makeError("-quantization-precision-bias=" + biasPrecision + ": unknown (Int8, Int32)");
+  return Error::success();
 }
 
 namespace {
@@ -182,6 +208,25 @@ bool isProduct(NodeKind k) {
          k == NodeKind::FusedMatMul || k == NodeKind::FullyConnected;
 }
 
+/// Whether \p product's result (its only one) reaches a graph output (a Save) with no other
+/// product on the way: the scores a user compares (logits, a class map before its pooling).
+bool reachesOutputDirectly(const Node &product) {
+  std::vector<const Node *> work{&product};
+  DenseSet<const Node *> seen{&product};
+  while (!work.empty()) {
+    const Node *n = work.back();
+    work.pop_back();
+    for (const NodeUse &use : n->getUsers()) {
+      NodeKind k = use.user->getKind();
+      if (k == NodeKind::Save)
+        return true;
+      if (!isProduct(k) && seen.insert(use.user).second)
+        work.push_back(use.user);
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 Expected<QuantizationReport> quantizeFunction(Function &F, const Profile &profile,
@@ -213,6 +258,27 @@ Expected<QuantizationReport> quantizeFunction(Function &F, const Profile &profil
     return p;
   };
 
+  // The 8-bit range holds 0 (a zero point within the kind): a value whose range lies far from
+  // 0 would spend most steps on values it never takes. The gates of squeeze-and-excitation
+  // blocks are such values (a channel average, a sigmoid, each within a few percent of its mean),
+  // in small products that cost little in float.
+  auto farFromZero = [&](NodeValue v, const TensorProfile &p) -> std::string {
+    float m = std::max(std::fabs(p.min), std::fabs(p.max));
+    if (p.max - p.min >= 0.5f * m)
+      return "";
+    return "the values of '" + keyOf[{v.node, v.resNo}] + "' (" + std::to_string(p.min) +
+           " to " + std::to_string(p.max) +
+           ") lie far from 0, which its 8 bits must hold: they would get under half the steps";
+  };
+
+  // Calibration clips the tails of a value's range; not of what the graph outputs through
+  // no other product, where the largest values are the answer (the top class's score).
+  auto activationParams = [&](const TensorProfile &p, bool output) {
+    auto [lo, hi] = calibratedRange(
+        p, opts.schema, output ? QuantizationCalibration::None : opts.calibration);
+    return chooseParams(lo, hi, opts.schema);
+  };
+
   // Selections (Reshape, Transpose, MaxPool) keep the quantization of what they select from:
   // the input of a product read through them from a quantized product takes that product's
   // output parameters, so that fold-qdq moves the selections to the int8 values and cancels
@@ -228,7 +294,7 @@ Expected<QuantizationReport> quantizeFunction(Function &F, const Profile &profil
           (k != NodeKind::Reshape && k != NodeKind::Transpose && k != NodeKind::MaxPool))
         break;
     }
-    return chooseParams(own.min, own.max, opts.schema);
+    return activationParams(own, false);
   };
 
   // The products as the profile saw them, with their original input values: the rewrite
@@ -248,6 +314,10 @@ Expected<QuantizationReport> quantizeFunction(Function &F, const Profile &profil
     const TensorProfile *in = nullptr, *out = nullptr;
     if (why.empty() && (in = rangeOf(originalInput, why)))
       out = rangeOf(n->getResult(), why);
+    if (why.empty())
+      why = farFromZero(originalInput, *in);
+    if (why.empty())
+      why = farFromZero(n->getResult(), *out);
     if (!why.empty() || !in || !out) {
       ++kept[kind + ": " + why];
       ++report.keptFloat;
@@ -261,7 +331,7 @@ Expected<QuantizationReport> quantizeFunction(Function &F, const Profile &profil
                         opts.channelwise ? axis : -1, name + ".weights");
     Node *replacement =
         F.createNodeWithTypes(n->getKind(), name, operands, n->getResultTypes(), n->getAttrs());
-    Params outParams = chooseParams(out->min, out->max, opts.schema);
+    Params outParams = activationParams(*out, reachesOutputDirectly(*n));
     outputParams[{n, 0}] = outParams;
     NodeValue result = fakeQuantize(F, replacement->getResult(), outParams, name + ".output");
     n->replaceAllUsesOfWith(0, result);

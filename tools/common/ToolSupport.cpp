@@ -86,8 +86,19 @@ DEFINE_string(quantization_schema, "asymmetric",
               "With -load-profile, how a value's range becomes its scale and zero point: "
               "asymmetric (uint8), symmetric (int8, zero point 0), symmetric_with_uint8 (uint8 "
               "for ranges without negatives, else int8), symmetric_with_power2_scale");
-DEFINE_bool(enable_channelwise, false,
-            "With -load-profile: a weight scale per output channel instead of one per tensor");
+DEFINE_string(quantization_calibration, "none",
+              "With -load-profile, the range each activation is quantized over: none (the "
+              "profiled min and max) or KL (clipped where the profile's histogram loses least "
+              "in 8 bits; weights keep their exact range)");
+DEFINE_string(quantization_precision, "Int8",
+              "With -load-profile, the integer kind of quantized values: Int8 (Int16 is refused: "
+              "the integer kernels take 8-bit operands only)");
+DEFINE_string(quantization_precision_bias, "Int32",
+              "With -load-profile, the integer kind of quantized biases: Int32 (Int8 is refused: "
+              "the integer kernels add an int32 bias to their int32 sums)");
+DEFINE_bool(enable_channelwise, ember::QuantizationOptions().channelwise,
+            "With -load-profile: a weight scale per output channel (-enable-channelwise=false: "
+            "one per tensor)");
 DEFINE_string(keep_original_precision_for_nodes, "",
               "With -load-profile: node kinds (as -dump-graph names them, comma-separated: "
               "Conv,FusedConv,MatMul,FusedMatMul,FullyConnected) to leave in float32");
@@ -476,13 +487,19 @@ Expected<CompileOptions> compileOptionsFromFlags() {
   co.dumpGraphAfter = splitList(FLAGS_dump_graph_after);
   co.dumpIRAfter = splitList(FLAGS_dump_ir_after);
   co.irPipeline = parsePassList(FLAGS_ir_passes);
+  // The quantization flags are checked with or without -load-profile: a value that is wrong
+  // or not supported is an error rather than a flag silently without effect.
+  EMBER_ASSIGN_OR_RETURN(co.quantization.schema,
+                         parseQuantizationSchema(FLAGS_quantization_schema));
+  EMBER_ASSIGN_OR_RETURN(co.quantization.calibration,
+                         parseQuantizationCalibration(FLAGS_quantization_calibration));
+  EMBER_TRY(checkQuantizationPrecision(FLAGS_quantization_precision,
+                                       FLAGS_quantization_precision_bias));
+  co.quantization.channelwise = FLAGS_enable_channelwise;
+  co.quantization.keepFloatKinds = splitList(FLAGS_keep_original_precision_for_nodes);
   if (!FLAGS_load_profile.empty()) {
     EMBER_ASSIGN_OR_RETURN(Profile profile, readProfile(FLAGS_load_profile));
     co.quantizationProfile = std::make_shared<const Profile>(std::move(profile));
-    EMBER_ASSIGN_OR_RETURN(co.quantization.schema,
-                           parseQuantizationSchema(FLAGS_quantization_schema));
-    co.quantization.channelwise = FLAGS_enable_channelwise;
-    co.quantization.keepFloatKinds = splitList(FLAGS_keep_original_precision_for_nodes);
   }
   return std::move(co);
 }

@@ -15,6 +15,7 @@
 
 #include "ember/Graph/Graph.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
 
@@ -25,13 +26,16 @@ namespace ember {
 
 /// What one value took over the profiled runs: its range, and a histogram of its values over
 /// [min, max] (kProfileBins equal bins; it is rebinned when a later run widens the range).
+/// A histogram read from a file may have any number of bins.
 struct TensorProfile {
   float min = 0, max = 0;
   std::vector<uint64_t> histogram;
   bool empty() const { return histogram.empty(); }
 };
 
-constexpr unsigned kProfileBins = 256;
+/// TensorRT's count: 8 bins to a step of 255 levels over the whole range, fine enough for KL
+/// calibration (calibratedRange) to see what merging bins into steps loses.
+constexpr unsigned kProfileBins = 2048;
 
 /// A profile: value name -> what it took, in the order values were first recorded.
 class Profile {
@@ -75,10 +79,19 @@ enum class QuantizationSchema {
   SymmetricWithPower2Scale, ///< Symmetric with the scale rounded up to a power of 2
 };
 
+/// How an activation's profile becomes the range it is quantized over (weights always take
+/// their exact range).
+enum class QuantizationCalibration {
+  None, ///< the profiled [min, max]
+  KL,   ///< clipped where the 8-bit histogram loses least information (calibratedRange)
+};
+
 struct QuantizationOptions {
   QuantizationSchema schema = QuantizationSchema::Asymmetric;
-  /// Weights: a scale per output channel instead of one per tensor.
-  bool channelwise = false;
+  QuantizationCalibration calibration = QuantizationCalibration::None;
+  /// Weights: a scale per output channel instead of one per tensor (the default: closer to
+  /// float32 on every zoo CNN, docs/quantization.md).
+  bool channelwise = true;
   /// Node kinds (as -dump-graph names them) left in float.
   std::vector<std::string> keepFloatKinds;
 };
@@ -91,6 +104,34 @@ struct QuantizationReport {
 
 /// Parses -quantization-schema's value.
 llvm::Expected<QuantizationSchema> parseQuantizationSchema(llvm::StringRef name);
+
+/// Parses -quantization-calibration's value: none or KL.
+llvm::Expected<QuantizationCalibration> parseQuantizationCalibration(llvm::StringRef name);
+
+/// Checks -quantization-precision (Int8, Int16) and -quantization-precision-bias (Int8, Int32),
+/// Glow's flags: the integer kernels (IntegerConv, IntegerMatMul) take 8-bit operands and add an
+/// int32 bias to their int32 sums, so Int8 with an Int32 bias is the one combination that runs;
+/// any other is refused, naming the flag and why, rather than ignored.
+llvm::Error checkQuantizationPrecision(llvm::StringRef precision, llvm::StringRef biasPrecision);
+
+/// KL calibration (TensorRT's): of the thresholds i (in bins) from \p levels, and from the
+/// first that keeps half of the counts, to histogram.size(), the one where the histogram
+/// clipped at i (the counts beyond added to bin i - 1) is best approximated by its first i bins
+/// merged into \p levels equal groups, each group's count spread over its nonempty bins: least
+/// Kullback-Leibler divergence, the smallest i on a tie, and no i whose approximation is empty
+/// where the clipped histogram is not. Returns histogram.size() (no clipping) for fewer bins
+/// than levels, or no counts.
+size_t klThresholdBins(llvm::ArrayRef<uint64_t> histogram, unsigned levels);
+
+/// The range an activation profiled as \p p is quantized over: [min, max] with
+/// QuantizationCalibration::None or without a histogram; with KL, the histogram of |value| is
+/// clipped at klThresholdBins, with the levels \p schema gives it between 0 and its largest
+/// magnitude (127 in int8; in uint8 255 for a value without negatives, and for an asymmetric
+/// range the share of 255 on that side of 0), and [min, max] narrowed to [-t, t]: a bound on
+/// the near side of 0 stays (a value without negatives keeps min 0). The first bin is left
+/// out of the histogram: the zeros of ReLU and padding are exact in any range.
+std::pair<float, float> calibratedRange(const TensorProfile &p, QuantizationSchema schema,
+                                        QuantizationCalibration calibration);
 
 /// Quantizes the Conv, FusedConv, MatMul and FullyConnected nodes of \p F whose input and result
 /// \p profile covers (see the file comment). Fails on a profile that does not fit the model at

@@ -218,6 +218,16 @@ Profile profileOf(const std::string &text, std::initializer_list<unsigned> seeds
   return p;
 }
 
+/// The largest difference of \p got from \p want, as a share of \p want's largest magnitude.
+double worstErrorOverRange(const Tensor &want, const Tensor &got) {
+  double range = 0, worst = 0;
+  for (size_t i = 0; i < want.numElements(); ++i) {
+    range = std::max(range, std::fabs(want.elementAsDouble(i)));
+    worst = std::max(worst, std::fabs(want.elementAsDouble(i) - got.elementAsDouble(i)));
+  }
+  return worst / range;
+}
+
 TEST(Quantization, ProfileThenQuantizeRunsIntegerKernelsCloseToFloat) {
   std::string text = smallCnn().str();
   Profile profile = profileOf(text, {11, 12, 13});
@@ -238,13 +248,8 @@ TEST(Quantization, ProfileThenQuantizeRunsIntegerKernelsCloseToFloat) {
     EXPECT_EQ(q->getSummary().quantization.quantized, 3u);
     Tensor got = llvm::cantFail(q->getOutput("y")), want = llvm::cantFail(q->getOutput("y"));
     want = llvm::cantFail(f->getOutput("y"));
-    double range = 0, worst = 0;
-    for (size_t i = 0; i < want.numElements(); ++i) {
-      range = std::max(range, std::fabs(want.elementAsDouble(i)));
-      worst = std::max(worst, std::fabs(want.elementAsDouble(i) - got.elementAsDouble(i)));
-    }
     // Three 8-bit layers: a few percent of the output's range.
-    EXPECT_LT(worst, 0.05 * range) << "schema " << int(schema);
+    EXPECT_LT(worstErrorOverRange(want, got), 0.05) << "schema " << int(schema);
   }
 }
 
@@ -263,6 +268,28 @@ TEST(Quantization, KeepsWhatItCannotOrIsToldNotToQuantize) {
   bool named = false;
   for (const std::string &line : r.lines)
     named |= line.find("FullyConnected: -keep-original-precision-for-nodes") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
+TEST(Quantization, KeepsAProductWhoseValuesLieFarFromZero) {
+  std::string text = smallCnn().str();
+  Profile profile = profileOf(text, {11});
+  // The input as if it took values in [5, 6]: 8 bits must reach down to 0, leaving it under
+  // half of the 255 steps.
+  TensorProfile x = *profile.find("x");
+  x.min = 5;
+  x.max = 6;
+  profile.set("x", x);
+  CompileOptions co;
+  co.quantizationProfile = std::make_shared<const Profile>(profile);
+  auto q = compileAndRun(text, co, 14);
+  const QuantizationReport &r = q->getSummary().quantization;
+  EXPECT_EQ(r.quantized, 2u);
+  EXPECT_EQ(r.keptFloat, 1u);
+  bool named = false;
+  for (const std::string &line : r.lines)
+    named |= line.find("the values of 'x' (5.000000 to 6.000000) lie far from 0") !=
+             std::string::npos;
   EXPECT_TRUE(named);
 }
 
@@ -309,6 +336,191 @@ TEST(Quantization, ProfileFileRoundTripsAndRejectsBadFiles) {
   auto r2 = readProfile(inverted);
   ASSERT_FALSE(bool(r2));
   EXPECT_NE(llvm::toString(r2.takeError()).find("not a range"), std::string::npos);
+}
+
+// ---- KL calibration ------------------------------------------------------------------------
+//
+// The expected thresholds are numpy's, computed independently of Calibration.cpp by the plain
+// definition (each candidate's P and Q built bin by bin; run with /usr/bin/python3):
+//
+//   import numpy as np
+//   def kl_threshold(h, levels):
+//       h = np.asarray(h, dtype=np.float64); T = h.sum()
+//       median = int(np.searchsorted(np.concatenate([[0], np.cumsum(h)]), T / 2))
+//       ds = {}
+//       for i in range(max(levels, median), len(h) + 1):
+//           P = h[:i].copy(); P[-1] += h[i:].sum()
+//           Q = np.zeros(i)
+//           for g in range(levels):
+//               s, e = g * i // levels, (g + 1) * i // levels
+//               nz = P[s:e] != 0
+//               if nz.any(): Q[s:e][nz] = h[s:e].sum() / nz.sum()
+//           p = P / P.sum(); q = Q / Q.sum(); m = p > 0
+//           if (q[m] == 0).any(): continue
+//           ds[i] = np.sum(p[m] * np.log(p[m] / q[m]))
+//       return min(ds, key=lambda i: (ds[i], i))
+//   def magnitudes(lo, hi, hist):   # |value| over [0, m], the first bin left out
+//       bins = len(hist); m = max(abs(lo), abs(hi)); w = (hi - lo) / bins
+//       mag = np.zeros(bins, dtype=np.int64)
+//       for b in range(bins):
+//           mag[min(bins - 1, int(abs(lo + (b + 0.5) * w) / m * bins))] += hist[b]
+//       mag[0] = 0
+//       return mag, m
+//   h = np.array([4000000 // (k + 20) ** 2 if k < 400 else 0 for k in range(512)])
+//   h[450] = 3; h[511] = 1
+//   kl_threshold(h, 64)                                         # 399
+//   h2 = np.array([max(0, 10000 - (k - 400) ** 2) if k >= 300 else 0 for k in range(512)])
+//   kl_threshold(h2, 64)                                        # 498
+//   relu = np.array([10**6 if k == 0 else 10**13 // (k + 60) ** 4 for k in range(2048)])
+//   relu[1500] = 1; relu[2047] = 2
+//   mag, m = magnitudes(0.0, 8.0, relu)
+//   m * kl_threshold(mag, 255) / 2048                           # 4.0390625 (bin 1034)
+//   m * kl_threshold(mag, 127) / 2048                           # 2.7265625 (bin 698)
+//   signed = np.array([10**13 // (abs(k - 768) + 60) ** 4 for k in range(2048)])
+//   signed[0] = 1; signed[2047] = 1
+//   mag, m = magnitudes(-3.0, 5.0, signed)
+//   m * kl_threshold(mag, 127) / 2048                           # 2.9443359375 (bin 1206)
+//   m * kl_threshold(mag, round(255 * 5 / 8)) / 2048            # 2.99072265625 (bin 1225)
+
+TEST(KLCalibration, ThresholdOfAHeavyTailWithOutliers) {
+  std::vector<uint64_t> h(512, 0);
+  for (uint64_t k = 0; k < 400; ++k)
+    h[k] = 4000000 / ((k + 20) * (k + 20));
+  h[450] = 3;
+  h[511] = 1;
+  EXPECT_EQ(klThresholdBins(h, 64), 399u);
+}
+
+TEST(KLCalibration, ThresholdKeepsAtLeastHalfTheCounts) {
+  // All counts far from 0: a threshold clipping them all into one bin would have a divergence
+  // of 0 and lose everything.
+  std::vector<uint64_t> h(512, 0);
+  for (int64_t k = 300; k < 512; ++k)
+    h[k] = uint64_t(std::max<int64_t>(0, 10000 - (k - 400) * (k - 400)));
+  EXPECT_EQ(klThresholdBins(h, 64), 498u);
+}
+
+TEST(KLCalibration, NothingToChooseFromKeepsTheWholeRange) {
+  EXPECT_EQ(klThresholdBins(std::vector<uint64_t>(100, 5), 255), 100u); // fewer bins than levels
+  EXPECT_EQ(klThresholdBins(std::vector<uint64_t>(512, 0), 64), 512u);  // no counts
+}
+
+TensorProfile histogramOf(float lo, float hi, std::vector<uint64_t> counts) {
+  return {lo, hi, std::move(counts)};
+}
+
+TEST(KLCalibration, NonNegativeValueKeepsMinZeroAndClipsItsTail) {
+  std::vector<uint64_t> relu(2048);
+  for (uint64_t k = 0; k < 2048; ++k)
+    relu[k] = k == 0 ? 1000000 : 10000000000000ull / ((k + 60) * (k + 60) * (k + 60) * (k + 60));
+  relu[1500] = 1;
+  relu[2047] = 2;
+  TensorProfile p = histogramOf(0, 8, relu);
+  // uint8: 255 levels over [0, t].
+  auto asym = calibratedRange(p, QuantizationSchema::Asymmetric, QuantizationCalibration::KL);
+  EXPECT_EQ(asym.first, 0.0f);
+  EXPECT_EQ(asym.second, 4.0390625f);
+  auto u8 = calibratedRange(p, QuantizationSchema::SymmetricWithUInt8,
+                            QuantizationCalibration::KL);
+  EXPECT_EQ(u8.second, 4.0390625f);
+  // int8: 127 levels between 0 and t.
+  auto sym = calibratedRange(p, QuantizationSchema::Symmetric, QuantizationCalibration::KL);
+  EXPECT_EQ(sym.first, 0.0f);
+  EXPECT_EQ(sym.second, 2.7265625f);
+  // No calibration, or no histogram: the profiled range.
+  auto none = calibratedRange(p, QuantizationSchema::Asymmetric, QuantizationCalibration::None);
+  EXPECT_EQ(none, std::make_pair(0.0f, 8.0f));
+  auto bare = calibratedRange(histogramOf(0, 8, {}), QuantizationSchema::Asymmetric,
+                              QuantizationCalibration::KL);
+  EXPECT_EQ(bare, std::make_pair(0.0f, 8.0f));
+}
+
+TEST(KLCalibration, SignedValueClipsBothSidesToTheThreshold) {
+  std::vector<uint64_t> h(2048);
+  for (int64_t k = 0; k < 2048; ++k) {
+    uint64_t d = uint64_t(std::abs(k - 768) + 60);
+    h[k] = 10000000000000ull / (d * d * d * d);
+  }
+  h[0] = 1;
+  h[2047] = 1;
+  // int8: 127 levels on each side of 0.
+  auto sym = calibratedRange(histogramOf(-3, 5, h), QuantizationSchema::Symmetric,
+                             QuantizationCalibration::KL);
+  EXPECT_EQ(sym.first, -2.9443359375f);
+  EXPECT_EQ(sym.second, 2.9443359375f);
+  // uint8 over [-3, 5]: the 5/8 of 255 levels between 0 and 5.
+  auto asym = calibratedRange(histogramOf(-3, 5, h), QuantizationSchema::Asymmetric,
+                              QuantizationCalibration::KL);
+  EXPECT_EQ(asym.first, -2.99072265625f);
+  EXPECT_EQ(asym.second, 2.99072265625f);
+}
+
+/// The scale at which \p F's output comes back to float: the DequantizeLinear nearest before
+/// the Save, through what moves or selects values.
+double outputScale(const Function &F) {
+  for (const auto &n : F.getNodes()) {
+    if (n->getKind() != NodeKind::Save)
+      continue;
+    const Node *v = n->getOperand(0).node;
+    while (v->getKind() != NodeKind::DequantizeLinear && v->getNumOperands())
+      v = v->getOperand(0).node;
+    if (v->getKind() == NodeKind::DequantizeLinear && v->getOperand(1).node->isStorage())
+      return static_cast<const Constant *>(v->getOperand(1).node)->getPayload().elementAsDouble(0);
+  }
+  return 0;
+}
+
+TEST(Quantization, KLCalibratedModelRunsCloseToFloatAndKeepsTheOutputsRange) {
+  std::string text = smallCnn().str();
+  Profile profile = profileOf(text, {11, 12, 13});
+  // The output (the last value) as if its values were mostly near 0 with a thin tail: a range
+  // KL clips.
+  auto [outputKey, output] = profile.entries().back();
+  double zeroBin = -output.min / (output.max - output.min) * kProfileBins;
+  for (unsigned k = 0; k < kProfileBins; ++k) {
+    uint64_t d = uint64_t(std::fabs(k - zeroBin)) + 60;
+    output.histogram[k] = 10000000000000ull / (d * d * d * d) + 1;
+  }
+  profile.set(outputKey, output);
+  ASSERT_LT(calibratedRange(output, QuantizationSchema::Asymmetric, QuantizationCalibration::KL)
+                .second,
+            0.5 * output.max);
+  CompileOptions co;
+  co.quantizationProfile = std::make_shared<const Profile>(profile);
+  co.quantization.channelwise = true;
+  auto minMax = compileAndRun(text, co, 14);
+  co.quantization.calibration = QuantizationCalibration::KL;
+  auto q = compileAndRun(text, co, 14);
+  auto f = compileAndRun(text, CompileOptions(), 14);
+  EXPECT_EQ(q->getSummary().quantization.quantized, 3u);
+  Tensor got = llvm::cantFail(q->getOutput("y")), want = llvm::cantFail(f->getOutput("y"));
+  EXPECT_LT(worstErrorOverRange(want, got), 0.05);
+  // The last product's result is the output: its largest values (the top score) are the
+  // answer, so its range is the profiled one, not clipped.
+  double scale = outputScale(q->getFunction());
+  EXPECT_GT(scale, 0.0);
+  EXPECT_EQ(scale, outputScale(minMax->getFunction()));
+}
+
+TEST(Quantization, PrecisionFlagsAcceptInt8WithInt32BiasAndRefuseTheRest) {
+  EXPECT_FALSE(bool(checkQuantizationPrecision("Int8", "Int32")));
+  auto message = [](llvm::Error e) { return llvm::toString(std::move(e)); };
+  std::string int16 = message(checkQuantizationPrecision("Int16", "Int32"));
+  EXPECT_NE(int16.find("-quantization-precision=Int16"), std::string::npos) << int16;
+  EXPECT_NE(int16.find("int8 and uint8 operands only"), std::string::npos) << int16;
+  std::string bias8 = message(checkQuantizationPrecision("Int8", "Int8"));
+  EXPECT_NE(bias8.find("-quantization-precision-bias=Int8"), std::string::npos) << bias8;
+  EXPECT_NE(bias8.find("int32 sums"), std::string::npos) << bias8;
+  EXPECT_NE(message(checkQuantizationPrecision("Int4", "Int32")).find("unknown (Int8, Int16)"),
+            std::string::npos);
+  EXPECT_NE(message(checkQuantizationPrecision("Int8", "Int64")).find("unknown (Int8, Int32)"),
+            std::string::npos);
+  EXPECT_EQ(llvm::cantFail(parseQuantizationCalibration("KL")), QuantizationCalibration::KL);
+  EXPECT_EQ(llvm::cantFail(parseQuantizationCalibration("none")),
+            QuantizationCalibration::None);
+  auto bad = parseQuantizationCalibration("minmax");
+  ASSERT_FALSE(bool(bad));
+  EXPECT_NE(message(bad.takeError()).find("(none, KL)"), std::string::npos);
 }
 
 } // namespace
