@@ -12,6 +12,11 @@
 // another member reads at a different element index. The memory plan may place a member's
 // result over a buffer that died earlier in the run; a run is therefore fused only if any two
 // of its operands in memory are either disjoint or exactly the same bytes.
+//
+// A run may also be an IntegerConv and the Requantize right after it, the only reader of its
+// int32 result: one call of the int8 GEMM that requantizes as its tiles finish
+// (CodeGenQuantized.h says when).
+#include "CodeGenQuantized.h"
 #include "CodeGenUtils.h"
 
 #include "llvm/IR/Constants.h"
@@ -81,6 +86,13 @@ bool operandsDoNotPartlyOverlap(ArrayRef<const Instruction *> run) {
 
 FusionRuns findFusionRuns(const IRFunction &IR) {
   FusionRuns runs;
+  // Per storage, the computing instructions that access it.
+  DenseMap<const IRValue *, unsigned> accesses;
+  for (const auto &P : IR.getInstrs())
+    if (!isMemoryMarker(P->getKind()))
+      for (const InstrOperand &op : P->getOperands())
+        ++accesses[rootOf(op.value).root];
+  const Instruction *previous = nullptr; // the last computing instruction
   std::vector<const Instruction *> run;
   auto close = [&] {
     if (run.size() > 1 && operandsDoNotPartlyOverlap(run))
@@ -91,6 +103,16 @@ FusionRuns findFusionRuns(const IRFunction &IR) {
     const Instruction &I = *P;
     if (isMemoryMarker(I.getKind()))
       continue; // allocations, deallocations and views compute nothing
+    const Instruction *before = previous;
+    previous = &I;
+    if (before && before->getKind() == InstrKind::IntegerConv &&
+        I.getKind() == InstrKind::Requantize && isAllocation(before->getOutput()) &&
+        accesses.lookup(before->getOutput()) == 2 &&
+        fusesIntegerConvRequantize(*before, I)) {
+      close();
+      runs[before] = {before, &I};
+      continue;
+    }
     if (!isFusable(I)) {
       close();
       continue;
@@ -108,6 +130,8 @@ FusionRuns findFusionRuns(const IRFunction &IR) {
 }
 
 Error emitFusedRun(Emitter &E, const IRFunction &IR, ArrayRef<const Instruction *> run) {
+  if (run.front()->getKind() == InstrKind::IntegerConv)
+    return emitIntegerConvRequantize(E, *run[0], *run[1]);
   IRBuilder<> &B = E.builder();
   LLVMContext &ctx = E.context();
   // Position of every instruction, and of the last non-deallocating access to each storage.

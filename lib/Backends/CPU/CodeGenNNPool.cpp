@@ -1,9 +1,10 @@
-// Codegen for pooling: MaxPool and AvgPool on float32 with 1-D or 2-D spatial dims go to the fast
-// kernels (kernels/NNPool.cpp); every other shape and kind the Interpreter pools goes to the
+// Codegen for pooling: MaxPool and AvgPool on float32, and MaxPool without indices on int8 and
+// uint8, with 1-D or 2-D spatial dims go to the fast kernels (kernels/NNPool.cpp); every other shape and kind the Interpreter pools goes to the
 // generic N-D kernels (kernels/NNPoolGeneric.cpp), as does LpPool; MaxUnpool and MaxRoiPool have
 // their own kernels (kernels/NNPoolUnpool.cpp), which report bad indices and regions at run time.
 #include "CodeGenNN.h"
 
+#include "kernels/QuantizedLayout.h"
 #include "kernels/Scratch.h"
 
 using namespace llvm;
@@ -17,6 +18,15 @@ namespace {
 bool fastPool(const Instruction &I) {
   return I.getOutput()->getType().kind == ElemKind::Float32 &&
          fastRank(I.getInput(0)->getType().rank());
+}
+
+/// Whether \p I is an int8 or uint8 max pool with 1 or 2 spatial dims whose indices nobody
+/// reads (kernels/NNPool.cpp: ember_maxpool_i8 and _u8, one row of scratch a thread).
+bool fastIntMaxPool(const Instruction &I, const Emitter *E) {
+  ElemKind k = I.getOutput()->getType().kind;
+  return I.getKind() == InstrKind::MaxPool && (k == ElemKind::Int8 || k == ElemKind::UInt8) &&
+         fastRank(I.getInput(0)->getType().rank()) &&
+         (!E || !E->isRead(I.getOutput(ops::MaxPool::Indices)));
 }
 
 /// The fast kernels' PoolShape (kernels/NNPool.cpp).
@@ -73,6 +83,13 @@ bool supportsMaxPool(const Node &n) {
 
 Error emitMaxPool(Emitter &E, const Instruction &I) {
   int64_t colMajor = I.attr<AttrKind::StorageOrder>() != 0;
+  if (fastIntMaxPool(I, &E)) {
+    Window2D w = window(I, I.attr<AttrKind::Kernels>(), I.attr<AttrKind::Strides>(),
+                        I.attr<AttrKind::Pads>(), I.attr<AttrKind::Dilations>());
+    return E.call(kernelFor("ember_maxpool", I.getOutput()->getType().kind),
+                  {E.out(I, ops::MaxPool::Result), E.in(I, ops::MaxPool::Input),
+                   E.constArray(poolParams(I, w, 0, 0), "maxpool"), E.scratch(I), E.team()});
+  }
   if (!fastPool(I))
     return E.call(kernelFor("ember_maxpool_nd", I.getOutput()->getType().kind),
                   {E.out(I, ops::MaxPool::Result), E.out(I, ops::MaxPool::Indices),
@@ -113,6 +130,13 @@ Error emitAvgPool(Emitter &E, const Instruction &I) {
 /// The phase planes of the fast kernels' max (without indices) and average pools, one set per
 /// thread.
 uint64_t poolScratch(const Instruction &I, int64_t threads) {
+  uint64_t parts = uint64_t(threads < 1 ? 1 : threads);
+  // Whether the indices are read is the emitter's to know: the plan keeps the row regardless.
+  if (fastIntMaxPool(I, nullptr)) {
+    Window2D w = window(I, I.attr<AttrKind::Kernels>(), I.attr<AttrKind::Strides>(),
+                        I.attr<AttrKind::Pads>(), I.attr<AttrKind::Dilations>());
+    return uint64_t(quantlayout::intMaxPoolRowBytes(w.W, w.OW, w.KW, w.SW, w.PW, w.DW)) * parts;
+  }
   if (!fastPool(I))
     return 0;
   // A max pool whose indices are read does not use it; whether they are is the emitter's to
@@ -124,7 +148,7 @@ uint64_t poolScratch(const Instruction &I, int64_t threads) {
   if (!isMax && isGlobalAvgPool(w))
     return 0;
   return uint64_t(scratch::poolScratchFloats(w.OH, w.OW, w.KH, w.KW, w.SH, w.SW, w.DH, w.DW)) *
-         uint64_t(threads < 1 ? 1 : threads) * sizeof(float);
+         parts * sizeof(float);
 }
 
 Error emitLpPool(Emitter &E, const Instruction &I) {

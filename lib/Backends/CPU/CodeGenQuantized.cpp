@@ -12,6 +12,9 @@
 // LHS) run the int8 GEMM (kernels/QuantizedIntegerGemm.h), in the variant of
 // kernels/QuantizedIntegerVariants.def the target CPU runs best. The others first shift both
 // operands by their zero points into int16 scratch, then multiply those (QuantizedInteger.cpp).
+// An IntegerConv on the int8 GEMM whose result only a Requantize reads is emitted with it
+// (CodeGenFusion.cpp finds the pairs): the tiles requantize as they finish.
+#include "CodeGenQuantized.h"
 #include "CodeGenUtils.h"
 #include "KernelVariants.h"
 
@@ -47,6 +50,10 @@ bool supportsQuantizeLinear(const Node &n) {
 bool supportsRequantize(const Node &n) {
   return operandKind(n, ops::Requantize::Input) == ElemKind::Int32 &&
          isByteKind(n.getType(ops::Requantize::Result).kind);
+}
+bool supportsRequantizeInstr(const Instruction &I) {
+  return I.getInput(ops::Requantize::Input)->getType().kind == ElemKind::Int32 &&
+         isByteKind(I.getOutput()->getType().kind);
 }
 bool supportsDequantizeLinear(const Node &n) {
   return kindIn(operandKind(n, ops::DequantizeLinear::Input),
@@ -304,21 +311,45 @@ std::optional<std::vector<int64_t>> fastConvParams(const Instruction &I) {
   return p;
 }
 
+/// Bytes at the start of a fast IntegerConv's scratch where a requantized result is written
+/// when the Requantize's own place is still in use while the convolution runs (the memory plan
+/// does not know that the two are one call), then copied there: one byte an element.
+uint64_t requantStagingBytes(const Instruction &I) {
+  return uint64_t(quantlayout::roundUp64(numElements(I.getOutput())));
+}
+
 uint64_t integerConvScratch(const Instruction &I, int64_t threads) {
+  // The memory plan does not know which convolutions are requantized as they finish: every
+  // fast one keeps room for the staged 8-bit result.
   if (auto p = fastConvParams(I))
-    return uint64_t(quantlayout::qconvScratchBytes(p->data(), threads));
+    return requantStagingBytes(I) + uint64_t(quantlayout::qconvScratchBytes(p->data(), threads));
+  if (auto p = depthwiseIntegerConvParams(I))
+    return depthwiseIntegerConvScratch(*p, threads);
   return shiftedPairScratch(I, ops::IntegerConv::Input, ops::IntegerConv::Filter);
 }
 
+/// Calls the int8 GEMM's IntegerConv (parameters \p p) for \p I, and with \p rq its
+/// Requantize (p's requantization set by the caller) to \p q.
+Error emitFastIntegerConv(Emitter &E, const Instruction &I, const std::vector<int64_t> &p,
+                          const Instruction *rq, Value *q) {
+  EMBER_ASSIGN_OR_RETURN(std::string entry, integerVariant(E, "ember_integer_conv2d"));
+  Value *none = E.nullPtr();
+  Value *work = E.builder().CreateInBoundsGEP(E.builder().getInt8Ty(), E.scratch(I),
+                                              E.i64(int64_t(requantStagingBytes(I))), "work");
+  return E.call(entry, {E.out(I), E.in(I, ops::IntegerConv::Input),
+                        E.in(I, ops::IntegerConv::Filter), E.in(I, ops::IntegerConv::Bias),
+                        E.in(I, ops::IntegerConv::InputZeroPoint),
+                        E.in(I, ops::IntegerConv::FilterZeroPoint),
+                        E.constArray(p, "integer_conv2d"), work, E.team(), rq ? q : none,
+                        rq ? E.in(*rq, ops::Requantize::Scale) : none,
+                        rq ? E.in(*rq, ops::Requantize::ZeroPoint) : none});
+}
+
 Error emitIntegerConv(Emitter &E, const Instruction &I) {
-  if (auto p = fastConvParams(I)) {
-    EMBER_ASSIGN_OR_RETURN(std::string entry, integerVariant(E, "ember_integer_conv2d"));
-    return E.call(entry, {E.out(I), E.in(I, ops::IntegerConv::Input),
-                          E.in(I, ops::IntegerConv::Filter), E.in(I, ops::IntegerConv::Bias),
-                          E.in(I, ops::IntegerConv::InputZeroPoint),
-                          E.in(I, ops::IntegerConv::FilterZeroPoint),
-                          E.constArray(*p, "integer_conv2d"), E.scratch(I), E.team()});
-  }
+  if (auto p = fastConvParams(I))
+    return emitFastIntegerConv(E, I, *p, nullptr, nullptr);
+  if (auto p = depthwiseIntegerConvParams(I))
+    return emitDepthwiseIntegerConv(E, I, *p);
   IntegerConvShape c(I);
   if (!c.consistent())
     return instrError(I, "strides, pads or dilations do not match the spatial rank");
@@ -346,7 +377,82 @@ Error emitIntegerConv(Emitter &E, const Instruction &I) {
                                            E.constArray(p, "integer_conv")});
 }
 
+/// A Requantize's parameter \p param (Scale or ZeroPoint) over a convolution's result: whether
+/// it is per tensor (false) or per output channel (true); none if it is neither.
+std::optional<bool> perChannel(const Instruction &rq, unsigned param) {
+  const DimsVec &d = dimsOf(rq, param);
+  if (d.size() != rq.getOutput()->getType().rank() || !onesBut(d, 1))
+    return std::nullopt;
+  return d.size() > 1 && d[1] != 1;
+}
+
+/// Bytes [begin, end) of a region.
+struct Span {
+  MemRegion region;
+  uint64_t begin, end;
+  bool overlaps(const Span &o) const {
+    return region == o.region && begin < o.end && o.begin < end;
+  }
+};
+Span spanOf(const IRValue *v) { return {regionOf(v), v->offset, v->offset + v->sizeInBytes()}; }
+
+/// p with \p rq's requantization.
+std::optional<std::vector<int64_t>> fusedConvParams(const Instruction &conv,
+                                                    const Instruction &rq) {
+  auto p = fastConvParams(conv);
+  if (!p || rq.getInput(ops::Requantize::Input) != conv.getOutput() || !supportsRequantizeInstr(rq))
+    return std::nullopt;
+  auto scale = perChannel(rq, ops::Requantize::Scale), zp = perChannel(rq, ops::Requantize::ZeroPoint);
+  if (!scale || !zp)
+    return std::nullopt;
+  using namespace quantlayout;
+  (*p)[kQcRequantize] = rq.getOutput()->getType().kind == ElemKind::Int8 ? kQcRequantizeInt8
+                                                                         : kQcRequantizeUInt8;
+  (*p)[kQcOutScalePerChannel] = *scale;
+  (*p)[kQcOutZpPerChannel] = *zp;
+  return p;
+}
+
 } // namespace
+
+bool fusesIntegerConvRequantize(const Instruction &conv, const Instruction &rq) {
+  return conv.getKind() == InstrKind::IntegerConv && rq.getKind() == InstrKind::Requantize &&
+         fusedConvParams(conv, rq);
+}
+
+namespace {
+
+/// Whether the tiles may write \p rq's result in its place: it shares no byte with what the
+/// convolution reads or works in (else they write it to the staging bytes, copied after).
+bool requantizesInPlace(const Instruction &conv, const Instruction &rq) {
+  Span result = spanOf(rq.getOutput());
+  std::vector<Span> used;
+  for (const InstrOperand &op : conv.getOperands())
+    used.push_back(spanOf(op.value));
+  for (unsigned i = 0; i < rq.getNumInputs(); ++i)
+    used.push_back(spanOf(rq.getInput(i)));
+  if (conv.scratchSize)
+    used.push_back({MemRegion::Activations, conv.scratchOffset,
+                    conv.scratchOffset + conv.scratchSize});
+  for (const Span &s : used)
+    if (result.overlaps(s))
+      return false;
+  return true;
+}
+
+} // namespace
+
+Error emitIntegerConvRequantize(Emitter &E, const Instruction &conv, const Instruction &rq) {
+  auto p = fusedConvParams(conv, rq);
+  if (!p)
+    return instrError(conv, "cannot be requantized as it finishes");
+  if (requantizesInPlace(conv, rq))
+    return emitFastIntegerConv(E, conv, *p, &rq, E.out(rq));
+  // Nothing runs between the two: the result written now is the one written at rq.
+  EMBER_TRY(emitFastIntegerConv(E, conv, *p, &rq, E.scratch(conv)));
+  return E.call("ember_copy", {E.out(rq), E.scratch(conv),
+                               E.i64(int64_t(rq.getOutput()->sizeInBytes()))});
+}
 
 void addQuantizedKernels(KernelTable &t) {
   t.add(NodeKind::QuantizeLinear, supportsQuantizeLinear, emitQuantize);

@@ -2,9 +2,10 @@
 // kind, per-tensor and per-axis parameters, ties, saturation, NaN and infinities), Requantize,
 // DequantizeLinear, DynamicQuantizeLinear (including an all-zero input), IntegerMatMul (every
 // operand kind pair, per-row/per-column zero points, broadcast batches, 32-bit wrap-around) and
-// IntegerConv (1-D to 3-D, padding, strides, dilations, groups, per-channel zero points); and
-// the CPU backend's int8 GEMM (kernels/QuantizedIntegerGemm.h) at its tile edges, on values
-// over the whole 8-bit ranges, in every variant this machine runs and split over threads.
+// IntegerConv (1-D to 3-D, padding, strides, dilations, groups, per-channel zero points), also
+// requantized as the CPU backend's int8 GEMM finishes; the CPU backend's int8 GEMM
+// (kernels/QuantizedIntegerGemm.h) at its tile edges, on values over the whole 8-bit ranges, in
+// every variant this machine runs and split over threads; and uint8 / int8 MaxPool.
 #include "BackendTestUtils.h"
 
 #include <cmath>
@@ -248,13 +249,14 @@ RunOptions copyOf(const RunOptions &o) {
 }
 
 /// expectBackendsAgree for the CPU's int8 GEMM variants (kernels/QuantizedIntegerVariants.def):
-/// the host's best row, then -mattr=-avx512vnni (the AVX2 row on a VNNI machine) and the
-/// x86-64 baseline (plain C).
+/// the host's best row, then -mattr=-amx-int8 (the VNNI row on an AMX machine), -avx512vnni
+/// (the AVX2 row on a VNNI machine) and the x86-64 baseline (plain C).
 void expectEveryIntegerVariantAgrees(const GraphBuilder &build, const RunOptions &opts) {
   struct Target {
     const char *cpu, *features;
   };
-  for (Target t : {Target{"", ""}, Target{"", "-avx512vnni"}, Target{"x86-64", ""}}) {
+  for (Target t : {Target{"", ""}, Target{"", "-amx-int8"}, Target{"", "-avx512vnni"},
+                   Target{"x86-64", ""}}) {
     SCOPED_TRACE(std::string("cpu '") + t.cpu + "' features '" + t.features + "'");
 #if !defined(__x86_64__)
     if (*t.cpu || *t.features)
@@ -283,40 +285,86 @@ struct IntegerConvCase {
 
 class IntegerConvShapes : public ::testing::TestWithParam<IntegerConvCase> {};
 
-TEST_P(IntegerConvShapes, MatchesInterpreter) {
-  IntegerConvCase p = GetParam();
+/// The filter's dims of case \p p.
+std::vector<dim_t> filterDims(const IntegerConvCase &p) {
   std::vector<dim_t> wd{p.cout, p.x[1] / dim_t(p.group)};
   wd.insert(wd.end(), p.k.begin(), p.k.end());
-  GraphBuilder build = [p, wd](Module &M, Function *F) -> std::vector<NodeValue> {
-    size_t nsp = p.x.size() - 2;
-    Placeholder *x = input(M, p.x, p.xKind, "x");
-    Placeholder *w = input(M, wd, p.wKind, "w");
-    Placeholder *b = input(M, {p.cout}, ElemKind::Int32, "b");
-    std::vector<dim_t> ones(p.x.size(), 1);
-    std::vector<double> zx = p.zx;
-    if (zx.empty())
-      zx = {p.xKind == ElemKind::UInt8 ? 4.0 : -1.0};
-    Constant *zxc = constantOf(M, p.xKind, ones, zx, "zx");
-    std::vector<dim_t> zwDims = ones;
-    if (p.perChannel)
-      zwDims[0] = p.cout;
-    Constant *zwc = constantOf(M, p.wKind, zwDims,
-                               p.zw.empty() ? std::vector<double>{0, 1, 2, 5, 3} : p.zw, "zw");
-    AttrList a;
-    std::vector<int64_t> kernels(p.k.begin(), p.k.end());
-    a.set<AttrKind::Kernels>(kernels)
-        .set<AttrKind::Strides>(std::vector<int64_t>(nsp, p.stride))
-        .set<AttrKind::Pads>(std::vector<int64_t>(2 * nsp, p.pad))
-        .set<AttrKind::Dilations>(std::vector<int64_t>(nsp, p.dilation))
-        .set<AttrKind::Group>(p.group);
-    return {node(F, NodeKind::IntegerConv, {x, w, b, zxc, zwc}, a)};
-  };
+  return wd;
+}
+
+/// Case \p p's IntegerConv of inputs x, w and b.
+Node *integerConvOf(Module &M, Function *F, const IntegerConvCase &p) {
+  size_t nsp = p.x.size() - 2;
+  Placeholder *x = input(M, p.x, p.xKind, "x");
+  Placeholder *w = input(M, filterDims(p), p.wKind, "w");
+  Placeholder *b = input(M, {p.cout}, ElemKind::Int32, "b");
+  std::vector<dim_t> ones(p.x.size(), 1);
+  std::vector<double> zx = p.zx;
+  if (zx.empty())
+    zx = {p.xKind == ElemKind::UInt8 ? 4.0 : -1.0};
+  Constant *zxc = constantOf(M, p.xKind, ones, zx, "zx");
+  std::vector<dim_t> zwDims = ones;
+  if (p.perChannel)
+    zwDims[0] = p.cout;
+  Constant *zwc = constantOf(M, p.wKind, zwDims,
+                             p.zw.empty() ? std::vector<double>{0, 1, 2, 5, 3} : p.zw, "zw");
+  AttrList a;
+  std::vector<int64_t> kernels(p.k.begin(), p.k.end());
+  a.set<AttrKind::Kernels>(kernels)
+      .set<AttrKind::Strides>(std::vector<int64_t>(nsp, p.stride))
+      .set<AttrKind::Pads>(std::vector<int64_t>(2 * nsp, p.pad))
+      .set<AttrKind::Dilations>(std::vector<int64_t>(nsp, p.dilation))
+      .set<AttrKind::Group>(p.group);
+  return node(F, NodeKind::IntegerConv, {x, w, b, zxc, zwc}, a);
+}
+
+/// Runs \p build on case \p p's inputs: the small random ones, or values over the kinds' whole
+/// ranges in every int8 GEMM variant of the CPU backend.
+void expectIntegerConvCaseAgrees(const IntegerConvCase &p, const GraphBuilder &build) {
   if (!p.fullRange)
     return expectBackendsAgree(build, dceOnly());
+  std::vector<dim_t> wd = filterDims(p);
   expectEveryIntegerVariantAgrees(
       build, dceOnly("x", tensorOf(p.xKind, p.x, fullRange(p.xKind, elementsOf(p.x), 1)), "w",
                      tensorOf(p.wKind, wd, fullRange(p.wKind, elementsOf(wd), 2)), "b",
                      tensorOf(ElemKind::Int32, {p.cout}, fullRangeBias(p.cout, 3))));
+}
+
+TEST_P(IntegerConvShapes, MatchesInterpreter) {
+  IntegerConvCase p = GetParam();
+  expectIntegerConvCaseAgrees(p, [p](Module &M, Function *F) -> std::vector<NodeValue> {
+    return {integerConvOf(M, F, p)};
+  });
+}
+
+TEST_P(IntegerConvShapes, RequantizedMatchesInterpreter) {
+  // The CPU backend requantizes an IntegerConv's result as its tiles finish when the Requantize
+  // right after it is its only reader: per-channel scales to uint8, and a per-tensor scale with
+  // per-channel zero points to int8, both saturating; the result a model output, or read by a
+  // DequantizeLinear (the memory plan then may place it over the convolution's scratch, and the
+  // tiles write it to the scratch first).
+  IntegerConvCase p = GetParam();
+  for (int variant = 0; variant < 4; ++variant) {
+    bool toInt8 = variant & 1, dequantized = variant & 2;
+    SCOPED_TRACE(std::string(toInt8 ? "to int8" : "to uint8") +
+                 (dequantized ? ", dequantized" : ""));
+    expectIntegerConvCaseAgrees(p, [=](Module &M, Function *F) -> std::vector<NodeValue> {
+      std::vector<dim_t> ones(p.x.size(), 1), perChannel = ones;
+      perChannel[1] = p.cout;
+      Constant *scale =
+          toInt8 ? constantOf(M, ElemKind::Float32, ones, {0.0625}, "scale")
+                 : constantOf(M, ElemKind::Float32, perChannel,
+                              {0.5, 0.0371, 1e-3, 2.5, 1e-5, 0.125, 7e-8}, "scales");
+      Constant *zp = toInt8
+                         ? constantOf(M, ElemKind::Int8, perChannel, {-128, 0, 127, -3, 5}, "zi")
+                         : constantOf(M, ElemKind::UInt8, ones, {37}, "zu");
+      Node *rq = node(F, NodeKind::Requantize, {integerConvOf(M, F, p), scale, zp});
+      if (!dequantized)
+        return {rq};
+      return {node(F, NodeKind::DequantizeLinear,
+                   {rq, constantOf(M, ElemKind::Float32, ones, {1.0}, "one"), zp})};
+    });
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -338,9 +386,9 @@ INSTANTIATE_TEST_SUITE_P(
         IntegerConvCase{{1, 2, 4, 5, 6}, 4, {2, 3, 3}, 1, 1, 1, 2, true, ElemKind::Int8,
                         ElemKind::UInt8}));
 
-// The int8 GEMM's shapes: resnet's layers and the edges of its tiles (8 x 48 for VNNI, 6 x 8
-// for AVX2, 4 x 16 in plain C) and of its blocks of k (768), with values and zero points at the
-// kinds' extremes (the padding holds the input's zero point).
+// The int8 GEMM's shapes: resnet's layers and the edges of its tiles (32 x 32 for AMX, 8 x 48
+// for VNNI, 6 x 8 for AVX2, 4 x 16 in plain C) and of its blocks of k (768), with values and
+// zero points at the kinds' extremes (the padding holds the input's zero point).
 INSTANTIATE_TEST_SUITE_P(
     Gemm, IntegerConvShapes,
     ::testing::Values(
@@ -366,7 +414,71 @@ INSTANTIATE_TEST_SUITE_P(
         IntegerConvCase{{1, 256, 6, 7}, 20, {3, 3}, 1, 1, 1, 1, true, ElemKind::UInt8,
                         ElemKind::UInt8, true, {255}, {255, 0}},
         IntegerConvCase{{2, 6, 37}, 9, {5}, 1, 2, 1, 1, true, ElemKind::UInt8, ElemKind::Int8,
-                        true, {7}, {-128, 127, 1}}));
+                        true, {7}, {-128, 127, 1}},
+        // B read in place with dropped grid columns and two blocks of k (K = 1152).
+        IntegerConvCase{{1, 128, 12, 12}, 16, {3, 3}, 1, 1, 1, 1, true, ElemKind::Int8,
+                        ElemKind::Int8, true, {3}, {0, -2}},
+        // A 7x7 map (49 columns) of more filters than columns: 1x1 with K = 1024, and 3x3.
+        IntegerConvCase{{1, 1024, 7, 7}, 40, {1, 1}, 1, 0, 1, 1, true, ElemKind::UInt8,
+                        ElemKind::Int8, true, {128}, {0, 1}},
+        IntegerConvCase{{1, 64, 7, 7}, 72, {3, 3}, 1, 1, 1, 1, false, ElemKind::UInt8,
+                        ElemKind::Int8, true, {0}, {0}},
+        // The AMX tile's (K a multiple of 64, filters of 32, B packed): 3x3 on 7x7; 1x1
+        // stride 2; 1x1 with two blocks of k and 25 columns; two groups.
+        IntegerConvCase{{1, 64, 7, 7}, 64, {3, 3}, 1, 1, 1, 1, true, ElemKind::UInt8,
+                        ElemKind::Int8, true, {200}, {-128, 127, 0, 3}},
+        IntegerConvCase{{1, 128, 13, 13}, 96, {1, 1}, 2, 0, 1, 1, false, ElemKind::Int8,
+                        ElemKind::Int8, true, {-128}, {5}},
+        IntegerConvCase{{1, 1024, 5, 5}, 32, {1, 1}, 1, 0, 1, 1, true, ElemKind::UInt8,
+                        ElemKind::Int8, true, {255}, {1, 0}},
+        IntegerConvCase{{1, 128, 6, 6}, 64, {3, 3}, 1, 1, 1, 2, true, ElemKind::UInt8,
+                        ElemKind::Int8, true, {9}, {0, -1}},
+        // ... and B read in place: two blocks of k, dropped columns; 1x1 (uint8 filters).
+        IntegerConvCase{{1, 128, 12, 12}, 32, {3, 3}, 1, 1, 1, 1, true, ElemKind::Int8,
+                        ElemKind::Int8, true, {-1}, {3, -128}},
+        IntegerConvCase{{1, 64, 20, 20}, 32, {1, 1}, 1, 0, 1, 1, true, ElemKind::UInt8,
+                        ElemKind::UInt8, true, {17}, {128, 0, 255}}));
+
+/// MaxPool attributes (storage order 0).
+AttrList maxPoolAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides,
+                      std::vector<int64_t> pads, std::vector<int64_t> dilations, int64_t ceil) {
+  AttrList a;
+  a.set<AttrKind::Kernels>(kernels)
+      .set<AttrKind::Strides>(strides)
+      .set<AttrKind::Pads>(pads)
+      .set<AttrKind::Dilations>(dilations)
+      .set<AttrKind::CeilMode>(ceil)
+      .set<AttrKind::StorageOrder>(int64_t(0));
+  return a;
+}
+
+TEST(QuantizedOps, ByteMaxPools) {
+  // uint8 and int8 max pools over the kinds' whole ranges (the CPU backend's row kernel when
+  // nobody reads the indices): resnet's 3x3 stride 2 pad 1, ceil mode past the input, dilation,
+  // asymmetric pads, strides 1, 2 and 3, 1-D; and one whose indices are read.
+  for (ElemKind k : {ElemKind::UInt8, ElemKind::Int8}) {
+    SCOPED_TRACE(k == ElemKind::UInt8 ? "uint8" : "int8");
+    std::vector<dim_t> d4{2, 3, 13, 14}, d3{2, 3, 17};
+    expectBackendsAgree(
+        [=](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *x = input(M, d4, k, "x");
+          Placeholder *x1 = input(M, d3, k, "x1");
+          auto pool = [&](NodeValue v, AttrList a) { return NodeValue(node(F, NodeKind::MaxPool, {v}, a), 0); };
+          Node *withIndices =
+              node(F, NodeKind::MaxPool, {x}, maxPoolAttrs({2, 2}, {1, 1}, {1, 0, 0, 1}, {1, 1}, 0));
+          return {pool(x, maxPoolAttrs({3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0)),
+                  pool(x, maxPoolAttrs({2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1)),
+                  pool(x, maxPoolAttrs({3, 3}, {1, 1}, {2, 2, 2, 2}, {2, 2}, 0)),
+                  pool(x, maxPoolAttrs({5, 3}, {3, 1}, {1, 0, 2, 1}, {1, 1}, 1)),
+                  pool(x, maxPoolAttrs({3, 2}, {1, 3}, {0, 1, 0, 1}, {1, 1}, 1)),
+                  pool(x1, maxPoolAttrs({4}, {2}, {1, 2}, {1}, 1)),
+                  NodeValue(withIndices, 0),
+                  NodeValue(withIndices, 1)};
+        },
+        dceOnly("x", tensorOf(k, d4, fullRange(k, elementsOf(d4), 5)), "x1",
+                tensorOf(k, d3, fullRange(k, elementsOf(d3), 6))));
+  }
+}
 
 /// IntegerConv attributes: 2-D, \p k x \p k, stride \p stride, pad \p pad on every side.
 AttrList conv2d(int64_t k, int64_t stride, int64_t pad) {
@@ -433,8 +545,8 @@ TEST_P(IntegerMatMulKinds, GemmTileEdgesAndExtremes) {
 
 TEST(QuantizedOps, IntegerGemmSplitOverThreadsAgrees) {
   // -threads=2 splits the int8 GEMM's columns, of a convolution reading B in place, one packing
-  // it and a matrix product (a float32 convolution big enough to start the team rides along):
-  // the same sums as on one thread, bit for bit.
+  // it, one requantized as it finishes and a matrix product (a float32 convolution big enough
+  // to start the team rides along): the same results as on one thread, bit for bit.
   GraphBuilder build = [](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *f = input(M, {1, 64, 50, 50}, ElemKind::Float32, "f");
     Node *conv = node(F, NodeKind::Conv, {f, constant(M, {64, 64, 3, 3}, 2), constant(M, {64}, 3)},
@@ -449,9 +561,16 @@ TEST(QuantizedOps, IntegerGemmSplitOverThreadsAgrees) {
     Placeholder *r = input(M, {300, 500}, ElemKind::UInt8, "r");
     Constant *zl = constantOf(M, ElemKind::Int8, {1, 1}, {-128}, "zl");
     Constant *zr = constantOf(M, ElemKind::UInt8, {1, 1}, {255}, "zr");
-    return {conv, node(F, NodeKind::IntegerConv, {x, w, b, zx, zw}, conv2d(3, 1, 1)),
+    Node *requantized = node(
+        F, NodeKind::Requantize,
+        {node(F, NodeKind::IntegerConv, {x2, w, b, zx, zw}, conv2d(3, 1, 1)),
+         constantOf(M, ElemKind::Float32, {1, 50, 1, 1}, {1e-3, 0.1, 2e-5}, "scales"),
+         constantOf(M, ElemKind::Int8, {1, 1, 1, 1}, {-7}, "zq")});
+    return {conv,
+            node(F, NodeKind::IntegerConv, {x, w, b, zx, zw}, conv2d(3, 1, 1)),
             node(F, NodeKind::IntegerConv, {x2, w, b, zx, zw}, conv2d(3, 2, 1)),
-            node(F, NodeKind::IntegerMatMul, {l, r, zl, zr})};
+            node(F, NodeKind::IntegerMatMul, {l, r, zl, zr}),
+            requantized};
   };
   RunOptions one = dceOnly("x", tensorOf(ElemKind::UInt8, {1, 48, 30, 30},
                                          fullRange(ElemKind::UInt8, 48 * 900, 21)),

@@ -9,6 +9,13 @@ using namespace qgemm;
 
 namespace {
 
+/// Where each of a tile's MR rows of A starts (QuantizedIntegerGemm.h: TileArgs); the rows past
+/// t.mr read row t.mr - 1, their sums never stored.
+template <int MR> EMBER_INLINE void tileRows(const TileArgs &t, const u8 *(&rows)[MR]) {
+  for (int r = 0; r < MR; ++r)
+    rows[r] = t.A + minI(r, t.mr - 1) * t.aRow;
+}
+
 #if defined(__x86_64__)
 
 typedef int V16SI __attribute__((vector_size(64)));
@@ -25,8 +32,15 @@ EMBER_NOINLINE EMBER_VARIANT_TARGET("avx512f,avx512bw,avx512vnni") void vnniTile
   for (int r = 0; r < MR; ++r)
     for (int v = 0; v < NV; ++v)
       acc[r][v] = (V16SI){};
-  const u8 *A = t.A, *B = t.B;
-  for (i64 q = 0; q < t.kq; ++q, A += MR * 4, B += NV * 64) {
+  const u8 *rows[MR];
+  tileRows(t, rows);
+  const u8 *B = t.B;
+  // The next tile's rows of A for this block, a line a quad (they come from memory: a layer's
+  // filter is read once a call, and runs past the caches).
+  i64 prefetches = t.kq * 4 * MR / 64;
+  for (i64 q = 0, at = 0; q < t.kq; ++q, at += t.aQuad, B += NV * 64) {
+    if (q < prefetches)
+      __builtin_prefetch(t.aRow == 4 ? t.aNext + 64 * q : t.aNext + (q % MR) * t.aRow + (q / MR) * 64);
     const u8 *Bq = Flat ? t.B + t.bOffsets[q] : B;
     V16SI b[NV];
     for (int v = 0; v < NV; ++v)
@@ -34,7 +48,7 @@ EMBER_NOINLINE EMBER_VARIANT_TARGET("avx512f,avx512bw,avx512vnni") void vnniTile
 #pragma unroll
     for (int r = 0; r < MR; ++r) {
       int w;
-      __builtin_memcpy(&w, A + 4 * r, 4);
+      __builtin_memcpy(&w, rows[r] + at, 4);
       V16SI a = (V16SI){} + w;
       for (int v = 0; v < NV; ++v)
         acc[r][v] = __builtin_ia32_vpdpbusd512(acc[r][v], b[v], a);
@@ -48,7 +62,8 @@ EMBER_NOINLINE EMBER_VARIANT_TARGET("avx512f,avx512bw,avx512vnni") void vnniTile
 }
 
 struct VnniTile {
-  static constexpr i64 MR = 8, U = 16, NR = 48;
+  static constexpr i64 MR = 8, U = 16, NR = 48, KQ = 1;
+  static constexpr bool kRowMajorA = false;
   EMBER_INLINE void run(i64 nv, const TileArgs &t) {
     byLayout(t, [&](auto flat) {
       constexpr bool Flat = decltype(flat)::value;
@@ -61,6 +76,93 @@ struct VnniTile {
     });
   }
 };
+
+// AMX-INT8: tdpbsud sums, for each of a 16 x 16 tile of int32, 64 products of an int8 row of
+// A (16 quads of k) with a uint8 column of B, wrapping like vpdpbusd. A tile register holds 16
+// rows of 64 bytes: A's rows in place (16 quads of k of 16 filters), a panel of B as packed
+// ([quad][16 columns][4]: 16 quads of 16 columns). 32 rows x 32 columns: tiles 0-3 the sums,
+// 4-5 A's two halves, 6-7 B's. Linux hands out the tile registers' state only on request
+// (arch_prctl ARCH_REQ_XCOMP_PERM for XTILEDATA); a kernel asks on every call (the grant lasts
+// for the process; a bundle keeps no state) and runs the VNNI tile when refused.
+
+extern "C" long syscall(long number, ...);
+
+/// Whether this process may use AMX's tile registers (asked for if not yet).
+EMBER_INLINE bool amxPermitted() {
+  const long archPrctl = 158, reqXcompPerm = 0x1023, xtiledata = 18;
+  return syscall(archPrctl, reqXcompPerm, xtiledata) == 0;
+}
+
+struct AmxTileConfig {
+  u8 palette, startRow, reserved[14];
+  u16 colsb[16];
+  u8 rows[16];
+};
+
+template <int NV, bool Flat>
+EMBER_NOINLINE EMBER_VARIANT_TARGET("avx512f,avx512bw,avx512vnni,amx-tile,amx-int8") void amxTile(
+    const TileArgs &t) {
+  AmxTileConfig cfg{};
+  cfg.palette = 1;
+  for (int i = 0; i < 8; ++i) {
+    cfg.colsb[i] = 64;
+    cfg.rows[i] = 16;
+  }
+  __builtin_ia32_tile_loadconfig(&cfg);
+  __builtin_ia32_tilezero(0);
+  __builtin_ia32_tilezero(1);
+  __builtin_ia32_tilezero(2);
+  __builtin_ia32_tilezero(3);
+  for (i64 q = 0; q < t.kq; q += 16) {
+    // B's 16 quads: a packed panel's, or (flat) 16 planes of four channels at one tap.
+    const u8 *a = t.A + q * t.aQuad, *b = Flat ? t.B + t.bOffsets[q] : t.B + q * NV * 64;
+    const i64 bStride = Flat ? t.bOffsets[q + 1] - t.bOffsets[q] : NV * 64;
+    __builtin_ia32_tileloadd64(4, a, t.aRow);
+    __builtin_ia32_tileloadd64(5, a + 16 * t.aRow, t.aRow);
+    __builtin_ia32_tileloadd64(6, b, bStride);
+    __builtin_ia32_tdpbsud(0, 4, 6);
+    __builtin_ia32_tdpbsud(2, 5, 6);
+    if (NV == 2) {
+      __builtin_ia32_tileloadd64(7, b + 64, bStride);
+      __builtin_ia32_tdpbsud(1, 4, 7);
+      __builtin_ia32_tdpbsud(3, 5, 7);
+    }
+  }
+  V16SU sums[32][NV];
+  __builtin_ia32_tilestored64(0, &sums[0][0], NV * 64);
+  __builtin_ia32_tilestored64(2, &sums[16][0], NV * 64);
+  if (NV == 2) {
+    __builtin_ia32_tilestored64(1, &sums[0][1], NV * 64);
+    __builtin_ia32_tilestored64(3, &sums[16][1], NV * 64);
+  }
+  __builtin_ia32_tilerelease();
+  finishVectors<16>(sums, t);
+}
+
+/// The AMX tile (32 x 32), for A's rows whole (a multiple of 32 of them, K one of 64).
+struct AmxTile {
+  static constexpr i64 MR = 32, U = 16, NR = 32, KQ = 16;
+  static constexpr bool kRowMajorA = true;
+  EMBER_INLINE void run(i64 nv, const TileArgs &t) {
+    byLayout(t, [&](auto flat) {
+      constexpr bool Flat = decltype(flat)::value;
+      if (nv == 2)
+        amxTile<2, Flat>(t);
+      else
+        amxTile<1, Flat>(t);
+    });
+  }
+};
+
+/// Whether IntegerConv \p p runs the AMX tile: groups of filters a multiple of 32 and, flat, a
+/// multiple of 64 input channels (a tile's 16 quads of k are 16 planes of four at one tap),
+/// else an int8 filter read in place, K a multiple of 64; and the tile registers granted.
+EMBER_INLINE bool amxConv(const i64 *p) {
+  i64 Cg = p[kQcC] / p[kQcGroup], Mg = p[kQcCout] / p[kQcGroup];
+  bool fits = qconvIsFlat(p) ? Cg % 64 == 0
+                             : !p[kQcFilterUnsigned] && Cg * p[kQcKH] * p[kQcKW] % 64 == 0;
+  return fits && Mg % 32 == 0 && amxPermitted();
+}
 
 typedef short V16HI __attribute__((vector_size(32)));
 typedef i8 V16SB __attribute__((vector_size(16)));
@@ -78,8 +180,10 @@ EMBER_NOINLINE EMBER_VARIANT_TARGET("avx2") void avx2Tile(const TileArgs &t) {
   V8SU acc[MR][2];
   for (int r = 0; r < MR; ++r)
     acc[r][0] = acc[r][1] = (V8SU){};
-  const u8 *A = t.A, *B = t.B;
-  for (i64 q = 0; q < t.kq; ++q, A += MR * 4, B += 32) {
+  const u8 *rows[MR];
+  tileRows(t, rows);
+  const u8 *B = t.B;
+  for (i64 q = 0, at = 0; q < t.kq; ++q, at += t.aQuad, B += 32) {
     const u8 *Bq = Flat ? t.B + t.bOffsets[q] : B;
     V16UB lo, hi;
     __builtin_memcpy(&lo, Bq, 16);
@@ -89,7 +193,7 @@ EMBER_NOINLINE EMBER_VARIANT_TARGET("avx2") void avx2Tile(const TileArgs &t) {
 #pragma unroll
     for (int r = 0; r < MR; ++r) {
       int w;
-      __builtin_memcpy(&w, A + 4 * r, 4);
+      __builtin_memcpy(&w, rows[r] + at, 4);
       V16HI a = __builtin_convertvector((V16SB)((V4SI){} + w), V16HI);
       acc[r][0] += (V8SU)__builtin_ia32_pmaddwd256(b0, a);
       acc[r][1] += (V8SU)__builtin_ia32_pmaddwd256(b1, a);
@@ -105,7 +209,8 @@ EMBER_NOINLINE EMBER_VARIANT_TARGET("avx2") void avx2Tile(const TileArgs &t) {
 }
 
 struct Avx2Tile {
-  static constexpr i64 MR = 6, U = 8, NR = 8;
+  static constexpr i64 MR = 6, U = 8, NR = 8, KQ = 1;
+  static constexpr bool kRowMajorA = false;
   EMBER_INLINE void run(i64, const TileArgs &t) {
     byLayout(t, [&](auto flat) { avx2Tile<decltype(flat)::value>(t); });
   }
@@ -134,8 +239,10 @@ template <bool Flat> EMBER_NOINLINE void plainTile(const TileArgs &t) {
   for (int r = 0; r < MR; ++r)
     for (int g = 0; g < 4; ++g)
       acc[r][g] = (U32x4){};
-  const u8 *A = t.A, *B = t.B;
-  for (i64 q = 0; q < t.kq; ++q, A += MR * 4, B += 32) {
+  const u8 *rows[MR];
+  tileRows(t, rows);
+  const u8 *B = t.B;
+  for (i64 q = 0, at = 0; q < t.kq; ++q, at += t.aQuad, B += 32) {
     const u8 *Bq = Flat ? t.B + t.bOffsets[q] : B;
     I16x8 b[4];
     for (int g = 0; g < 4; ++g) {
@@ -145,8 +252,8 @@ template <bool Flat> EMBER_NOINLINE void plainTile(const TileArgs &t) {
     }
     for (int r = 0; r < MR; ++r) {
       I8x8v w;
-      __builtin_memcpy(&w, A + 4 * r, 4);
-      __builtin_memcpy((u8 *)&w + 4, A + 4 * r, 4);
+      __builtin_memcpy(&w, rows[r] + at, 4);
+      __builtin_memcpy((u8 *)&w + 4, rows[r] + at, 4);
       I16x8 a = __builtin_convertvector(w, I16x8);
       for (int g = 0; g < 4; ++g)
         acc[r][g] += maddPairs(b[g], a);
@@ -162,7 +269,8 @@ template <bool Flat> EMBER_NOINLINE void plainTile(const TileArgs &t) {
 }
 
 struct PlainTile {
-  static constexpr i64 MR = 4, U = 8, NR = 8;
+  static constexpr i64 MR = 4, U = 8, NR = 8, KQ = 1;
+  static constexpr bool kRowMajorA = false;
   EMBER_INLINE void run(i64, const TileArgs &t) {
     byLayout(t, [&](auto flat) { plainTile<decltype(flat)::value>(t); });
   }
@@ -171,6 +279,7 @@ struct PlainTile {
 } // namespace
 
 #define vnni_TILE VnniTile
+#define amx_TILE VnniTile
 #define avx2_TILE Avx2Tile
 #define sse2_TILE PlainTile
 #define neon_TILE PlainTile
@@ -178,8 +287,10 @@ struct PlainTile {
 #define INTEGER_GEMM_ENTRIES(NAME, FEATURES)                                                      \
   EMBER_KERNEL EMBER_NOINLINE EMBER_VARIANT_TARGET(FEATURES) void ember_integer_conv2d_##NAME(   \
       i32 *out, const u8 *in, const u8 *w, const i32 *bias, const u8 *zx, const u8 *zw,          \
-      const i64 *p, u8 *scratch, parallel::Team *team) {                                          \
-    integerConv2d<NAME##_TILE>(out, in, w, bias, zx, zw, p, scratch, team);                       \
+      const i64 *p, u8 *scratch, parallel::Team *team, u8 *q, const float *qScale,               \
+      const u8 *qZp) {                                                                             \
+    AMX_CONV_##NAME(out, in, w, bias, zx, zw, p, scratch, team, q, qScale, qZp)                   \
+    integerConv2d<NAME##_TILE>(out, in, w, bias, zx, zw, p, scratch, team, q, qScale, qZp);       \
   }                                                                                                \
   EMBER_KERNEL EMBER_NOINLINE EMBER_VARIANT_TARGET(FEATURES) void ember_integer_matmul_##NAME(   \
       i32 *out, const u8 *a, const u8 *b, const u8 *za, const u8 *zb, const i64 *p,             \
@@ -187,6 +298,14 @@ struct PlainTile {
     integerMatMul<NAME##_TILE>(out, a, b, za, zb, p, aOffsets, bOffsets, scratch, team);         \
   }
 
+// The AMX row's convolutions run the AMX tile where it fits (amxConv), the VNNI one elsewhere.
+#define AMX_CONV_amx(...)                                                                          \
+  if (amxConv(p))                                                                                  \
+    return integerConv2d<AmxTile>(__VA_ARGS__);
+#define AMX_CONV_vnni(...)
+#define AMX_CONV_avx2(...)
+#define AMX_CONV_sse2(...)
+#define AMX_CONV_neon(...)
 #define INTEGER_VARIANT(NAME, ARCH, FEATURES, DOC)                                                \
   EMBER_ON_ARCH_##ARCH(INTEGER_GEMM_ENTRIES(NAME, FEATURES))
 #include "QuantizedIntegerVariants.def"

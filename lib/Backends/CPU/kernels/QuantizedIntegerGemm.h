@@ -12,14 +12,16 @@
 // A and the columns of B; the last block of k adds the row terms (with the bias) and the column
 // term. A convolution's padding holds zb (its input's zero point), as the operator defines.
 //
-// Blocking, as NNGemm.h: A is packed once a call, in panels of MR rows, k in quads
-// ([panel][quad][MR rows][4 k] bytes, zero past K and past the last row). B is packed block by
-// block: kQGemmNC columns by kQGemmKCQ quads of k, in panels of NR columns
-// ([panel][quad][NR columns][4 k] bytes), a panel staying in L1 while every tile of rows of A
-// passes over it. The sums of a block of k are added to C's partial ones (C is the int32
-// result), the last block finishing them. Threads split the columns, by whole panels. A flat
-// convolution (QuantizedLayout.h: qconvIsFlat) packs no B: the tiles read its channel-
-// interleaved padded input in place, a table giving where each quad of k starts (convFlat).
+// Blocking, as NNGemm.h: an int8 A of K a multiple of 4 is read in place (AView), another is
+// packed once a call, in panels of MR rows, k in quads ([panel][quad][MR rows][4 k] bytes, zero
+// past K and past the last row). B is packed block by block: kQGemmNC columns by kQGemmKCQ
+// quads of k, in panels of NR columns ([panel][quad][NR columns][4 k] bytes), a panel staying
+// in L1 while every tile of rows of A passes over it. The sums of a block of k are added to C's
+// partial ones (C is the int32 result), the last block finishing them, or, for a convolution
+// requantized as it finishes (Finish), requantizing them to its 8-bit result. Threads split
+// the columns, by whole panels. A flat convolution (QuantizedLayout.h: qconvIsFlat) packs no
+// B: the tiles read its channel-interleaved padded input in place, a table giving where each
+// quad of k starts (convFlat).
 #ifndef EMBER_CPU_KERNELS_QUANTIZEDINTEGERGEMM_H
 #define EMBER_CPU_KERNELS_QUANTIZEDINTEGERGEMM_H
 
@@ -37,22 +39,74 @@ enum TileMode : i64 {
   kTileFinish = 2, ///< add the row and column terms (the last block of k)
 };
 
+/// What the last block of k adds to the rows of C, and where the finished rows go: C's int32
+/// sums, or (a convolution requantized as it finishes, rowScale not null) their Requantize to
+/// Q, an 8-bit matrix indexed as C, exactly as kernels/Quantized.cpp requantizes.
+struct Finish {
+  const u32 *rowConst;   ///< per row: bias - zb * sum_k a + K * za * zb
+  const u32 *rowZp;      ///< per row: za
+  const float *rowScale; ///< per row: the requantization's scale; null: no requantization
+  const float *rowOutZp; ///< per row: the result's zero point
+  float lo, hi;          ///< the result kind's range
+  u8 *Q;                 ///< the 8-bit result at C's row 0, column 0
+
+  /// The terms of rows from \p m and the results from (m, \p col), C's rows \p ldc apart.
+  Finish at(i64 m, i64 ldc, i64 col) const {
+    return Finish{rowConst + m,
+                  rowZp + m,
+                  rowScale ? rowScale + m : nullptr,
+                  rowScale ? rowOutZp + m : nullptr,
+                  lo,
+                  hi,
+                  rowScale ? Q + m * ldc + col : nullptr};
+  }
+};
+
 /// One register tile's work: rows [0, mr) and columns [0, ncols) of C, over kq quads of k.
 struct TileArgs {
   i64 kq;
-  const u8 *A; ///< the tile's panel of A at the block's first quad ([quad][MR][4])
-  const u8 *B; ///< the panel of B ([quad][width][4])
+  /// The tile's first row of A at the block's first quad; row r's quad q at A + r * aRow +
+  /// q * aQuad (AView). Rows past mr are not read.
+  const u8 *A;
+  i64 aRow, aQuad;
+  const u8 *aNext; ///< the next tile's A (past the last one: not read, only prefetched)
+  const u8 *B;     ///< the panel of B ([quad][width][4])
   u32 *C;
   i64 ldc, mr, ncols, mode;
-  const u32 *rowConst; ///< per row: bias - zb * sum_k a + K * za * zb
-  const u32 *rowZp;    ///< per row: za
-  const u32 *colSum;   ///< per column: sum_k b; null when every za is 0
+  Finish f;          ///< the tile's rows' terms, its results' place
+  const u32 *colSum; ///< per column: sum_k b; null when every za is 0
   /// Where each quad of the block reads B, from t.B ([width][4] bytes there); null when B is a
   /// packed panel (quad after quad).
   const i64 *bOffsets;
 };
 
-/// Rows [0, t.mr) of a tile's sums \p acc, \p n columns a row, to C as \p t says.
+/// Requantize's rule (kernels/Quantized.cpp, the Interpreter's): float(sum) * scale rounded
+/// half to even, plus the zero point, saturated (NaN to lo), as the result's byte.
+EMBER_INLINE u8 requantized(u32 sum, float scale, float zp, float lo, float hi) {
+  float q = __builtin_roundevenf(float(i32(sum)) * scale) + zp;
+  q = q >= lo ? q : lo;
+  q = q > hi ? hi : q;
+  return u8(i32(q));
+}
+
+/// requantized for the L lanes of \p x (u32 lanes), to \p dst.
+template <int L, typename V>
+EMBER_INLINE void storeRequantized(V x, float scale, float zp, float lo, float hi, u8 *dst) {
+  typedef float FV __attribute__((ext_vector_type(L)));
+  typedef i32 IV __attribute__((ext_vector_type(L)));
+  typedef u8 BV __attribute__((ext_vector_type(L)));
+  static_assert(sizeof(V) == sizeof(IV), "L lanes of 32 bits");
+  IV xi;
+  __builtin_memcpy(&xi, &x, sizeof xi);
+  FV q = __builtin_elementwise_roundeven(__builtin_convertvector(xi, FV) * scale) + zp;
+  FV lov = lo, hiv = hi;
+  q = q >= lov ? q : lov;
+  q = q > hiv ? hiv : q;
+  BV b = __builtin_convertvector(__builtin_convertvector(q, IV), BV);
+  __builtin_memcpy(dst, &b, L);
+}
+
+/// Rows [0, t.mr) of a tile's sums \p acc, \p n columns a row, to C (or Q) as \p t says.
 template <int MR, int W>
 EMBER_INLINE void finishRows(const u32 (&acc)[MR][W], const TileArgs &t, i64 n) {
   for (i64 r = 0; r < t.mr; ++r) {
@@ -64,13 +118,19 @@ EMBER_INLINE void finishRows(const u32 (&acc)[MR][W], const TileArgs &t, i64 n) 
       for (i64 j = 0; j < n; ++j)
         sums[j] += c[j];
     if (t.mode & kTileFinish) {
-      u32 rc = t.rowConst[r], rz = t.rowZp[r];
+      u32 rc = t.f.rowConst[r], rz = t.f.rowZp[r];
       if (t.colSum)
         for (i64 j = 0; j < n; ++j)
           sums[j] += rc - rz * t.colSum[j];
       else
         for (i64 j = 0; j < n; ++j)
           sums[j] += rc;
+      if (t.f.rowScale) {
+        u8 *q = t.f.Q + r * t.ldc;
+        for (i64 j = 0; j < n; ++j)
+          q[j] = requantized(sums[j], t.f.rowScale[r], t.f.rowOutZp[r], t.f.lo, t.f.hi);
+        continue;
+      }
     }
     for (i64 j = 0; j < n; ++j)
       c[j] = sums[j];
@@ -90,9 +150,12 @@ template <int MR, int W> EMBER_INLINE void finishTile(const u32 (&acc)[MR][W], c
 /// vectors as vectors, the last partial one lane by lane.
 template <int L, typename V, int MR, int NV>
 EMBER_INLINE void finishVectors(const V (&acc)[MR][NV], const TileArgs &t) {
+  bool requantize = (t.mode & kTileFinish) && t.f.rowScale;
   for (i64 r = 0; r < t.mr; ++r) {
     u32 *c = t.C + r * t.ldc;
-    u32 rc = t.rowConst[r], rz = t.rowZp[r];
+    u32 rc = t.f.rowConst[r], rz = t.f.rowZp[r];
+    float scale = requantize ? t.f.rowScale[r] : 0.f, zp = requantize ? t.f.rowOutZp[r] : 0.f;
+    u8 *q = requantize ? t.f.Q + r * t.ldc : nullptr;
     for (int v = 0; v < NV; ++v) {
       i64 j0 = v * L;
       if (j0 >= t.ncols)
@@ -112,7 +175,10 @@ EMBER_INLINE void finishVectors(const V (&acc)[MR][NV], const TileArgs &t) {
             x -= rz * cs;
           }
         }
-        __builtin_memcpy(c + j0, &x, sizeof x);
+        if (requantize)
+          storeRequantized<L>(x, scale, zp, t.f.lo, t.f.hi, q + j0);
+        else
+          __builtin_memcpy(c + j0, &x, sizeof x);
         continue;
       }
       u32 lanes[L];
@@ -123,7 +189,10 @@ EMBER_INLINE void finishVectors(const V (&acc)[MR][NV], const TileArgs &t) {
           y += c[j];
         if (t.mode & kTileFinish)
           y += rc - (t.colSum ? rz * t.colSum[j] : 0u);
-        c[j] = y;
+        if (requantize)
+          q[j] = requantized(y, scale, zp, t.f.lo, t.f.hi);
+        else
+          c[j] = y;
       }
     }
   }
@@ -212,21 +281,40 @@ EMBER_INLINE void interleave4(const u8 *r0, const u8 *r1, const u8 *r2, const u8
   }
 }
 
-/// A variant's register tile: MR rows; panels of B up to NR columns, in units of U columns.
+/// A variant's register tile: MR rows; panels of B up to NR columns, in units of U columns. (A
+/// tile type also says KQ: blocks of k are whole multiples of KQ quads, for the AMX tile 16;
+/// and kRowMajorA: a flat convolution's filter is packed row after row, not in panels.)
 struct TileShape {
   i64 MR, NR, U;
 };
 
+/// Where the tiles read A, quad q (four k) of row m being 4 bytes at base + (m - m % MR) *
+/// mStride + (m % MR) * rowStride + q * quadStride: packed panels of MR rows (packA: mStride
+/// Kq * 4, rowStride 4, quadStride MR * 4) or an int8 matrix of K a multiple of 4 read in place
+/// (mStride = rowStride = K, quadStride 4), which saves repacking the filter every call.
+struct AView {
+  const u8 *base;
+  i64 mStride, rowStride, quadStride;
+};
+template <int MR> EMBER_INLINE AView packedView(const u8 *Ap, i64 K) {
+  return AView{Ap, qgemmQuads(K) * 4, 4, MR * 4};
+}
+EMBER_INLINE AView inPlaceView(const u8 *a, i64 K) { return AView{a, K, K, 4}; }
+
+/// Whether an int8 matrix (after its flip \p flip) of \p K columns is read in place.
+EMBER_INLINE bool readsAInPlace(u8 flip, i64 K) { return flip == 0 && K % 4 == 0; }
+
 /// The tiles of rows [0, M) of A over one panel of B (\p ncols columns, \p nv units of them) for
-/// quads [q0, q0 + kq) of k (A's panels Kq quads deep); the other arguments as in TileArgs.
+/// quads [q0, q0 + kq) of k; the other arguments as in TileArgs.
 template <typename Tile>
-EMBER_INLINE void runRowTiles(i64 M, i64 Kq, i64 q0, i64 kq, const u8 *Ap, const u8 *B, u32 *C,
-                              i64 ldc, i64 ncols, i64 nv, i64 mode, const u32 *rowConst,
-                              const u32 *rowZp, const u32 *colSum, const i64 *bOffsets) {
+EMBER_INLINE void runRowTiles(i64 M, i64 q0, i64 kq, const AView &A, const u8 *B, u32 *C,
+                              i64 ldc, i64 ncols, i64 nv, i64 mode, const Finish &f,
+                              const u32 *colSum, const i64 *bOffsets) {
   for (i64 m = 0; m < M; m += Tile::MR)
-    Tile::run(nv, TileArgs{kq, Ap + (m * Kq + q0 * Tile::MR) * 4, B, C + m * ldc, ldc,
-                           minI(Tile::MR, M - m), ncols, mode, rowConst + m, rowZp + m, colSum,
-                           bOffsets});
+    Tile::run(nv, TileArgs{kq, A.base + m * A.mStride + q0 * A.quadStride, A.rowStride,
+                           A.quadStride, A.base + (m + Tile::MR) * A.mStride + q0 * A.quadStride,
+                           B, C + m * ldc, ldc, minI(Tile::MR, M - m), ncols, mode,
+                           f.at(m, ldc, 0), colSum, bOffsets});
 }
 
 /// Calls f(Flag<true>()) when \p t reads B in place (bOffsets), else f(Flag<false>()): a tile's
@@ -366,16 +454,17 @@ EMBER_INLINE i64 packedABytes(i64 M, i64 K, i64 MR) {
 }
 
 /// C (M x N, row stride ldc) = the product of A (packed) and B (from \p src), K deep, with the
-/// row terms; Tile::run(nv, args) computes one tile with nv units of columns. \p parts points
-/// at the parts' working memory (qgemmPartBytes each).
+/// row terms of \p f (which may requantize C to f.Q); Tile::run(nv, args) computes one tile
+/// with nv units of columns. \p parts points at the parts' working memory (qgemmPartBytes
+/// each).
 template <typename Tile>
-EMBER_INLINE void gemm(i64 M, i64 N, i64 K, const u8 *Ap, const BSource &src, u32 *C, i64 ldc,
-                       const u32 *rowConst, const u32 *rowZp, bool colTerm, u8 *partsMemory,
-                       parallel::Team *team) {
+EMBER_INLINE void gemm(i64 M, i64 N, i64 K, const AView &A, const BSource &src, u32 *C, i64 ldc,
+                       const Finish &f, bool colTerm, u8 *partsMemory, parallel::Team *team) {
   const TileShape s{Tile::MR, Tile::NR, Tile::U};
   // Blocks of k as even as kQGemmKCQ allows.
   i64 Kq = qgemmQuads(K), blocks = (Kq + kQGemmKCQ - 1) / kQGemmKCQ,
       kc = (Kq + blocks - 1) / blocks;
+  kc = (kc + Tile::KQ - 1) / Tile::KQ * Tile::KQ; // whole steps of the tile's k
   i64 parts = minI(parallel::partsFor(team, 2 * M * N * K), (N + s.NR - 1) / s.NR);
   parallel::forEachPart(team, parts, [&](i64 part) {
     i64 begin, end;
@@ -392,11 +481,10 @@ EMBER_INLINE void gemm(i64 M, i64 N, i64 K, const u8 *Ap, const BSource &src, u3
         i64 kq = minI(kc, Kq - q0);
         packB(src, s, K, q0, kq, n0, nb, Bp, rows, colSum);
         i64 mode = (q0 > 0 ? kTileLoad : 0) | (q0 + kq == Kq ? kTileFinish : 0);
-        for (i64 j = 0; j < nb; j += s.NR) {
-          runRowTiles<Tile>(M, Kq, q0, kq, Ap, Bp + (j / s.NR) * kq * s.NR * 4, C + n0 + j, ldc,
-                            minI(s.NR, nb - j), panelWidth(s, nb, j) / s.U, mode, rowConst,
-                            rowZp, colSum ? colSum + j : nullptr, nullptr);
-        }
+        for (i64 j = 0; j < nb; j += s.NR)
+          runRowTiles<Tile>(M, q0, kq, A, Bp + (j / s.NR) * kq * s.NR * 4, C + n0 + j, ldc,
+                            minI(s.NR, nb - j), panelWidth(s, nb, j) / s.U, mode,
+                            f.at(0, ldc, n0 + j), colSum ? colSum + j : nullptr, nullptr);
       }
     }
   });
@@ -435,12 +523,19 @@ EMBER_INLINE void packAFlat(const u8 *w, i64 M, i64 Cg, i64 taps, u8 flip, u8 *A
   rowSums(w, K, M, K, flip, rowSum);
 }
 
+/// The view of a flat convolution's filter packed by packAFlat (Kq quads a row): in panels of
+/// the tile's rows, or row after row for a tile that reads A's rows whole (kRowMajorA, the AMX
+/// tile: its panels are packAFlat's of one row).
+template <typename Tile> EMBER_INLINE AView flatView(const u8 *Ap, i64 Kq) {
+  return Tile::kRowMajorA ? inPlaceView(Ap, 4 * Kq) : packedView<Tile::MR>(Ap, 4 * Kq);
+}
+
 /// One image and group of a flat convolution (QuantizedLayout.h): \p x its Cg input planes
-/// (H x W), the result's Mg planes at \p out. \p Ap holds the group's filter (packAFlat),
-/// rowConst and rowZp its row terms; \p work is the pieces of QConvFlatBytes.
+/// (H x W), the result's Mg planes at \p out (or, requantized, at f.Q). \p Ap holds the
+/// group's filter (packAFlat), \p f its row terms; \p work is the pieces of QConvFlatBytes.
 template <typename Tile>
-EMBER_INLINE void convFlat(const u8 *x, u32 *out, const u8 *Ap, const u32 *rowConst,
-                           const u32 *rowZp, bool colTerm, i64 Cg, i64 Mg, i64 H, i64 W, i64 OH,
+EMBER_INLINE void convFlat(const u8 *x, u32 *out, const u8 *Ap, const Finish &f, bool colTerm,
+                           i64 Cg, i64 Mg, i64 H, i64 W, i64 OH,
                            i64 OW, i64 KH, i64 KW, i64 PH, i64 PW, i64 DH, i64 DW, u8 xFlip,
                            u8 zxq, const QConvFlatBytes &bytes, u8 *work,
                            parallel::Team *team) {
@@ -451,8 +546,11 @@ EMBER_INLINE void convFlat(const u8 *x, u32 *out, const u8 *Ap, const u32 *rowCo
   u8 *padded = work, *planes = padded + bytes.padded;
   i64 *offsets = (i64 *)(planes + bytes.planes);
   u32 *sums = (u32 *)((u8 *)offsets + bytes.offsets), *colSum = (u32 *)((u8 *)sums + bytes.sums);
-  // Without dropped columns the grid is the result itself.
+  // Without dropped columns the grid is the result itself (requantized: its 8-bit one).
   u32 *grid = Wp == OW ? out : (u32 *)((u8 *)colSum + bytes.colSum);
+  Finish fg = f;
+  if (f.rowScale && Wp != OW)
+    fg.Q = (u8 *)grid + bytes.grid;
 
   // The input's planes zero-padded (cells zx; without padding, the input itself), a plane of
   // 0 for the channels past Cg, then the channels in fours.
@@ -507,6 +605,7 @@ EMBER_INLINE void convFlat(const u8 *x, u32 *out, const u8 *Ap, const u32 *rowCo
   }
 
   i64 blocks = (Kq + kQGemmKCQ - 1) / kQGemmKCQ, kc = (Kq + blocks - 1) / blocks;
+  kc = (kc + Tile::KQ - 1) / Tile::KQ * Tile::KQ; // whole steps of the tile's k
   i64 parts = minI(parallel::partsFor(team, 8 * Mg * N * Kq), (N + s.NR - 1) / s.NR);
   parallel::forEachPart(team, parts, [&](i64 part) {
     i64 begin, end;
@@ -515,14 +614,21 @@ EMBER_INLINE void convFlat(const u8 *x, u32 *out, const u8 *Ap, const u32 *rowCo
       i64 kq = minI(kc, Kq - q0);
       i64 mode = (q0 > 0 ? kTileLoad : 0) | (q0 + kq == Kq ? kTileFinish : 0);
       for (i64 j = begin; j < end; j += s.NR)
-        runRowTiles<Tile>(Mg, Kq, q0, kq, Ap, planes + j * 4, grid + j, N, minI(s.NR, end - j),
-                          panelWidth(s, end, j) / s.U, mode, rowConst, rowZp,
+        runRowTiles<Tile>(Mg, q0, kq, flatView<Tile>(Ap, Kq), planes + j * 4, grid + j,
+                          N, minI(s.NR, end - j),
+                          panelWidth(s, end, j) / s.U, mode, fg.at(0, N, j),
                           colTerm ? colSum + j : nullptr, offsets + q0);
     }
   });
   // The grid's rows, less their dropped columns.
-  if (grid == out)
+  if (Wp == OW)
     return;
+  if (f.rowScale) {
+    for (i64 m = 0; m < Mg; ++m)
+      for (i64 oh = 0; oh < OH; ++oh)
+        __builtin_memcpy(f.Q + (m * OH + oh) * OW, fg.Q + m * N + oh * Wp, OW);
+    return;
+  }
   for (i64 m = 0; m < Mg; ++m)
     for (i64 oh = 0; oh < OH; ++oh) {
       const u32 *src = grid + m * N + oh * Wp;
@@ -532,11 +638,26 @@ EMBER_INLINE void convFlat(const u8 *x, u32 *out, const u8 *Ap, const u32 *rowCo
     }
 }
 
-/// IntegerConv, 2-D (parameters: QuantizedLayout.h, QConvParam; scratch: qconvScratchBytes).
+/// The requantization terms of \p M rows: rowScale[m] = scale[m * scaleStride], rowOutZp[m]
+/// = zp[m * zpStride] (int8 when \p outSigned) as float.
+EMBER_INLINE void requantTerms(i64 M, const float *scale, i64 scaleStride, const u8 *zp,
+                               i64 zpStride, bool outSigned, float *rowScale, float *rowOutZp) {
+  for (i64 m = 0; m < M; ++m) {
+    rowScale[m] = scale[m * scaleStride];
+    u8 z = zp[m * zpStride];
+    rowOutZp[m] = outSigned ? float(i8(z)) : float(z);
+  }
+}
+
+/// IntegerConv, 2-D (parameters: QuantizedLayout.h, QConvParam; scratch: qconvScratchBytes),
+/// and with p[kQcRequantize] the Requantize of its result by \p qScale and \p qZp (per tensor
+/// or per output channel) to \p q instead, as its tiles finish (\p out is then only where
+/// they keep the partial sums of k).
 template <typename Tile>
 EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *bias,
                                 const u8 *zx, const u8 *zw, const i64 *p, u8 *scratch,
-                                parallel::Team *team) {
+                                parallel::Team *team, u8 *q, const float *qScale,
+                                const u8 *qZp) {
   i64 N = p[kQcN], C = p[kQcC], H = p[kQcH], W = p[kQcW], Cout = p[kQcCout], G = p[kQcGroup];
   i64 KH = p[kQcKH], KW = p[kQcKW], OH = p[kQcOH], OW = p[kQcOW], SH = p[kQcSH], SW = p[kQcSW];
   i64 PH = p[kQcPH], PW = p[kQcPW], DH = p[kQcDH], DW = p[kQcDW];
@@ -550,13 +671,33 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
   i64 zwStride = p[kQcFilterZpPerChannel] ? 1 : 0;
   bool colTerm = false;
   u8 *Ap = scratch;
-  if (qconvIsFlat(p)) {
+  // The row terms (after A's panels): rowConst, rowZp, rowScale, rowOutZp, Cout each.
+  bool flat = qconvIsFlat(p);
+  u8 *rowMemory = Ap + (flat ? qgemmPackedABytes(G, Mg, 4 * KH * KW * ((Cg + 3) / 4))
+                             : qgemmPackedABytes(G, Mg, K));
+  u32 *rowConst = (u32 *)rowMemory, *rowZp = rowConst + Cout;
+  float *rowScale = (float *)(rowZp + Cout), *rowOutZp = rowScale + Cout;
+  i64 requant = p[kQcRequantize];
+  bool outSigned = requant == kQcRequantizeInt8;
+  if (requant)
+    requantTerms(Cout, qScale, p[kQcOutScalePerChannel] ? 1 : 0, qZp,
+                 p[kQcOutZpPerChannel] ? 1 : 0, outSigned, rowScale, rowOutZp);
+  // Group g of image n: its rows' terms and results.
+  auto finishOf = [&](i64 n, i64 g) {
+    return Finish{rowConst + g * Mg,
+                  rowZp + g * Mg,
+                  requant ? rowScale + g * Mg : nullptr,
+                  rowOutZp + g * Mg,
+                  outSigned ? -128.f : 0.f,
+                  outSigned ? 127.f : 255.f,
+                  requant ? q + (n * Cout + g * Mg) * P : nullptr};
+  };
+  if (flat) {
     i64 Kq = KH * KW * ((Cg + 3) / 4), groupA = (Mg + Tile::MR - 1) / Tile::MR * Kq * Tile::MR * 4;
-    u32 *rowConst = (u32 *)(Ap + qgemmPackedABytes(G, Mg, 4 * Kq)), *rowZp = rowConst + Cout;
-    u8 *work = (u8 *)rowConst + qgemmRowBytes(Cout);
+    u8 *work = rowMemory + qgemmRowBytes(Cout);
     for (i64 g = 0; g < G; ++g) {
-      packAFlat<Tile::MR>(w + g * Mg * K, Mg, Cg, KH * KW, wFlip, Ap + g * groupA,
-                          rowConst + g * Mg);
+      packAFlat<Tile::kRowMajorA ? 1 : Tile::MR>(w + g * Mg * K, Mg, Cg, KH * KW, wFlip,
+                                                 Ap + g * groupA, rowConst + g * Mg);
       colTerm |= rowTerms(Mg, K, zxq, zwg + g * Mg * zwStride, zwStride, wFlip, bias + g * Mg,
                           rowConst + g * Mg, rowZp + g * Mg);
     }
@@ -564,17 +705,23 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
     for (i64 n = 0; n < N; ++n)
       for (i64 g = 0; g < G; ++g)
         convFlat<Tile>(in + (n * C + g * Cg) * H * W, (u32 *)out + (n * Cout + g * Mg) * P,
-                       Ap + g * groupA, rowConst + g * Mg, rowZp + g * Mg, colTerm, Cg, Mg, H,
-                       W, OH, OW, KH, KW, PH, PW, DH, DW, xFlip, zxq, bytes, work, team);
+                       Ap + g * groupA, finishOf(n, g), colTerm, Cg, Mg, H, W, OH, OW, KH, KW,
+                       PH, PW, DH, DW, xFlip, zxq, bytes, work, team);
     return;
   }
-  u32 *rowConst = (u32 *)(Ap + qgemmPackedABytes(G, Mg, K)), *rowZp = rowConst + Cout;
-  u8 *padded = (u8 *)rowConst + qgemmRowBytes(Cout);
+  u8 *padded = rowMemory + qgemmRowBytes(Cout);
   u8 *parts = padded + (pointwise ? 0 : qconvPaddedBytes(Cg, OH, OW, KH, KW, SH, SW, DH, DW));
 
   i64 groupA = packedABytes(Mg, K, Tile::MR);
+  bool inPlace = readsAInPlace(wFlip, K);
+  auto viewOf = [&](i64 g) {
+    return inPlace ? inPlaceView(w + g * Mg * K, K) : packedView<Tile::MR>(Ap + g * groupA, K);
+  };
   for (i64 g = 0; g < G; ++g) {
-    packA<Tile::MR>(w + g * Mg * K, K, Mg, K, wFlip, Ap + g * groupA, rowConst + g * Mg);
+    if (inPlace)
+      rowSums(w + g * Mg * K, K, Mg, K, 0, rowConst + g * Mg);
+    else
+      packA<Tile::MR>(w + g * Mg * K, K, Mg, K, wFlip, Ap + g * groupA, rowConst + g * Mg);
     colTerm |= rowTerms(Mg, K, zxq, zwg + g * Mg * zwStride, zwStride, wFlip, bias + g * Mg,
                         rowConst + g * Mg, rowZp + g * Mg);
   }
@@ -600,8 +747,8 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
           }
         src = BSource{nullptr, 0, 0, padded, Hp, Wp, OW, KH, KW, SH, SW, DH, DW};
       }
-      gemm<Tile>(Mg, P, K, Ap + g * groupA, src, (u32 *)out + (n * Cout + g * Mg) * P, P,
-                 rowConst + g * Mg, rowZp + g * Mg, colTerm, parts, team);
+      gemm<Tile>(Mg, P, K, viewOf(g), src, (u32 *)out + (n * Cout + g * Mg) * P, P,
+                 finishOf(n, g), colTerm, parts, team);
     }
 }
 
@@ -618,9 +765,13 @@ EMBER_INLINE void integerMatMul(i32 *out, const u8 *a, const u8 *b, const u8 *za
   u8 *parts = (u8 *)rowConst + qgemmRowBytes(M);
   u8 zbq = zb[0] ^ bFlip;
   bool colTerm = false;
+  bool inPlace = readsAInPlace(aFlip, K);
   for (i64 bi = 0; bi < batches; ++bi) {
     if (bi == 0 || aOffsets[bi] != aOffsets[bi - 1]) {
-      packA<Tile::MR>(a + aOffsets[bi], K, M, K, aFlip, Ap, rowConst);
+      if (inPlace)
+        rowSums(a + aOffsets[bi], K, M, K, 0, rowConst);
+      else
+        packA<Tile::MR>(a + aOffsets[bi], K, M, K, aFlip, Ap, rowConst);
       colTerm = rowTerms(M, K, zbq, za, p[kQmLhsZpPerRow] ? 1 : 0, aFlip, nullptr, rowConst,
                          rowZp);
     }
@@ -628,8 +779,10 @@ EMBER_INLINE void integerMatMul(i32 *out, const u8 *a, const u8 *b, const u8 *za
     src.dense = b + bOffsets[bi];
     src.ld = N;
     src.flip = bFlip;
-    gemm<Tile>(M, N, K, Ap, src, (u32 *)out + bi * M * N, N, rowConst, rowZp, colTerm, parts,
-               team);
+    gemm<Tile>(M, N, K,
+               inPlace ? inPlaceView(a + aOffsets[bi], K) : packedView<Tile::MR>(Ap, K), src,
+               (u32 *)out + bi * M * N, N,
+               Finish{rowConst, rowZp, nullptr, nullptr, 0.f, 0.f, nullptr}, colTerm, parts, team);
   }
 }
 

@@ -46,8 +46,9 @@ constexpr idx roundUp64(idx n) { return (n + 63) / 64 * 64; }
 constexpr idx qgemmPackedABytes(idx G, idx Mg, idx K) {
   return roundUp64(G * (Mg + kQGemmMaxMR - 1) * qgemmQuads(K) * 4 + kQGemmSlack);
 }
-/// Bytes of the per-row terms: the constant added to each row and each row's zero point.
-constexpr idx qgemmRowBytes(idx M) { return roundUp64(2 * 4 * M + kQGemmSlack); }
+/// Bytes of the per-row terms: the constant added to each row, each row's zero point, and a
+/// requantized convolution's scale and result zero point.
+constexpr idx qgemmRowBytes(idx M) { return roundUp64(4 * 4 * M + kQGemmSlack); }
 /// Bytes one part (thread) works in: a packed block of B, four rows of B being packed and the
 /// sums of the block's columns.
 constexpr idx qgemmPartBytes() {
@@ -85,8 +86,13 @@ enum QConvParam : idx {
   kQcInputSigned,    // the input is int8 (flipped to uint8)
   kQcFilterUnsigned, // the filter is uint8 (flipped to int8)
   kQcFilterZpPerChannel,
+  kQcRequantize,          // the result requantized (QConvRequantize) as the tiles finish
+  kQcOutScalePerChannel,  // the requantization's scale is per output channel
+  kQcOutZpPerChannel,     // and its zero point
   kQcCount
 };
+/// p[kQcRequantize]: the convolution's int32 result, or its Requantize to uint8 or int8.
+enum QConvRequantize : idx { kQcNoRequantize = 0, kQcRequantizeUInt8, kQcRequantizeInt8 };
 /// Whether a convolution reads its input in place (no zero-padded copy): 1x1, stride 1, no
 /// padding.
 constexpr bool qconvIsPointwise(idx H, idx W, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW,
@@ -130,6 +136,7 @@ struct QConvFlatBytes {
   idx sums;    ///< per padded cell, the sum over the channels (u32)
   idx colSum;  ///< per grid column, the sum of its column of B (u32)
   idx grid;    ///< the product on the grid (u32), copied out row by row
+  idx grid8;   ///< requantized, the 8-bit result on the grid (the other holds partial sums)
 };
 template <typename Int> QConvFlatBytes qconvFlatBytes(const Int *p) {
   idx Cg = p[kQcC] / p[kQcGroup], C4 = (Cg + 3) / 4, Mg = p[kQcCout] / p[kQcGroup];
@@ -141,7 +148,8 @@ template <typename Int> QConvFlatBytes qconvFlatBytes(const Int *p) {
           roundUp64(8 * p[kQcKH] * p[kQcKW] * C4),
           roundUp64(4 * Hp * Wp + kQGemmSlack),
           roundUp64(4 * (cols + kQGemmSlack)),
-          roundUp64(4 * Mg * cols + kQGemmSlack)};
+          roundUp64(4 * Mg * cols + kQGemmSlack),
+          roundUp64(Mg * cols + kQGemmSlack)};
 }
 
 /// Bytes of the fast IntegerConv's scratch, for parameters \p p (QConvParam): A's panels, the
@@ -153,7 +161,7 @@ template <typename Int> idx qconvScratchBytes(const Int *p, idx threads) {
   if (qconvIsFlat(p)) {
     QConvFlatBytes f = qconvFlatBytes(p);
     return qgemmPackedABytes(G, Mg, 4 * taps * ((Cg + 3) / 4)) + qgemmRowBytes(G * Mg) +
-           f.padded + f.planes + f.offsets + f.sums + f.colSum + f.grid;
+           f.padded + f.planes + f.offsets + f.sums + f.colSum + f.grid + f.grid8;
   }
   bool pointwise = qconvIsPointwise(p[kQcH], p[kQcW], p[kQcOH], p[kQcOW], p[kQcKH], p[kQcKW],
                                     p[kQcSH], p[kQcSW], p[kQcPH], p[kQcPW]);
@@ -161,6 +169,17 @@ template <typename Int> idx qconvScratchBytes(const Int *p, idx threads) {
          (pointwise ? 0
                     : qconvPaddedBytes(Cg, p[kQcOH], p[kQcOW], p[kQcKH], p[kQcKW], p[kQcSH],
                                        p[kQcSW], p[kQcDH], p[kQcDW]));
+}
+
+/// Cells of the row an 8-bit max pool (NNPool.cpp: maxPoolIntRows) takes its taps from: the
+/// \p PW cells of begin padding, the input row, and past it up to the last output's last tap.
+constexpr idx intMaxPoolRowCells(idx W, idx OW, idx KW, idx SW, idx PW, idx DW) {
+  return PW + (W > (OW - 1) * SW - PW + (KW - 1) * DW + 1 ? W
+                                                          : (OW - 1) * SW - PW + (KW - 1) * DW + 1);
+}
+/// Bytes of that row in each part's scratch.
+constexpr idx intMaxPoolRowBytes(idx W, idx OW, idx KW, idx SW, idx PW, idx DW) {
+  return roundUp64(intMaxPoolRowCells(W, OW, KW, SW, PW, DW) + kQGemmSlack);
 }
 
 /// The fast IntegerMatMul's parameter array.

@@ -1,0 +1,378 @@
+// Depthwise IntegerConv, NCHW: groups of one input channel, any channel multiplier (output
+// channel oc reads input channel oc / (K / C)), 1-D (as height 1) or 2-D, strides 1 and 2, any
+// padding and dilation, up to 49 taps (QuantizedDepthwise.h: takes); int8 or uint8 input and
+// filter, a per-tensor input zero point, a per-tensor or per-output-channel filter zero point.
+//
+// It runs as the float32 depthwise convolution does (NNDepthwise.cpp), on phase planes
+// (PhasePlanes.h), a band of rows at a time: the input rows a strip of output rows reads,
+// shifted by the zero point, are split into their phase planes, zero where the padding is (the
+// padding holds the zero point, so its shifted value is 0); an output vector is then the sum
+// over the taps of (weight - filter zero point) times the 16 values at the tap's offset.
+// The values are float32 holding integers: each product is at most 255 * 255 and 49 of them
+// stay below 2^24, so every partial sum is exact whatever the order, and the fused
+// multiply-adds run at twice the rate of 32-bit integer multiplies. The sum is then converted
+// to int32 (exactly) and the bias added modulo 2^32: the Interpreter's wrapped sum bit for bit.
+// mobilenet_v2's 17 depthwise convolutions took 8.0 ms on the int16 scalar kernel
+// (QuantizedInteger.cpp, 2-10 GOPS), about 1.2 ms here (one core of this machine's Xeon).
+#include "PhasePlanes.h"
+#include "QuantizedDepthwise.h"
+
+namespace {
+
+using namespace phased;
+
+typedef u32 UVec __attribute__((ext_vector_type(EMBER_VW)));
+typedef signed char i8;
+
+/// The arguments one part of the work reads.
+struct Depthwise {
+  ConvShape s;
+  bool inputSigned, filterSigned, zpPerChannel;
+  const u8 *in, *filter, *inZp, *filterZp;
+  const i32 *bias;
+  i32 *out;
+};
+
+/// Byte \p i of an int8 (\p isSigned) or uint8 array, as a float.
+EMBER_INLINE float byteAt(const u8 *p, i64 i, bool isSigned) {
+  return isSigned ? float(i8(p[i])) : float(p[i]);
+}
+
+/// The 16 bytes from \p p on, SW apart, as floats (T: u8 or i8). Stride 2 reads 32 bytes.
+template <int SW, typename T> EMBER_INLINE Vec byteVector(const u8 *p) {
+  typedef T V16 __attribute__((ext_vector_type(EMBER_VW)));
+  typedef T V32 __attribute__((ext_vector_type(2 * EMBER_VW)));
+  if constexpr (SW == 1) {
+    V16 v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return __builtin_convertvector(v, Vec);
+  } else {
+    static_assert(SW == 2 && EMBER_VW == 16, "the shuffle keeps the even lanes");
+    V32 v;
+    __builtin_memcpy(&v, p, sizeof v);
+    V16 even = __builtin_shufflevector(v, v, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                       28, 30);
+    return __builtin_convertvector(even, Vec);
+  }
+}
+
+/// Where one phase plane's values come from (PhasePlanes.h: PhaseRuns): rows \p rows of the
+/// phase plane from row \p first on hold \p n input elements each from column \p col on, the
+/// first row's from input element \p src.
+struct Run {
+  i64 src, first, rows, col, n;
+};
+
+/// Phase rows [from, to) of an input plane of bytes (T: u8 or i8) shifted by the zero point
+/// \p zero, into a band of phase planes \p stride floats apart whose row 0 is phase row
+/// \p from. With \p clear, rows in the padding are set to 0 (else they are 0 already, the band
+/// always holding the same rows); in the others, the columns past the run stay 0 (they are
+/// never written but with 0). Each run is written a vector at a time; the lanes past
+/// it are stored as 0, on its padding or on the row after it, written later. A vector that
+/// would read past the \p readable bytes from the plane's start is copied an element at a time.
+template <int SW, typename T>
+EMBER_INLINE void fillBand(float *set, i64 stride, const u8 *plane, const Run *runs, i64 phases,
+                           i64 srcRowStep, i64 Wq, i64 readable, float zero, i64 from, i64 to,
+                           bool clear) {
+  static_assert(EMBER_VW == 16, "lane holds one index per float of a vector");
+  const IVec lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  for (i64 k = 0; k < phases; ++k) {
+    const Run &r = runs[k];
+    for (i64 i = from; i < to; ++i) {
+      float *d = set + k * stride + (i - from) * Wq;
+      if (i < r.first || i >= r.first + r.rows) {
+        if (clear)
+          __builtin_memset(d, 0, (unsigned long)(Wq) * sizeof(float));
+        continue;
+      }
+      d += r.col;
+      i64 at = r.src + (i - r.first) * srcRowStep, q = 0;
+      for (; q < r.n && at + (q + EMBER_VW) * SW <= readable; q += EMBER_VW)
+        storev(d + q, lane < i32(r.n - q) ? byteVector<SW, T>(plane + at + q * SW) - zero
+                                          : splat(0.f));
+      for (; q < r.n; ++q)
+        d[q] = float(T(plane[at + q * SW])) - zero;
+    }
+  }
+}
+
+/// U output vectors from their float sums: converted to int32 (the sums are integers), plus the
+/// bias modulo 2^32.
+template <int U> EMBER_INLINE void storeSums(i32 *dst, const Vec *acc, u32 bias) {
+#pragma clang loop unroll(full)
+  for (int u = 0; u < U; ++u) {
+    UVec v = (UVec)__builtin_convertvector(acc[u], IVec) + bias;
+    __builtin_memcpy(dst + u * EMBER_VW, &v, sizeof v);
+  }
+}
+
+// windowSums and tapSums are the float32 depthwise kernel's tap loops (NNDepthwise.cpp:
+// windowVectors, tapVectors) without their bias and stores: they belong in PhasePlanes.h, for
+// both kernels to share.
+
+/// Adds to \p acc the U consecutive output vectors from flat position f of a phase set, for a
+/// K x K window with strides S and no dilation, all known at compile time: tap (ky, kx) reads
+/// phase (ky % S, kx % S) at a constant offset.
+template <int U, int K, int S>
+EMBER_INLINE void windowSums(Vec *acc, const float *set, const Phases &p, const Vec *wv, i64 f) {
+#pragma clang loop unroll(full)
+  for (int ky = 0; ky < K; ++ky)
+#pragma clang loop unroll(full)
+    for (int kx = 0; kx < K; ++kx) {
+      const float *src =
+          set + ((ky % S) * S + kx % S) * p.stride + (ky / S) * p.Wq + kx / S + f;
+#pragma clang loop unroll(full)
+      for (int u = 0; u < U; ++u)
+        acc[u] = __builtin_elementwise_fma(wv[ky * K + kx], loadv(src + u * EMBER_VW), acc[u]);
+    }
+}
+
+/// The same for any window, strides and dilations, the taps' offsets in the set at run time.
+template <int U>
+EMBER_INLINE void tapSums(Vec *acc, const float *set, const i64 *tapOff, i64 taps,
+                          const float *w, i64 f) {
+  for (i64 t = 0; t < taps; ++t) {
+    Vec wt = splat(w[t]);
+    const float *src = set + tapOff[t] + f;
+#pragma clang loop unroll(full)
+    for (int u = 0; u < U; ++u)
+      acc[u] = __builtin_elementwise_fma(wt, loadv(src + u * EMBER_VW), acc[u]);
+  }
+}
+
+/// The weights of one output channel as a kernel's tap loop takes them: K x K splat vectors
+/// for an unrolled window (K > 0), else the taps' floats as they are.
+template <int K> struct Weights {
+  Vec wv[K > 0 ? K * K : 1];
+  const float *w;
+  explicit Weights(const float *taps) : w(taps) {
+    if constexpr (K > 0) {
+#pragma clang loop unroll(full)
+      for (int t = 0; t < K * K; ++t)
+        wv[t] = splat(taps[t]);
+    }
+  }
+};
+
+/// U output vectors from flat position f of a band: their sums of the taps, converted and
+/// stored to \p dst (with the bias).
+template <int U, int K, int S>
+EMBER_INLINE void vectorsAt(i32 *dst, const float *set, const Phases &p, const i64 *tapOff,
+                            i64 taps, const Weights<K> &w, u32 bias, i64 f) {
+  Vec acc[U] = {};
+  if constexpr (K > 0)
+    windowSums<U, K, S>(acc, set, p, w.wv, f);
+  else
+    tapSums<U>(acc, set, tapOff, taps, w.w, f);
+  storeSums<U>(dst, acc, bias);
+}
+
+/// A strip's [rows][Wq] grid computed flat into \p strip, four vectors at a time (the last ones
+/// past the grid land on the strip's slack, reading the band's): small planes, whose rows are
+/// shorter than a vector.
+template <int K, int S>
+EMBER_INLINE void computeStrip(i32 *strip, const float *set, const Phases &p, const i64 *tapOff,
+                               i64 taps, const Weights<K> &w, u32 bias, i64 rows) {
+  static_assert(4 * EMBER_VW <= 8 * scratch::kSlack, "a strip's slack holds the last vectors");
+  for (i64 f = 0; f < rows * p.Wq; f += 4 * EMBER_VW)
+    vectorsAt<4, K, S>(strip + f, set, p, tapOff, taps, w, bias, f);
+}
+
+/// A strip's rows computed straight into the output \p o (row 0 of the strip), a row of OW
+/// outputs a few vectors at a time: planes with rows of a vector or more, where copying a
+/// strip out cost as much as computing it. A row's last vector stores past its end, on the
+/// next row (written later) or, within \p limit elements of \p o, on the part's next planes;
+/// the one that would pass the limit is stored in part.
+template <int K, int S>
+EMBER_INLINE void computeRows(i32 *o, i64 limit, const float *set, const Phases &p,
+                              const i64 *tapOff, i64 taps, const Weights<K> &w, u32 bias,
+                              i64 rows, i64 OW) {
+  for (i64 r = 0; r < rows; ++r)
+    for (i64 ox = 0; ox < OW; ox += 4 * EMBER_VW) {
+      i64 at = r * OW + ox, f = r * p.Wq + ox, n = minI(4, (OW - ox + EMBER_VW - 1) / EMBER_VW);
+      i32 tail[4 * EMBER_VW];
+      i32 *dst = at + n * EMBER_VW <= limit ? o + at : tail;
+      switch (n) {
+      case 4: vectorsAt<4, K, S>(dst, set, p, tapOff, taps, w, bias, f); break;
+      case 3: vectorsAt<3, K, S>(dst, set, p, tapOff, taps, w, bias, f); break;
+      case 2: vectorsAt<2, K, S>(dst, set, p, tapOff, taps, w, bias, f); break;
+      default: vectorsAt<1, K, S>(dst, set, p, tapOff, taps, w, bias, f); break;
+      }
+      if (dst == tail)
+        for (i64 j = 0; j < OW - ox; ++j)
+          o[at + j] = tail[j];
+    }
+}
+
+/// One strip of output rows: rows [r0, r0 + rows) of output plane bk, channel oc of image b.
+struct Strip {
+  i64 bk, b, oc, r0, rows;
+};
+
+/// Output planes [begin, end) of the N x K, a strip of rows at a time: the band of phase rows
+/// the strip reads filled from the input plane, the strip computed, and copied out. A band is
+/// a few KB where a whole phase set of a 112 x 112 plane is 55 KB: the rows a strip reads were
+/// just converted, still in L1 (a band's last rows are filled again as the next band's first).
+/// The three steps run as a pipeline over two bands and two strips: the band of strip i + 1 is
+/// filled, then strip i computed, then strip i - 1 copied out. A load that straddles stores
+/// still in the store buffer waits for them to reach the cache; reading a band or a strip
+/// right after writing it (unaligned, at other offsets) did that on most of a small plane's
+/// loads, and took a third of the time of mobilenet_v2's 7 x 7 and 14 x 14 planes.
+template <int K, int S, int SW, typename T>
+EMBER_INLINE void depthwisePlanes(const Depthwise &a, float *mem, i64 begin, i64 end) {
+  const ConvShape &s = a.s;
+  if (begin >= end)
+    return;
+  const Window win{s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.PH, s.PW, s.DH, s.DW};
+  const Phases whole = phasesFor(win);
+  const i64 R = qdepthwise::stripRows(s.OH, s.SH, s.SW, whole.Wq);
+  const i64 planeSize = s.H * s.W, taps = s.KH * s.KW, outPlane = s.OH * s.OW;
+  const i64 reach = qdepthwise::reach(s.KH, s.SH, s.DH);
+  const i64 bandStride = qdepthwise::bandStride(s.OH, s.KH, s.SH, s.SW, s.DH, whole.Wq);
+  const Phases p{R + reach, whole.Wq, bandStride, s.SH * s.SW * bandStride};
+  // Two bands, then two strips of int32 sums (copyStrip moves them as 4-byte lanes, bits
+  // unchanged).
+  float *bands[2] = {mem, mem + qdepthwise::bandFloats(p.set)};
+  i32 *strips[2] = {(i32 *)(mem + 2 * qdepthwise::bandFloats(p.set)),
+                    (i32 *)(mem + 2 * qdepthwise::bandFloats(p.set) +
+                            qdepthwise::stripFloats(R, p.Wq))};
+  padPhases(bands[0], p, 0.f);
+  padPhases(bands[1], p, 0.f);
+  PhaseRuns wholeRuns[4];
+  phaseRuns(wholeRuns, win, whole);
+  Run runs[4];
+  for (i64 k = 0; k < s.SH * SW; ++k) {
+    const PhaseRuns &r = wholeRuns[k];
+    i64 at = r.dst - k * whole.stride;
+    runs[k] = Run{r.src, at / whole.Wq, r.rows, at % whole.Wq, r.n};
+  }
+  i64 tapOff[scratch::kPhasedMaxTaps];
+  tapOffsets(tapOff, win, p);
+  const float zx = byteAt(a.inZp, 0, a.inputSigned);
+  const i64 perGroup = s.K / s.G;
+  // Padding rows of a band hold data from other rows when a plane takes several bands.
+  const bool clear = R < s.OH;
+  auto fill = [&](const Strip &t, float *band) {
+    const i64 inPlane = t.b * s.C + t.oc / perGroup;
+    // Vectors may read on past the plane, up to the end of the input.
+    fillBand<SW, T>(band, bandStride, a.in + inPlane * planeSize, runs, s.SH * SW, s.SH * s.W,
+                    p.Wq, (s.N * s.C - inPlane) * planeSize, zx, t.r0, t.r0 + t.rows + reach,
+                    clear);
+  };
+  // A vector past the plane lands on this part's next planes, written later: only the part's
+  // last plane stores its last row in part.
+  auto copy = [&](const Strip &t, const i32 *strip) {
+    copyStrip((float *)(a.out + t.bk * outPlane), (const float *)strip, (end - t.bk) * s.OH,
+              s.OW, p.Wq, t.r0, t.rows);
+  };
+  // The strip after \p t, if any: plane bk is output channel bk % K of image bk / K.
+  auto next = [&](Strip t) {
+    t.r0 += R;
+    if (t.r0 >= s.OH) {
+      t.r0 = 0;
+      ++t.bk;
+      t.oc = t.oc + 1 == s.K ? (++t.b, 0) : t.oc + 1;
+    }
+    t.rows = minI(R, s.OH - t.r0);
+    return t;
+  };
+  // Rows of a vector or more go straight to the output; the grid of shorter ones is computed
+  // flat, most of its vectors full, and copied out. (On one core of this machine's Xeon,
+  // mobilenet_v2's [1,32,112,112] 3x3: 160 to 128 us; [1,144,56,56] 3x3: 207 to 172 us.)
+  const bool direct = s.OW >= EMBER_VW;
+  float wf[scratch::kPhasedMaxTaps];
+  i64 weightsOf = -1; // the output channel wf holds
+  Strip cur{begin, begin / s.K, begin % s.K, 0, minI(R, s.OH)}, prev{};
+  fill(cur, bands[0]);
+  for (i64 i = 0; cur.bk < end; ++i, prev = cur, cur = next(cur)) {
+    Strip after = next(cur);
+    if (after.bk < end)
+      fill(after, bands[(i + 1) & 1]);
+    if (cur.oc != weightsOf) {
+      weightsOf = cur.oc;
+      float zw = byteAt(a.filterZp, a.zpPerChannel ? cur.oc : 0, a.filterSigned);
+      for (i64 t = 0; t < taps; ++t)
+        wf[t] = byteAt(a.filter, cur.oc * taps + t, a.filterSigned) - zw;
+    }
+    const Weights<K> w(wf);
+    u32 bias = u32(a.bias[cur.oc]);
+    if (direct) {
+      i64 at = cur.bk * outPlane + cur.r0 * s.OW;
+      computeRows<K, S>(a.out + at, end * outPlane - at, bands[i & 1], p, tapOff, taps, w,
+                        bias, cur.rows, s.OW);
+      continue;
+    }
+    computeStrip<K, S>(strips[i & 1], bands[i & 1], p, tapOff, taps, w, bias, cur.rows);
+    if (i > 0)
+      copy(prev, strips[(i - 1) & 1]);
+    if (after.bk >= end)
+      copy(cur, strips[i & 1]);
+  }
+}
+
+/// depthwisePlanes for a uint8 or an int8 input.
+template <int K, int S, int SW>
+EMBER_INLINE void depthwisePlanes(const Depthwise &a, float *mem, i64 begin, i64 end) {
+  if (a.inputSigned)
+    depthwisePlanes<K, S, SW, i8>(a, mem, begin, end);
+  else
+    depthwisePlanes<K, S, SW, u8>(a, mem, begin, end);
+}
+
+/// The output planes split over \p team (null: one thread), each part with its own phase band
+/// and strip in scratch.
+EMBER_INLINE void integerDepthwise(const Depthwise &a, const i64 *params, float *scratchMem,
+                                   parallel::Team *team) {
+  const ConvShape &s = a.s;
+  i64 perPart = qdepthwise::partFloats(params);
+  i64 parts = minI(parallel::partsFor(team, 2 * s.N * s.K * s.OH * s.OW * s.KH * s.KW),
+                   s.N * s.K);
+  bool plain = s.SH == s.SW && s.DH == 1 && s.DW == 1;
+  parallel::forEachPart(team, parts, [&](i64 part) {
+    i64 begin, end;
+    parallel::partRange(s.N * s.K, parts, 1, part, begin, end);
+    float *mem = scratchMem + part * perPart;
+    // The common windows unrolled, any other from the taps' offsets.
+    if (plain && s.KH == 3 && s.KW == 3 && s.SW == 1)
+      depthwisePlanes<3, 1, 1>(a, mem, begin, end);
+    else if (plain && s.KH == 3 && s.KW == 3 && s.SW == 2)
+      depthwisePlanes<3, 2, 2>(a, mem, begin, end);
+    else if (plain && s.KH == 5 && s.KW == 5 && s.SW == 1)
+      depthwisePlanes<5, 1, 1>(a, mem, begin, end);
+    else if (plain && s.KH == 5 && s.KW == 5 && s.SW == 2)
+      depthwisePlanes<5, 2, 2>(a, mem, begin, end);
+    else if (s.SW == 1)
+      depthwisePlanes<0, 0, 1>(a, mem, begin, end);
+    else
+      depthwisePlanes<0, 0, 2>(a, mem, begin, end);
+  });
+}
+
+} // namespace
+
+/// ember_integer_depthwise_<row> for each row of Variants.def (the float32 kernels' rows: the
+/// arithmetic is float32). Parameters: QuantizedDepthwise.h; the zero points are of their
+/// operands' kinds, the filter's one or one per output channel.
+#define INTEGER_DEPTHWISE_ENTRY(SUFFIX, FEATURES)                                                  \
+  EMBER_KERNEL EMBER_NOINLINE EMBER_VARIANT_TARGET(FEATURES) void                                 \
+      ember_integer_depthwise_##SUFFIX(i32 *out, const u8 *in, const u8 *filter, const i32 *bias, \
+                                       const u8 *inZp, const u8 *filterZp, const i64 *params,    \
+                                       float *scratchMem, parallel::Team *team) {                 \
+    using namespace qdepthwise;                                                                    \
+    Depthwise a{readShape(params + kQdwShape),                                                     \
+                params[kQdwInputSigned] != 0,                                                      \
+                params[kQdwFilterSigned] != 0,                                                     \
+                params[kQdwFilterZpPerChannel] != 0,                                               \
+                in,                                                                                \
+                filter,                                                                            \
+                inZp,                                                                              \
+                filterZp,                                                                          \
+                bias,                                                                              \
+                out};                                                                              \
+    integerDepthwise(a, params, scratchMem, team);                                                 \
+  }
+
+#define KERNEL_VARIANT(NAME, ARCH, FEATURES, MR, NV, DOC)                                         \
+  EMBER_ON_ARCH_##ARCH(INTEGER_DEPTHWISE_ENTRY(NAME, FEATURES))
+#include "Variants.def"
+#undef INTEGER_DEPTHWISE_ENTRY

@@ -1,0 +1,68 @@
+// Depthwise IntegerConv (QuantizedDepthwise.cpp): the layout of its constant parameter array and
+// the size of its scratch, for the kernel and for codegen (CodeGenQuantizedDepthwise.cpp). Plain
+// C++ over Scratch.h, so the backend compiles it too.
+#ifndef EMBER_CPU_KERNELS_QUANTIZEDDEPTHWISE_H
+#define EMBER_CPU_KERNELS_QUANTIZEDDEPTHWISE_H
+
+#include "Scratch.h"
+
+namespace qdepthwise {
+
+using scratch::idx;
+
+/// The parameters: first the 2-D geometry in ConvShape's order (ConvShape.h: readShape; a 1-D
+/// convolution is one of height 1), then the operands' kinds and the filter zero point's shape.
+enum : idx {
+  kQdwShape = 0,           ///< N C H W K OH OW KH KW SH SW PH PW DH DW G
+  kQdwInputSigned = 16,    ///< the input (and its zero point) is int8, else uint8
+  kQdwFilterSigned,        ///< the filter (and its zero point) is int8, else uint8
+  kQdwFilterZpPerChannel,  ///< one filter zero point per output channel, else one in all
+  kQdwCount
+};
+
+/// Whether the depthwise kernel takes a window: strides of 1 or 2 and at most
+/// scratch::kPhasedMaxTaps taps, read from phase planes. Its float sums are then exact: a tap
+/// is at most 255 * 255 in magnitude, and 49 of them stay below 2^24.
+constexpr bool takes(idx KH, idx KW, idx SH, idx SW) {
+  return scratch::windowIsPhased(KH, KW, SH, SW);
+}
+static_assert(scratch::kPhasedMaxTaps * 255 * 255 < (idx(1) << 24),
+              "every partial sum of a window is a float32 integer");
+
+/// Output rows of a strip: bands of about 2048 phase values (8 KB), of SH x SW phase planes
+/// with Wq columns.
+constexpr idx stripRows(idx OH, idx SH, idx SW, idx Wq) {
+  return scratch::minOf(OH, 2048 / (SH * SW * Wq) + 1);
+}
+/// Phase rows a window of KH rows, DH apart, reaches past an output row's.
+constexpr idx reach(idx KH, idx SH, idx DH) { return (KH - 1) * DH / SH; }
+/// Floats from one phase plane of a band to the next: a strip's rows, the rows its windows
+/// reach past them, a row and the slack that vectors past the strip read.
+constexpr idx bandStride(idx OH, idx KH, idx SH, idx SW, idx DH, idx Wq) {
+  return (stripRows(OH, SH, SW, Wq) + reach(KH, SH, DH) + 1) * Wq + 8 * scratch::kSlack;
+}
+
+/// Floats of a band of \p set floats, and of a strip of \p rows rows of \p Wq: with the slack
+/// the last vectors of a strip write.
+constexpr idx bandFloats(idx set) { return scratch::roundUp16(set); }
+constexpr idx stripFloats(idx rows, idx Wq) {
+  return scratch::roundUp16(rows * Wq + 8 * scratch::kSlack);
+}
+
+/// Floats of one thread's working memory: two bands of the SH x SW phase planes, and two
+/// strips of int32 sums. (\p p: the parameters, as i64 in the kernel and int64_t in codegen.)
+template <typename Int> constexpr idx partFloats(const Int *p) {
+  idx OH = p[5], OW = p[6], KH = p[7], KW = p[8], SH = p[9], SW = p[10], DH = p[13], DW = p[14];
+  idx Wq = scratch::phasedCols(OW, KW, SW, DW);
+  return 2 * bandFloats(SH * SW * bandStride(OH, KH, SH, SW, DH, Wq)) +
+         2 * stripFloats(stripRows(OH, SH, SW, Wq), Wq);
+}
+
+/// Bytes of scratch for \p threads threads.
+template <typename Int> constexpr idx scratchBytes(const Int *p, idx threads) {
+  return partFloats(p) * (threads < 1 ? 1 : threads) * idx(sizeof(float));
+}
+
+} // namespace qdepthwise
+
+#endif
