@@ -41,7 +41,9 @@ Test cases, in the ONNX test-case layout that ModelCasesTest runs on every backe
 
   qdq_small_cnn  Conv 3x3 + Relu (folded), MaxPool, Conv 1x1 -> Relu (explicit), residual Add,
                  GlobalAveragePool, Flatten, Gemm; input [1,3,16,16]; seeded random weights,
-                 calibrated on 8 seeded random inputs.
+                 calibrated on 8 seeded random inputs. 64 channels, so that the 1x1 layer is
+                 a shape the CPU backend's AMX kernel takes (32 filters a group, K a multiple
+                 of 64): its bundles then carry that kernel too.
   qdq_digits     examples/models/digits_cnn.onnx quantized, calibrated on the first 100 images
                  of its training split (sklearn digits, the split of make_digits_example.py);
                  the test input is the first image of the test split.
@@ -503,9 +505,9 @@ def small_cnn():
         return (rng.standard_normal(n) * 0.1).astype(np.float32)
 
     inits = [numpy_helper.from_array(v, n) for n, v in (
-        ("conv0_W", he(8, 3, 3, 3)), ("conv0_B", small(8)),
-        ("conv1_W", he(8, 8, 1, 1)), ("conv1_B", small(8)),
-        ("fc_W", he(10, 8)), ("fc_B", small(10)))]
+        ("conv0_W", he(64, 3, 3, 3)), ("conv0_B", small(64)),
+        ("conv1_W", he(64, 64, 1, 1)), ("conv1_B", small(64)),
+        ("fc_W", he(10, 64)), ("fc_B", small(10)))]
     nodes = [
         helper.make_node("Conv", ["x", "conv0_W", "conv0_B"], ["conv0_out"], "conv0",
                          kernel_shape=[3, 3], pads=[1, 1, 1, 1]),

@@ -27,6 +27,9 @@ void initializeTargets() {
     InitializeAllTargets();
     InitializeAllTargetMCs();
     InitializeAllAsmPrinters();
+    // Kernels may hold inline assembly (the AMX kernel's system call): writing an object
+    // parses it.
+    InitializeAllAsmParsers();
   });
 }
 } // namespace

@@ -83,14 +83,20 @@ struct VnniTile {
 // ([quad][16 columns][4]: 16 quads of 16 columns). 32 rows x 32 columns: tiles 0-3 the sums,
 // 4-5 A's two halves, 6-7 B's. Linux hands out the tile registers' state only on request
 // (arch_prctl ARCH_REQ_XCOMP_PERM for XTILEDATA); a kernel asks on every call (the grant lasts
-// for the process; a bundle keeps no state) and runs the VNNI tile when refused.
-
-extern "C" long syscall(long number, ...);
+// for the process; a bundle keeps no state) and runs the VNNI tile when refused. It asks with
+// the syscall instruction itself, not libc's syscall(): a bundle links nothing but libc's
+// memory functions and libm (ObjectWriter.cpp), and a Linux x86-64 system call is the same
+// instruction whatever the libc.
 
 /// Whether this process may use AMX's tile registers (asked for if not yet).
 EMBER_INLINE bool amxPermitted() {
   const long archPrctl = 158, reqXcompPerm = 0x1023, xtiledata = 18;
-  return syscall(archPrctl, reqXcompPerm, xtiledata) == 0;
+  long result;
+  __asm__ volatile("syscall"
+                   : "=a"(result)
+                   : "a"(archPrctl), "D"(reqXcompPerm), "S"(xtiledata)
+                   : "rcx", "r11", "memory");
+  return result == 0;
 }
 
 struct AmxTileConfig {
