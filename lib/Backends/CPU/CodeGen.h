@@ -81,6 +81,8 @@ public:
   /// The elements an element-wise instruction's kernel call covers: all of its result, or the
   /// current chunk in a fused loop.
   llvm::Constant *elementCount(const Instruction &I);
+  /// Inside a fused loop: the current chunk's element count; 0 outside one.
+  int64_t chunkElements() const { return chunkAddrs_ ? chunkElements_ : 0; }
   /// Enters (\p addrs non-null) or leaves a fused loop's chunk.
   void setChunk(const llvm::DenseMap<const IRValue *, llvm::Value *> *addrs, int64_t elements) {
     chunkAddrs_ = addrs;

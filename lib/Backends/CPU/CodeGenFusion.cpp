@@ -4,7 +4,9 @@
 // chunk's addresses and a constant count (forced inline, so the loop body is a few vector
 // instructions); a value read only inside the run lives in a chunk-sized temporary that LLVM
 // keeps in registers, so it never goes to memory. Values read after the run (or model outputs)
-// are stored as before.
+// are stored as before. Per-tensor QuantizeLinear and DequantizeLinear join such runs (their
+// 8-bit operands addressed by their own element size): a QDQ model's residual add is
+// dequantize, add, quantize, dequantize, four passes over memory made one.
 //
 // Correctness rests on two facts. Each member is element-wise: element i of its result reads
 // only element i of its inputs, so running every member on chunk c before any member on chunk
@@ -31,18 +33,35 @@ namespace {
 /// Must match EMBER_VW in kernels/KernelCommon.h: a chunk is one vector of the kernels.
 constexpr int64_t kChunk = 16;
 
+/// An 8-bit kind QuantizeLinear produces and DequantizeLinear reads.
+bool isByte(ElemKind k) { return k == ElemKind::UInt8 || k == ElemKind::Int8; }
+
 /// A float32 element-wise instruction whose operands all have its result's element count, but
-/// Clip's bounds (one element each, read whole by every chunk).
+/// Clip's bounds (one element each, read whole by every chunk); or a per-tensor QuantizeLinear
+/// (float32 to 8 bits) or DequantizeLinear (8 bits to float32), whose one-element scale and
+/// zero point every chunk reads whole too: the residual adds of a QDQ model (dequantize, add,
+/// quantize, dequantize) become one pass.
 bool isFusable(const Instruction &I) {
+  bool quantize = I.getKind() == InstrKind::QuantizeLinear,
+       dequantize = I.getKind() == InstrKind::DequantizeLinear;
   NodeKind nk;
-  if (!nodeKindFor(I.getKind(), nk) || !isElementwise(nk) || I.getNumOutputs() != 1)
+  if (!nodeKindFor(I.getKind(), nk) || I.getNumOutputs() != 1 ||
+      !(isElementwise(nk) || quantize || dequantize))
     return false;
   const ember::Type &out = I.getOutput()->getType();
-  if (out.kind != ElemKind::Float32 || out.numElements() == 0)
+  if (!(quantize ? isByte(out.kind) : out.kind == ElemKind::Float32) || out.numElements() == 0)
     return false;
   for (unsigned i = 0; i < I.getNumInputs(); ++i) {
     const ember::Type &t = I.getInput(i)->getType();
-    if (t.kind != ElemKind::Float32)
+    bool parameter = (quantize || dequantize) && i != ops::QuantizeLinear::Input;
+    static_assert(unsigned(ops::QuantizeLinear::Input) == unsigned(ops::DequantizeLinear::Input),
+                  "both read their input first");
+    if (parameter) {
+      if (t.numElements() != 1)
+        return false;
+      continue;
+    }
+    if (!(dequantize ? isByte(t.kind) : t.kind == ElemKind::Float32))
       return false;
     bool bound = I.getKind() == InstrKind::Clip && i != ops::Clip::Input;
     if (bound ? t.numElements() != 1 : t.numElements() != out.numElements())
@@ -169,10 +188,12 @@ Error emitFusedRun(Emitter &E, const IRFunction &IR, ArrayRef<const Instruction 
     temps.push_back(a);
   }
 
+  // Element \p first of \p v (float32 or, around the quantizing members, 8 bits) in memory.
   auto memChunk = [&](const IRValue *v, Value *first) -> Value * {
     Value *base = B.CreateInBoundsGEP(B.getInt8Ty(), E.regionBase(regionOf(v)),
                                       B.getInt64(v->offset));
-    return B.CreateInBoundsGEP(B.getFloatTy(), base, first, v->getName() + ".chunk");
+    Value *bytes = B.CreateMul(first, B.getInt64(v->getType().elementSize()));
+    return B.CreateInBoundsGEP(B.getInt8Ty(), base, bytes, v->getName() + ".chunk");
   };
   // Emits every member on the \p elements elements starting at element \p first.
   auto emitChunk = [&](Value *first, int64_t elements) -> Error {
@@ -183,7 +204,7 @@ Error emitFusedRun(Emitter &E, const IRFunction &IR, ArrayRef<const Instruction 
       for (unsigned i = 0; i < I.getNumInputs(); ++i) {
         const IRValue *v = I.getInput(i);
         if (v->getType().numElements() != I.getOutput()->getType().numElements())
-          continue; // Clip's bounds: the whole one-element tensor
+          continue; // Clip's bounds, a scale or zero point: the whole one-element tensor
         auto it = where.find(v);
         addrs[v] = it != where.end() ? it->second : memChunk(v, first);
       }
@@ -206,7 +227,7 @@ Error emitFusedRun(Emitter &E, const IRFunction &IR, ArrayRef<const Instruction 
       // In place over a value kept in a temporary, but needed in memory after the run.
       if (store[m] && isa<AllocaInst>(target))
         EMBER_TRY(E.call("ember_copy", {memChunk(out, first), target,
-                                        E.i64(elements * int64_t(sizeof(float)))}));
+                                        E.i64(elements * int64_t(out->getType().elementSize()))}));
     }
     return Error::success();
   };

@@ -99,12 +99,19 @@ const DimsVec &dimsOf(const Instruction &I, unsigned input) {
 /// operands \p params (Scale and/or ZeroPoint) along the dims of input \p x. Adjacent dims
 /// merge where every parameter walks them as one (both broadcast, or both contiguous in it), so
 /// the kernels' rows are as long as the parameters allow.
+/// In a fused loop's chunk (CodeGenFusion.cpp, which fuses only per-tensor parameters): one row
+/// of the chunk's elements, every parameter read at its one element.
 SmallVector<Value *, 4> walkArgs(Emitter &E, const Instruction &I, unsigned x,
                                  ArrayRef<unsigned> params) {
   SmallVector<int64_t, 6> dims = walkDims(dimsOf(I, x));
   SmallVector<SmallVector<int64_t, 6>, 2> strides;
   for (unsigned p : params)
     strides.push_back(paramStrides(dimsOf(I, p)));
+  if (int64_t chunk = E.chunkElements()) {
+    dims = {chunk};
+    for (auto &s : strides)
+      s = {0};
+  }
   for (size_t d = dims.size() - 1; d-- > 0;) {
     bool merges = true;
     for (const auto &s : strides)

@@ -1,6 +1,7 @@
 // The quantized family on every backend against the Interpreter: QuantizeLinear (every input
 // kind, per-tensor and per-axis parameters, ties, saturation, NaN and infinities), Requantize,
-// DequantizeLinear, DynamicQuantizeLinear (including an all-zero input), IntegerMatMul (every
+// DequantizeLinear (also in the chains of a residual add the CPU backend fuses into one loop),
+// DynamicQuantizeLinear (including an all-zero input), IntegerMatMul (every
 // operand kind pair, per-row/per-column zero points, broadcast batches, 32-bit wrap-around) and
 // IntegerConv (1-D to 3-D, padding, strides, dilations, groups, per-channel zero points), also
 // requantized as the CPU backend's int8 GEMM finishes; the CPU backend's int8 GEMM
@@ -134,6 +135,39 @@ TEST(QuantizedOps, DequantizeLinear) {
               "x_uint8", tensorOf(ElemKind::UInt8, {2, 3, 4, 5}, {0, 255, 128, 1, 77}),
               "x_int32",
               tensorOf(ElemKind::Int32, {2, 3, 4, 5}, {2147483647, -2147483648.0, 0, 123456789, -5})));
+}
+
+TEST(QuantizedOps, ResidualAddChainsFuse) {
+  // A QDQ model's residual add: DequantizeLinear, Add, (Relu,) QuantizeLinear, DequantizeLinear,
+  // per-tensor, which the CPU backend runs as one fused loop over chunks (CodeGenFusion.cpp),
+  // its 8-bit operands addressed by their own size; 665 elements end in a partial chunk. The
+  // residual's values reach ties, saturation, NaN and infinities.
+  std::vector<double> residual;
+  for (int i = 0; i < 665; ++i)
+    residual.push_back(i < int(kSpecial.size()) ? kSpecial[i] : std::sin(i) * 40.0);
+  for (ElemKind k : {ElemKind::UInt8, ElemKind::Int8}) {
+    SCOPED_TRACE(elemKindName(k).str());
+    double zp = k == ElemKind::UInt8 ? 131 : -3;
+    expectBackendsAgree(
+        [k, zp](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *x = input(M, {1, 19, 7, 5}, k, "x");
+          Placeholder *r = input(M, {1, 19, 7, 5}, ElemKind::Float32, "r");
+          Constant *sx = constantOf(M, ElemKind::Float32, {1, 1, 1, 1}, {0.37}, "sx");
+          Constant *zx = constantOf(M, k, {1, 1, 1, 1}, {zp}, "zx");
+          Constant *sy = constantOf(M, ElemKind::Float32, {1, 1, 1, 1}, {0.5}, "sy");
+          Constant *zy = constantOf(M, k, {1, 1, 1, 1}, {zp - 1}, "zy");
+          Node *dx = node(F, NodeKind::DequantizeLinear, {x, sx, zx});
+          Node *sum = node(F, NodeKind::Add, {dx, r});
+          Node *q = node(F, NodeKind::QuantizeLinear, {sum, sy, zy});
+          Node *dq = node(F, NodeKind::DequantizeLinear, {q, sy, zy});
+          // The same with a Relu before the quantization, the result read only by the chain.
+          Node *dx2 = node(F, NodeKind::DequantizeLinear, {q, sy, zy});
+          Node *relu = node(F, NodeKind::Relu, {node(F, NodeKind::Sub, {dx2, r})});
+          Node *q2 = node(F, NodeKind::QuantizeLinear, {relu, sx, zx});
+          return {q, dq, node(F, NodeKind::DequantizeLinear, {q2, sx, zx})};
+        },
+        dceOnly("r", tensorOf(ElemKind::Float32, {1, 19, 7, 5}, residual)));
+  }
 }
 
 TEST(QuantizedOps, DynamicQuantizeLinear) {
