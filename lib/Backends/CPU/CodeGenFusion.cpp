@@ -113,9 +113,20 @@ FusionRuns findFusionRuns(const IRFunction &IR) {
         ++accesses[rootOf(op.value).root];
   const Instruction *previous = nullptr; // the last computing instruction
   std::vector<const Instruction *> run;
+  // A run whose operands partly overlap is split into the longest runs from its start that do
+  // not (the memory plan knows nothing of fusion: a QDQ residual's 8-bit result may lie over
+  // part of a float32 buffer the same chunk loop still reads further on).
   auto close = [&] {
-    if (run.size() > 1 && operandsDoNotPartlyOverlap(run))
-      runs[run.front()] = run;
+    for (size_t begin = 0; begin + 1 < run.size();) {
+      size_t end = begin + 1;
+      while (end < run.size() &&
+             operandsDoNotPartlyOverlap(ArrayRef<const Instruction *>(run).slice(
+                 begin, end + 1 - begin)))
+        ++end;
+      if (end - begin > 1)
+        runs[run[begin]].assign(run.begin() + begin, run.begin() + end);
+      begin = end;
+    }
     run.clear();
   };
   for (const auto &P : IR.getInstrs()) {
