@@ -12,12 +12,14 @@
 // LHS) run the int8 GEMM (kernels/QuantizedIntegerGemm.h), in the variant of
 // kernels/QuantizedIntegerVariants.def the target CPU runs best. The others first shift both
 // operands by their zero points into int16 scratch, then multiply those (QuantizedInteger.cpp).
-// An IntegerConv on the int8 GEMM whose result only a Requantize reads is emitted with it
-// (CodeGenFusion.cpp finds the pairs): the tiles requantize as they finish.
+// An IntegerConv on the int8 GEMM or the depthwise kernel whose result only a Requantize reads
+// is emitted with it (CodeGenFusion.cpp finds the pairs): the kernel requantizes as it finishes
+// the sums.
 #include "CodeGenQuantized.h"
 #include "CodeGenUtils.h"
 #include "KernelVariants.h"
 
+#include "kernels/QuantizedDepthwise.h"
 #include "kernels/QuantizedLayout.h"
 
 #include <initializer_list>
@@ -318,20 +320,41 @@ std::optional<std::vector<int64_t>> fastConvParams(const Instruction &I) {
   return p;
 }
 
-/// Bytes at the start of a fast IntegerConv's scratch where a requantized result is written
-/// when the Requantize's own place is still in use while the convolution runs (the memory plan
-/// does not know that the two are one call), then copied there: one byte an element.
+} // namespace
+
 uint64_t requantStagingBytes(const Instruction &I) {
   return uint64_t(quantlayout::roundUp64(numElements(I.getOutput())));
 }
 
+SmallVector<Value *, 12> integerConvArgs(Emitter &E, const Instruction &I,
+                                         ArrayRef<int64_t> params, StringRef name,
+                                         const Instruction *rq, Value *q) {
+  Value *work = E.builder().CreateInBoundsGEP(E.builder().getInt8Ty(), E.scratch(I),
+                                              E.i64(int64_t(requantStagingBytes(I))), "work");
+  Value *none = E.nullPtr();
+  return {E.out(I),
+          E.in(I, ops::IntegerConv::Input),
+          E.in(I, ops::IntegerConv::Filter),
+          E.in(I, ops::IntegerConv::Bias),
+          E.in(I, ops::IntegerConv::InputZeroPoint),
+          E.in(I, ops::IntegerConv::FilterZeroPoint),
+          E.constArray(params, name),
+          work,
+          E.team(),
+          rq ? q : none,
+          rq ? E.in(*rq, ops::Requantize::Scale) : none,
+          rq ? E.in(*rq, ops::Requantize::ZeroPoint) : none};
+}
+
+namespace {
+
 uint64_t integerConvScratch(const Instruction &I, int64_t threads) {
   // The memory plan does not know which convolutions are requantized as they finish: every
-  // fast one keeps room for the staged 8-bit result.
+  // one on the int8 GEMM or the depthwise kernel keeps room for the staged 8-bit result.
   if (auto p = fastConvParams(I))
     return requantStagingBytes(I) + uint64_t(quantlayout::qconvScratchBytes(p->data(), threads));
   if (auto p = depthwiseIntegerConvParams(I))
-    return depthwiseIntegerConvScratch(*p, threads);
+    return requantStagingBytes(I) + depthwiseIntegerConvScratch(*p, threads);
   return shiftedPairScratch(I, ops::IntegerConv::Input, ops::IntegerConv::Filter);
 }
 
@@ -340,16 +363,7 @@ uint64_t integerConvScratch(const Instruction &I, int64_t threads) {
 Error emitFastIntegerConv(Emitter &E, const Instruction &I, const std::vector<int64_t> &p,
                           const Instruction *rq, Value *q) {
   EMBER_ASSIGN_OR_RETURN(std::string entry, integerVariant(E, "ember_integer_conv2d"));
-  Value *none = E.nullPtr();
-  Value *work = E.builder().CreateInBoundsGEP(E.builder().getInt8Ty(), E.scratch(I),
-                                              E.i64(int64_t(requantStagingBytes(I))), "work");
-  return E.call(entry, {E.out(I), E.in(I, ops::IntegerConv::Input),
-                        E.in(I, ops::IntegerConv::Filter), E.in(I, ops::IntegerConv::Bias),
-                        E.in(I, ops::IntegerConv::InputZeroPoint),
-                        E.in(I, ops::IntegerConv::FilterZeroPoint),
-                        E.constArray(p, "integer_conv2d"), work, E.team(), rq ? q : none,
-                        rq ? E.in(*rq, ops::Requantize::Scale) : none,
-                        rq ? E.in(*rq, ops::Requantize::ZeroPoint) : none});
+  return E.call(entry, integerConvArgs(E, I, p, "integer_conv2d", rq, q));
 }
 
 Error emitIntegerConv(Emitter &E, const Instruction &I) {
@@ -403,21 +417,39 @@ struct Span {
 };
 Span spanOf(const IRValue *v) { return {regionOf(v), v->offset, v->offset + v->sizeInBytes()}; }
 
-/// p with \p rq's requantization.
-std::optional<std::vector<int64_t>> fusedConvParams(const Instruction &conv,
-                                                    const Instruction &rq) {
-  auto p = fastConvParams(conv);
-  if (!p || rq.getInput(ops::Requantize::Input) != conv.getOutput() || !supportsRequantizeInstr(rq))
+/// The kernel that runs a convolution with the Requantize after it, and its parameters.
+struct FusedConv {
+  bool depthwise; // kernels/QuantizedDepthwise.cpp, else the int8 GEMM
+  std::vector<int64_t> params;
+};
+
+/// The kernel and parameters of \p conv with \p rq's requantization, if it has one that takes it.
+std::optional<FusedConv> fusedConvParams(const Instruction &conv, const Instruction &rq) {
+  if (rq.getInput(ops::Requantize::Input) != conv.getOutput() || !supportsRequantizeInstr(rq))
     return std::nullopt;
   auto scale = perChannel(rq, ops::Requantize::Scale), zp = perChannel(rq, ops::Requantize::ZeroPoint);
   if (!scale || !zp)
     return std::nullopt;
   using namespace quantlayout;
-  (*p)[kQcRequantize] = rq.getOutput()->getType().kind == ElemKind::Int8 ? kQcRequantizeInt8
-                                                                         : kQcRequantizeUInt8;
-  (*p)[kQcOutScalePerChannel] = *scale;
-  (*p)[kQcOutZpPerChannel] = *zp;
-  return p;
+  int64_t kind = rq.getOutput()->getType().kind == ElemKind::Int8 ? kQcRequantizeInt8
+                                                                   : kQcRequantizeUInt8;
+  // The two kernels' parameters name the requantization alike, at their own places.
+  auto requantized = [&](bool depthwise, std::vector<int64_t> p, int64_t at) {
+    p[size_t(at)] = kind;
+    p[size_t(at) + 1] = *scale;
+    p[size_t(at) + 2] = *zp;
+    return FusedConv{depthwise, std::move(p)};
+  };
+  static_assert(kQcOutScalePerChannel == kQcRequantize + 1 &&
+                    kQcOutZpPerChannel == kQcRequantize + 2 &&
+                    qdepthwise::kQdwOutScalePerChannel == qdepthwise::kQdwRequantize + 1 &&
+                    qdepthwise::kQdwOutZpPerChannel == qdepthwise::kQdwRequantize + 2,
+                "requantization, then the scale's and the zero point's shapes");
+  if (auto p = fastConvParams(conv))
+    return requantized(false, std::move(*p), kQcRequantize);
+  if (auto p = depthwiseIntegerConvParams(conv))
+    return requantized(true, std::move(*p), qdepthwise::kQdwRequantize);
+  return std::nullopt;
 }
 
 } // namespace
@@ -429,8 +461,8 @@ bool fusesIntegerConvRequantize(const Instruction &conv, const Instruction &rq) 
 
 namespace {
 
-/// Whether the tiles may write \p rq's result in its place: it shares no byte with what the
-/// convolution reads or works in (else they write it to the staging bytes, copied after).
+/// Whether the kernel may write \p rq's result in its place: it shares no byte with what the
+/// convolution reads or works in (else it writes it to the staging bytes, copied after).
 bool requantizesInPlace(const Instruction &conv, const Instruction &rq) {
   Span result = spanOf(rq.getOutput());
   std::vector<Span> used;
@@ -450,13 +482,17 @@ bool requantizesInPlace(const Instruction &conv, const Instruction &rq) {
 } // namespace
 
 Error emitIntegerConvRequantize(Emitter &E, const Instruction &conv, const Instruction &rq) {
-  auto p = fusedConvParams(conv, rq);
-  if (!p)
+  auto f = fusedConvParams(conv, rq);
+  if (!f)
     return instrError(conv, "cannot be requantized as it finishes");
+  auto emit = [&](Value *q) {
+    return f->depthwise ? emitDepthwiseIntegerConv(E, conv, f->params, &rq, q)
+                        : emitFastIntegerConv(E, conv, f->params, &rq, q);
+  };
   if (requantizesInPlace(conv, rq))
-    return emitFastIntegerConv(E, conv, *p, &rq, E.out(rq));
+    return emit(E.out(rq));
   // Nothing runs between the two: the result written now is the one written at rq.
-  EMBER_TRY(emitFastIntegerConv(E, conv, *p, &rq, E.scratch(conv)));
+  EMBER_TRY(emit(E.scratch(conv)));
   return E.call("ember_copy", {E.out(rq), E.scratch(conv),
                                E.i64(int64_t(rq.getOutput()->sizeInBytes()))});
 }

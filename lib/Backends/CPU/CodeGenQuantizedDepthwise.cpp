@@ -1,6 +1,6 @@
 // Codegen for depthwise IntegerConv (kernels/QuantizedDepthwise.cpp): which convolutions it
-// takes, their parameters and scratch, and the call. CodeGenQuantized.cpp asks here before it
-// falls back to the generic int16 kernel.
+// takes, their parameters and scratch, and the call, alone or with the Requantize after it.
+// CodeGenQuantized.cpp asks here before it falls back to the generic int16 kernel.
 #include "CodeGenQuantized.h"
 #include "CodeGenUtils.h"
 
@@ -66,12 +66,10 @@ uint64_t depthwiseIntegerConvScratch(ArrayRef<int64_t> params, int64_t threads) 
   return uint64_t(qdepthwise::scratchBytes(params.data(), threads));
 }
 
-Error emitDepthwiseIntegerConv(Emitter &E, const Instruction &I, ArrayRef<int64_t> params) {
+Error emitDepthwiseIntegerConv(Emitter &E, const Instruction &I, ArrayRef<int64_t> params,
+                               const Instruction *rq, Value *q) {
   return E.call(E.variant("ember_integer_depthwise"),
-                {E.out(I), E.in(I, ops::IntegerConv::Input), E.in(I, ops::IntegerConv::Filter),
-                 E.in(I, ops::IntegerConv::Bias), E.in(I, ops::IntegerConv::InputZeroPoint),
-                 E.in(I, ops::IntegerConv::FilterZeroPoint),
-                 E.constArray(params, "integer_depthwise"), E.scratch(I), E.team()});
+                integerConvArgs(E, I, params, "integer_depthwise", rq, q));
 }
 
 } // namespace cpu

@@ -3,9 +3,10 @@
 // and int8 inputs and filters, per-tensor and per-channel filter zero points, a nonzero input
 // zero point under padding, strides 1 and 2, dilations, channel multipliers, 1-D, odd widths,
 // channel counts off the vector width, two images; values at the 8-bit extremes so that every
-// tap is as large as it can be and the bias wraps the sum around 32 bits; in each float32
-// kernel variant this machine runs and split over threads. Windows it does not take (stride 3)
-// check the fallback still agrees.
+// tap is as large as it can be and the bias wraps the sum around 32 bits, or is as large as the
+// kernel adds in float32; in each float32 kernel variant this machine runs and split over
+// threads. Windows it does not take (stride 3) check the fallback still agrees. With the Requantize after it, which the kernel then does as
+// it stores the sums: per-tensor and per-channel scales and zero points, to uint8 and int8.
 #include "BackendTestUtils.h"
 
 #include <random>
@@ -62,7 +63,10 @@ std::pair<GraphBuilder, RunOptions> depthwise(const DepthwiseCase &p) {
   RunOptions o = dceOnly();
   o.inputs.emplace("x", tensorOf(p.xKind, p.x, byteValues(p.xKind, elementsOf(p.x), 1)));
   o.inputs.emplace("w", tensorOf(p.wKind, wd, byteValues(p.wKind, elementsOf(wd), 2)));
-  std::vector<double> bias{2147483647.0, -2147483648.0, 0, -2147483000.0, 2147480000.0};
+  // Then biases that start the kernel's float sums (at most 2^24 - 49 * 255 * 255 in
+  // magnitude), the first at that bound, and one just past it.
+  std::vector<double> bias{2147483647.0, -2147483648.0, 0,       -2147483000.0,
+                           2147480000.0, 13590991.0,    -70000.0, -13590992.0};
   std::mt19937 gen(3);
   while (bias.size() < cout)
     bias.push_back(double(int32_t(gen())));
@@ -138,6 +142,78 @@ TEST(QuantizedDepthwiseThreads, SplitOverThreadsAgrees) {
     auto [build, opts] = depthwise(c);
     opts.backend.threads = 2;
     expectBackendsAgree(build, opts);
+  }
+}
+
+TEST(QuantizedDepthwiseRequantized, MatchesInterpreter) {
+  // The CPU backend requantizes a depthwise IntegerConv's sums as it stores them when the
+  // Requantize right after it is its only reader. Each case another path of the kernel: small
+  // rows (computed into a strip, then copied; also in the x86-64 baseline variant, which has no
+  // vector rounding instruction), stride 2 and two images, a plane in several strips, 1-D with
+  // any taps, and rows of a vector or more (stored straight) split over threads. The
+  // biases stay small enough that most results fall inside the 8-bit range (the scales, powers
+  // of two among them, make ties to round to even); the first two wrap the sum and saturate.
+  // The result is a model output, or read by a DequantizeLinear (the memory plan then may place
+  // it over what the convolution reads, and the kernel writes it to its scratch first).
+  struct Requantized {
+    DepthwiseCase c;
+    bool toInt8, dequantized;
+    int threads;
+    const char *cpu = "";
+  };
+  const DepthwiseCase small{{1, 19, 9, 11}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, u8, i8,
+                            true, {200}, {127, -128, 0, 5, -7}};
+  for (const Requantized &r : {
+           Requantized{small, false, false, 1},
+#if defined(__x86_64__)
+           Requantized{small, false, false, 1, "x86-64"},
+#endif
+           Requantized{{{2, 21, 13, 15}, 1, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, i8, i8, false,
+                        {-128}, {127}},
+                       true, true, 1},
+           Requantized{{{1, 3, 300, 10}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, u8, i8, true,
+                        {9}, {-2, 7, 127}},
+                       false, true, 1},
+           Requantized{{{1, 9, 30}, 2, {3}, {1}, {3, 1}, {3}, i8, u8, false, {-5}, {200}}, true,
+                       false, 1},
+           Requantized{{{2, 48, 40, 41}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, u8, i8, true,
+                        {128}, {3, -4, 127}},
+                       true, true, 2}}) {
+    const DepthwiseCase &c = r.c;
+    SCOPED_TRACE(::testing::Message() << "input " << ::testing::PrintToString(c.x)
+                                      << (r.toInt8 ? ", to int8" : ", to uint8")
+                                      << (r.dequantized ? ", dequantized" : "") << ", cpu '"
+                                      << r.cpu << "'");
+    auto [conv, opts] = depthwise(c);
+    dim_t cout = c.x[1] * dim_t(c.multiplier);
+    std::vector<double> bias{2147483647.0, -2147483648.0};
+    std::mt19937 gen(4);
+    while (bias.size() < cout)
+      bias.push_back(double(int32_t(gen() % 200001) - 100000));
+    opts.inputs.erase("b");
+    opts.inputs.emplace("b", tensorOf(ElemKind::Int32, {cout}, bias));
+    opts.backend.threads = r.threads;
+    opts.backend.cpu = r.cpu;
+    GraphBuilder build = [=, conv = conv](Module &M, Function *F) -> std::vector<NodeValue> {
+      std::vector<dim_t> ones(c.x.size(), 1), perChannel = ones;
+      perChannel[1] = cout;
+      // To int8: a per-tensor scale and per-channel zero points; to uint8 the other way round.
+      Constant *scale =
+          r.toInt8 ? M.createConstant(tensorOf(ElemKind::Float32, ones, {1.0 / 1024}), "scale")
+                   : M.createConstant(tensorOf(ElemKind::Float32, perChannel,
+                                               {0.5, 1.0 / 4096, 3.7e-4, 1e-3, 2.5e-4, 7e-8}),
+                                      "scales");
+      Constant *zp = r.toInt8 ? M.createConstant(tensorOf(i8, perChannel, {-128, 0, 127, -3, 5}),
+                                                 "zi")
+                              : M.createConstant(tensorOf(u8, ones, {37}), "zu");
+      Node *rq = node(F, NodeKind::Requantize, {conv(M, F)[0], scale, zp});
+      if (!r.dequantized)
+        return {rq};
+      Constant *one = M.createConstant(tensorOf(ElemKind::Float32, ones, {1.0}), "one");
+      return {node(F, NodeKind::DequantizeLinear, {rq, one, zp})};
+    };
+    // The dequantized bytes are integers as floats: exactly too.
+    expectBackendsAgree(build, opts, 0, 0);
   }
 }
 

@@ -11,11 +11,18 @@
 // The values are float32 holding integers: each product is at most 255 * 255 and 49 of them
 // stay below 2^24, so every partial sum is exact whatever the order, and the fused
 // multiply-adds run at twice the rate of 32-bit integer multiplies. The sum is then converted
-// to int32 (exactly) and the bias added modulo 2^32: the Interpreter's wrapped sum bit for bit.
+// to int32 (exactly) and the bias added modulo 2^32: the Interpreter's wrapped sum bit for bit
+// (a bias small enough that the sums stay below 2^24 starts the float sums instead).
+// With the Requantize after it fused in (CodeGenQuantized.cpp), those sums are requantized as
+// they are stored, as kernels/Quantized.cpp does (float(sum) * scale, rounded half to even,
+// plus the zero point, saturated: ember::conversions::roundAndSaturate), and only the 8-bit
+// result is written: the separate pass read 4 bytes and wrote 1 an element.
 // mobilenet_v2's 17 depthwise convolutions took 8.0 ms on the int16 scalar kernel
 // (QuantizedInteger.cpp, 2-10 GOPS), about 1.2 ms here (one core of this machine's Xeon).
 #include "PhasePlanes.h"
 #include "QuantizedDepthwise.h"
+
+#include "ember/Semantics/Conversions.h"
 
 namespace {
 
@@ -24,13 +31,19 @@ using namespace phased;
 typedef u32 UVec __attribute__((ext_vector_type(EMBER_VW)));
 typedef signed char i8;
 
-/// The arguments one part of the work reads.
+/// The arguments one part of the work reads. With \p requant (quantlayout::QConvRequantize) the
+/// result is the Requantize of the sums by \p qScale and \p qZp to \p q, and \p out unused.
 struct Depthwise {
   ConvShape s;
   bool inputSigned, filterSigned, zpPerChannel;
   const u8 *in, *filter, *inZp, *filterZp;
   const i32 *bias;
   i32 *out;
+  i64 requant;
+  bool outScalePerChannel, outZpPerChannel;
+  u8 *q;
+  const float *qScale;
+  const u8 *qZp;
 };
 
 /// Byte \p i of an int8 (\p isSigned) or uint8 array, as a float.
@@ -96,13 +109,57 @@ EMBER_INLINE void fillBand(float *set, i64 stride, const u8 *plane, const Run *r
   }
 }
 
+/// Where output elements go: int32 sums (shift 2: 4 bytes an element), or their requantized
+/// bytes (shift 0). A run-time choice: as a template parameter it doubled the unrolled window
+/// loops, and tripled the time llc takes over this kernel (9 to 25 s here), which every model
+/// with a depthwise convolution pays.
+struct Out {
+  u8 *p;
+  i64 shift;
+  Out operator+(i64 elements) const { return Out{p + (elements << shift), shift}; }
+  bool requantized() const { return shift == 0; }
+};
+
+/// What one output channel's vectors start and finish with. A bias of at most kFoldedBias in
+/// magnitude starts the float sums (\p accInit): every partial sum is then an integer below 2^24,
+/// exact, and converted once; another is added to the int32 sum, wrapping (\p bias, else 0).
+/// When the result is requantized: the Requantize's scale and zero point, and the range of its
+/// kind.
+struct Finish {
+  float accInit;
+  u32 bias;
+  float scale;
+  i32 zp, lo, hi;
+};
+constexpr i64 kFoldedBias = (i64(1) << 24) - scratch::kPhasedMaxTaps * 255 * 255;
+
 /// U output vectors from their float sums: converted to int32 (the sums are integers), plus the
-/// bias modulo 2^32.
-template <int U> EMBER_INLINE void storeSums(i32 *dst, const Vec *acc, u32 bias) {
+/// bias modulo 2^32 unless the sums hold it; stored as they are, or requantized to bytes by the
+/// rule of kernels/Quantized.cpp and the Interpreter, whose helper it calls (LLVM vectorizes it
+/// lane by lane; an int8 result is stored as its bytes). With the bias in the sums, each float
+/// is float(sum) already: not converted there and back. (The result kind's bounds as constants,
+/// a branch on the kind, saved a compare; LLVM then split the vectors in four.)
+template <int U> EMBER_INLINE void storeSums(Out dst, const Vec *acc, const Finish &f) {
+  typedef u8 BVec __attribute__((ext_vector_type(EMBER_VW)));
+  auto sum = [&](int u) { return (UVec)__builtin_convertvector(acc[u], IVec) + f.bias; };
+  if (!dst.requantized()) {
+#pragma clang loop unroll(full)
+    for (int u = 0; u < U; ++u) {
+      UVec v = sum(u);
+      __builtin_memcpy(dst.p + u * EMBER_VW * sizeof(i32), &v, sizeof v);
+    }
+    return;
+  }
 #pragma clang loop unroll(full)
   for (int u = 0; u < U; ++u) {
-    UVec v = (UVec)__builtin_convertvector(acc[u], IVec) + bias;
-    __builtin_memcpy(dst + u * EMBER_VW, &v, sizeof v);
+    Vec x = acc[u];
+    if (f.bias)
+      x = __builtin_convertvector((IVec)sum(u), Vec);
+    BVec b;
+#pragma clang loop unroll(full)
+    for (int l = 0; l < EMBER_VW; ++l)
+      b[l] = u8(ember::conversions::roundAndSaturate(x[l] * f.scale, f.zp, f.lo, f.hi));
+    __builtin_memcpy(dst.p + u * EMBER_VW, &b, sizeof b);
   }
 }
 
@@ -154,28 +211,53 @@ template <int K> struct Weights {
   }
 };
 
-/// U output vectors from flat position f of a band: their sums of the taps, converted and
-/// stored to \p dst (with the bias).
+/// U output vectors from flat position f of a band: their sums of the taps, finished and
+/// stored to \p dst (storeSums).
 template <int U, int K, int S>
-EMBER_INLINE void vectorsAt(i32 *dst, const float *set, const Phases &p, const i64 *tapOff,
-                            i64 taps, const Weights<K> &w, u32 bias, i64 f) {
-  Vec acc[U] = {};
+EMBER_INLINE void vectorsAt(Out dst, const float *set, const Phases &p, const i64 *tapOff,
+                            i64 taps, const Weights<K> &w, const Finish &fin, i64 f) {
+  Vec acc[U];
+#pragma clang loop unroll(full)
+  for (int u = 0; u < U; ++u)
+    acc[u] = splat(fin.accInit);
   if constexpr (K > 0)
     windowSums<U, K, S>(acc, set, p, w.wv, f);
   else
     tapSums<U>(acc, set, tapOff, taps, w.w, f);
-  storeSums<U>(dst, acc, bias);
+  storeSums<U>(dst, acc, fin);
 }
 
 /// A strip's [rows][Wq] grid computed flat into \p strip, four vectors at a time (the last ones
 /// past the grid land on the strip's slack, reading the band's): small planes, whose rows are
 /// shorter than a vector.
 template <int K, int S>
-EMBER_INLINE void computeStrip(i32 *strip, const float *set, const Phases &p, const i64 *tapOff,
-                               i64 taps, const Weights<K> &w, u32 bias, i64 rows) {
+EMBER_INLINE void computeStrip(Out strip, const float *set, const Phases &p, const i64 *tapOff,
+                               i64 taps, const Weights<K> &w, const Finish &fin, i64 rows) {
   static_assert(4 * EMBER_VW <= 8 * scratch::kSlack, "a strip's slack holds the last vectors");
   for (i64 f = 0; f < rows * p.Wq; f += 4 * EMBER_VW)
-    vectorsAt<4, K, S>(strip + f, set, p, tapOff, taps, w, bias, f);
+    vectorsAt<4, K, S>(strip + f, set, p, tapOff, taps, w, fin, f);
+}
+
+/// Rows [r0, r0 + rows) of a plane of OW columns from a strip (rows Wq apart) to \p o:
+/// phased::copyStrip for int32 sums, and the same for requantized bytes, a row's last vector
+/// landing past it (on the next row, written later) but past the first \p OH rows of \p o.
+EMBER_INLINE void copyStripOut(Out o, const u8 *strip, i64 OH, i64 OW, i64 Wq, i64 r0,
+                               i64 rows) {
+  if (!o.requantized())
+    return copyStrip((float *)o.p, (const float *)strip, OH, OW, Wq, r0, rows);
+  const i64 planeEnd = OH * OW;
+  for (i64 r = 0; r < rows; ++r) {
+    const u8 *src = strip + r * Wq;
+    u8 *dst = o.p + (r0 + r) * OW;
+    for (i64 ox = 0; ox < OW; ox += EMBER_VW) {
+      if ((r0 + r) * OW + ox + EMBER_VW > planeEnd) {
+        for (i64 j = ox; j < OW; ++j)
+          dst[j] = src[j];
+      } else {
+        __builtin_memcpy(dst + ox, src + ox, EMBER_VW);
+      }
+    }
+  }
 }
 
 /// A strip's rows computed straight into the output \p o (row 0 of the strip), a row of OW
@@ -184,23 +266,24 @@ EMBER_INLINE void computeStrip(i32 *strip, const float *set, const Phases &p, co
 /// next row (written later) or, within \p limit elements of \p o, on the part's next planes;
 /// the one that would pass the limit is stored in part.
 template <int K, int S>
-EMBER_INLINE void computeRows(i32 *o, i64 limit, const float *set, const Phases &p,
-                              const i64 *tapOff, i64 taps, const Weights<K> &w, u32 bias,
+EMBER_INLINE void computeRows(Out o, i64 limit, const float *set, const Phases &p,
+                              const i64 *tapOff, i64 taps, const Weights<K> &w, const Finish &fin,
                               i64 rows, i64 OW) {
   for (i64 r = 0; r < rows; ++r)
     for (i64 ox = 0; ox < OW; ox += 4 * EMBER_VW) {
       i64 at = r * OW + ox, f = r * p.Wq + ox, n = minI(4, (OW - ox + EMBER_VW - 1) / EMBER_VW);
       i32 tail[4 * EMBER_VW];
-      i32 *dst = at + n * EMBER_VW <= limit ? o + at : tail;
+      bool inPart = at + n * EMBER_VW <= limit;
+      Out dst = inPart ? o + at : Out{(u8 *)tail, o.shift};
       switch (n) {
-      case 4: vectorsAt<4, K, S>(dst, set, p, tapOff, taps, w, bias, f); break;
-      case 3: vectorsAt<3, K, S>(dst, set, p, tapOff, taps, w, bias, f); break;
-      case 2: vectorsAt<2, K, S>(dst, set, p, tapOff, taps, w, bias, f); break;
-      default: vectorsAt<1, K, S>(dst, set, p, tapOff, taps, w, bias, f); break;
+      case 4: vectorsAt<4, K, S>(dst, set, p, tapOff, taps, w, fin, f); break;
+      case 3: vectorsAt<3, K, S>(dst, set, p, tapOff, taps, w, fin, f); break;
+      case 2: vectorsAt<2, K, S>(dst, set, p, tapOff, taps, w, fin, f); break;
+      default: vectorsAt<1, K, S>(dst, set, p, tapOff, taps, w, fin, f); break;
       }
-      if (dst == tail)
-        for (i64 j = 0; j < OW - ox; ++j)
-          o[at + j] = tail[j];
+      if (!inPart)
+        for (i64 j = 0; j < (OW - ox) << o.shift; ++j)
+          (o + at).p[j] = ((const u8 *)tail)[j];
     }
 }
 
@@ -223,6 +306,7 @@ EMBER_INLINE void depthwisePlanes(const Depthwise &a, float *mem, i64 begin, i64
   const ConvShape &s = a.s;
   if (begin >= end)
     return;
+  const Out out = a.requant ? Out{a.q, 0} : Out{(u8 *)a.out, 2};
   const Window win{s.H, s.W, s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.PH, s.PW, s.DH, s.DW};
   const Phases whole = phasesFor(win);
   const i64 R = qdepthwise::stripRows(s.OH, s.SH, s.SW, whole.Wq);
@@ -230,12 +314,13 @@ EMBER_INLINE void depthwisePlanes(const Depthwise &a, float *mem, i64 begin, i64
   const i64 reach = qdepthwise::reach(s.KH, s.SH, s.DH);
   const i64 bandStride = qdepthwise::bandStride(s.OH, s.KH, s.SH, s.SW, s.DH, whole.Wq);
   const Phases p{R + reach, whole.Wq, bandStride, s.SH * s.SW * bandStride};
-  // Two bands, then two strips of int32 sums (copyStrip moves them as 4-byte lanes, bits
+  // Two bands, then two strips of results (copyStrip moves int32 sums as 4-byte lanes, bits
   // unchanged).
   float *bands[2] = {mem, mem + qdepthwise::bandFloats(p.set)};
-  i32 *strips[2] = {(i32 *)(mem + 2 * qdepthwise::bandFloats(p.set)),
-                    (i32 *)(mem + 2 * qdepthwise::bandFloats(p.set) +
-                            qdepthwise::stripFloats(R, p.Wq))};
+  Out strips[2] = {Out{(u8 *)(mem + 2 * qdepthwise::bandFloats(p.set)), out.shift},
+                   Out{(u8 *)(mem + 2 * qdepthwise::bandFloats(p.set) +
+                              qdepthwise::stripFloats(R, p.Wq)),
+                       out.shift}};
   padPhases(bands[0], p, 0.f);
   padPhases(bands[1], p, 0.f);
   PhaseRuns wholeRuns[4];
@@ -261,9 +346,8 @@ EMBER_INLINE void depthwisePlanes(const Depthwise &a, float *mem, i64 begin, i64
   };
   // A vector past the plane lands on this part's next planes, written later: only the part's
   // last plane stores its last row in part.
-  auto copy = [&](const Strip &t, const i32 *strip) {
-    copyStrip((float *)(a.out + t.bk * outPlane), (const float *)strip, (end - t.bk) * s.OH,
-              s.OW, p.Wq, t.r0, t.rows);
+  auto copy = [&](const Strip &t, Out strip) {
+    copyStripOut(out + t.bk * outPlane, strip.p, (end - t.bk) * s.OH, s.OW, p.Wq, t.r0, t.rows);
   };
   // The strip after \p t, if any: plane bk is output channel bk % K of image bk / K.
   auto next = [&](Strip t) {
@@ -295,14 +379,24 @@ EMBER_INLINE void depthwisePlanes(const Depthwise &a, float *mem, i64 begin, i64
         wf[t] = byteAt(a.filter, cur.oc * taps + t, a.filterSigned) - zw;
     }
     const Weights<K> w(wf);
-    u32 bias = u32(a.bias[cur.oc]);
+    i32 bias = a.bias[cur.oc];
+    bool folded = bias >= -kFoldedBias && bias <= kFoldedBias;
+    Finish fin{folded ? float(bias) : 0.f, folded ? 0u : u32(bias), 0.f, 0, 0, 0};
+    if (a.requant) {
+      bool outSigned = a.requant == quantlayout::kQcRequantizeInt8;
+      u8 z = a.qZp[a.outZpPerChannel ? cur.oc : 0];
+      fin.scale = a.qScale[a.outScalePerChannel ? cur.oc : 0];
+      fin.zp = outSigned ? i32(i8(z)) : i32(z);
+      fin.lo = outSigned ? -128 : 0;
+      fin.hi = outSigned ? 127 : 255;
+    }
     if (direct) {
       i64 at = cur.bk * outPlane + cur.r0 * s.OW;
-      computeRows<K, S>(a.out + at, end * outPlane - at, bands[i & 1], p, tapOff, taps, w,
-                        bias, cur.rows, s.OW);
+      computeRows<K, S>(out + at, end * outPlane - at, bands[i & 1], p, tapOff, taps, w, fin,
+                        cur.rows, s.OW);
       continue;
     }
-    computeStrip<K, S>(strips[i & 1], bands[i & 1], p, tapOff, taps, w, bias, cur.rows);
+    computeStrip<K, S>(strips[i & 1], bands[i & 1], p, tapOff, taps, w, fin, cur.rows);
     if (i > 0)
       copy(prev, strips[(i - 1) & 1]);
     if (after.bk >= end)
@@ -352,12 +446,15 @@ EMBER_INLINE void integerDepthwise(const Depthwise &a, const i64 *params, float 
 
 /// ember_integer_depthwise_<row> for each row of Variants.def (the float32 kernels' rows: the
 /// arithmetic is float32). Parameters: QuantizedDepthwise.h; the zero points are of their
-/// operands' kinds, the filter's one or one per output channel.
+/// operands' kinds, the filter's one or one per output channel. With params[kQdwRequantize],
+/// the result is the Requantize of the sums by \p qScale and \p qZp (per tensor or per output
+/// channel) to \p q, and \p out is not written.
 #define INTEGER_DEPTHWISE_ENTRY(SUFFIX, FEATURES)                                                  \
   EMBER_KERNEL EMBER_NOINLINE EMBER_VARIANT_TARGET(FEATURES) void                                 \
       ember_integer_depthwise_##SUFFIX(i32 *out, const u8 *in, const u8 *filter, const i32 *bias, \
                                        const u8 *inZp, const u8 *filterZp, const i64 *params,    \
-                                       float *scratchMem, parallel::Team *team) {                 \
+                                       float *scratchMem, parallel::Team *team, u8 *q,            \
+                                       const float *qScale, const u8 *qZp) {                      \
     using namespace qdepthwise;                                                                    \
     Depthwise a{readShape(params + kQdwShape),                                                     \
                 params[kQdwInputSigned] != 0,                                                      \
@@ -368,7 +465,13 @@ EMBER_INLINE void integerDepthwise(const Depthwise &a, const i64 *params, float 
                 inZp,                                                                              \
                 filterZp,                                                                          \
                 bias,                                                                              \
-                out};                                                                              \
+                out,                                                                               \
+                params[kQdwRequantize],                                                            \
+                params[kQdwOutScalePerChannel] != 0,                                               \
+                params[kQdwOutZpPerChannel] != 0,                                                  \
+                q,                                                                                 \
+                qScale,                                                                            \
+                qZp};                                                                              \
     integerDepthwise(a, params, scratchMem, team);                                                 \
   }
 

@@ -4,6 +4,7 @@
 #ifndef EMBER_CPU_KERNELS_QUANTIZEDDEPTHWISE_H
 #define EMBER_CPU_KERNELS_QUANTIZEDDEPTHWISE_H
 
+#include "QuantizedLayout.h"
 #include "Scratch.h"
 
 namespace qdepthwise {
@@ -11,12 +12,16 @@ namespace qdepthwise {
 using scratch::idx;
 
 /// The parameters: first the 2-D geometry in ConvShape's order (ConvShape.h: readShape; a 1-D
-/// convolution is one of height 1), then the operands' kinds and the filter zero point's shape.
+/// convolution is one of height 1), then the operands' kinds and the filter zero point's shape,
+/// then the Requantize of the result fused in, as the int8 GEMM's (QuantizedLayout.h).
 enum : idx {
   kQdwShape = 0,           ///< N C H W K OH OW KH KW SH SW PH PW DH DW G
   kQdwInputSigned = 16,    ///< the input (and its zero point) is int8, else uint8
   kQdwFilterSigned,        ///< the filter (and its zero point) is int8, else uint8
   kQdwFilterZpPerChannel,  ///< one filter zero point per output channel, else one in all
+  kQdwRequantize,          ///< the int32 result, or its Requantize (quantlayout::QConvRequantize)
+  kQdwOutScalePerChannel,  ///< the requantization's scale is per output channel
+  kQdwOutZpPerChannel,     ///< and its zero point
   kQdwCount
 };
 
@@ -50,7 +55,8 @@ constexpr idx stripFloats(idx rows, idx Wq) {
 }
 
 /// Floats of one thread's working memory: two bands of the SH x SW phase planes, and two
-/// strips of int32 sums. (\p p: the parameters, as i64 in the kernel and int64_t in codegen.)
+/// strips of int32 sums (or of their requantized bytes). (\p p: the parameters, as i64 in the
+/// kernel and int64_t in codegen.)
 template <typename Int> constexpr idx partFloats(const Int *p) {
   idx OH = p[5], OW = p[6], KH = p[7], KW = p[8], SH = p[9], SW = p[10], DH = p[13], DW = p[14];
   idx Wq = scratch::phasedCols(OW, KW, SW, DW);
