@@ -15,6 +15,9 @@ void registerControlFlowScanOps(OpRegistry &r);
 /// a huge graph.
 constexpr int64_t kMaxUnrolledIterations = 1024;
 constexpr size_t kMaxUnrolledNodes = 100000;
+/// A sequence is a compile-time list of graph values: one op may build at most this many
+/// elements (SplitToSequence of a long axis), beyond which the model is refused.
+constexpr size_t kMaxSequenceLength = 4096;
 
 /// Imports a body once per iteration for one node, refusing beyond kMaxUnrolledIterations
 /// iterations or kMaxUnrolledNodes nodes created, so a model cannot make the compiler build an

@@ -99,7 +99,13 @@ Error loadSplitToSequence(OpContext &ctx) {
     return ctx.fail(errorToString(axis.takeError()));
   dim_t extent = x.getType().dims[*axis];
   std::vector<NodeValue> elements;
+  auto tooMany = [&](uint64_t pieces) {
+    return ctx.fail("splits axis " + Twine(*axis) + " into " + Twine(pieces) +
+                    " tensors; a sequence may hold at most " + Twine(kMaxSequenceLength));
+  };
   if (!ctx.hasInput(1)) {
+    if (extent > kMaxSequenceLength)
+      return tooMany(extent);
     bool keepDims = ctx.getInt("keepdims", 1) != 0;
     for (dim_t i = 0; i < extent; ++i) {
       std::string suffix = "split" + std::to_string(i);
@@ -116,11 +122,15 @@ Error loadSplitToSequence(OpContext &ctx) {
     if (sizes[0] <= 0)
       return ctx.fail("split size " + Twine(sizes[0]) + " must be positive");
     dim_t size = dim_t(sizes[0]);
+    if ((extent + size - 1) / size > kMaxSequenceLength)
+      return tooMany((extent + size - 1) / size);
     sizes.clear();
     for (dim_t start = 0; start < extent; start += size)
       sizes.push_back(int64_t(std::min(size, extent - start)));
   } else if (split->getType().rank() != 1) {
     return ctx.fail("split must be a scalar or 1-D, got " + split->getType().str());
+  } else if (sizes.size() > kMaxSequenceLength) {
+    return tooMany(sizes.size());
   }
   dim_t start = 0;
   for (int64_t size : sizes) {
