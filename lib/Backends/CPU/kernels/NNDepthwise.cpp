@@ -20,8 +20,7 @@ EMBER_INLINE Window windowOf(const ConvShape &s) {
 }
 
 /// U consecutive output vectors from flat position f of a phase set, for a K x K window with
-/// strides S and no dilation, all known at compile time: tap (ky, kx) reads phase
-/// (ky % S, kx % S) at a constant offset. Taps are summed row by row, then column by column.
+/// strides S and no dilation, all known at compile time (windowSums), then activated.
 template <int U, int K, int S>
 EMBER_INLINE void windowVectors(float *dst, const float *set, const Phases &p, const Vec *wv,
                                 float bias, i64 f, Activation act) {
@@ -29,16 +28,7 @@ EMBER_INLINE void windowVectors(float *dst, const float *set, const Phases &p, c
 #pragma clang loop unroll(full)
   for (int u = 0; u < U; ++u)
     acc[u] = splat(bias);
-#pragma clang loop unroll(full)
-  for (int ky = 0; ky < K; ++ky)
-#pragma clang loop unroll(full)
-    for (int kx = 0; kx < K; ++kx) {
-      const float *src =
-          set + ((ky % S) * S + kx % S) * p.stride + (ky / S) * p.Wq + kx / S + f;
-#pragma clang loop unroll(full)
-      for (int u = 0; u < U; ++u)
-        acc[u] = __builtin_elementwise_fma(wv[ky * K + kx], loadv(src + u * EMBER_VW), acc[u]);
-    }
+  windowSums<U, K, S>(acc, set, p, wv, f);
 #pragma clang loop unroll(full)
   for (int u = 0; u < U; ++u)
     storev(dst + u * EMBER_VW, applyInlineActivation(acc[u], act));
@@ -52,13 +42,7 @@ EMBER_INLINE void tapVectors(float *dst, const float *set, const i64 *tapOff, i6
 #pragma clang loop unroll(full)
   for (int u = 0; u < U; ++u)
     acc[u] = splat(bias);
-  for (i64 t = 0; t < taps; ++t) {
-    Vec wt = splat(w[t]);
-    const float *src = set + tapOff[t] + f;
-#pragma clang loop unroll(full)
-    for (int u = 0; u < U; ++u)
-      acc[u] = __builtin_elementwise_fma(wt, loadv(src + u * EMBER_VW), acc[u]);
-  }
+  tapSums<U>(acc, set, tapOff, taps, w, f);
 #pragma clang loop unroll(full)
   for (int u = 0; u < U; ++u)
     storev(dst + u * EMBER_VW, applyInlineActivation(acc[u], act));

@@ -141,6 +141,39 @@ EMBER_INLINE void copyStrip(float *o, const float *strip, i64 OH, i64 OW, i64 Wq
   }
 }
 
+/// The tap loops of the depthwise kernels (NNDepthwise.cpp, QuantizedDepthwise.cpp), which
+/// start and finish the sums their own way.
+///
+/// Adds to \p acc the U consecutive output vectors from flat position f of a phase set, for a
+/// K x K window with strides S and no dilation, all known at compile time: tap (ky, kx) reads
+/// phase (ky % S, kx % S) at a constant offset.
+template <int U, int K, int S>
+EMBER_INLINE void windowSums(Vec *acc, const float *set, const Phases &p, const Vec *wv, i64 f) {
+#pragma clang loop unroll(full)
+  for (int ky = 0; ky < K; ++ky)
+#pragma clang loop unroll(full)
+    for (int kx = 0; kx < K; ++kx) {
+      const float *src =
+          set + ((ky % S) * S + kx % S) * p.stride + (ky / S) * p.Wq + kx / S + f;
+#pragma clang loop unroll(full)
+      for (int u = 0; u < U; ++u)
+        acc[u] = __builtin_elementwise_fma(wv[ky * K + kx], loadv(src + u * EMBER_VW), acc[u]);
+    }
+}
+
+/// The same for any window, strides and dilations, the taps' offsets in the set at run time.
+template <int U>
+EMBER_INLINE void tapSums(Vec *acc, const float *set, const i64 *tapOff, i64 taps,
+                          const float *w, i64 f) {
+  for (i64 t = 0; t < taps; ++t) {
+    Vec wt = splat(w[t]);
+    const float *src = set + tapOff[t] + f;
+#pragma clang loop unroll(full)
+    for (int u = 0; u < U; ++u)
+      acc[u] = __builtin_elementwise_fma(wt, loadv(src + u * EMBER_VW), acc[u]);
+  }
+}
+
 } // namespace phased
 
 #endif

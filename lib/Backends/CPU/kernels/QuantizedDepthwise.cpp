@@ -163,40 +163,6 @@ template <int U> EMBER_INLINE void storeSums(Out dst, const Vec *acc, const Fini
   }
 }
 
-// windowSums and tapSums are the float32 depthwise kernel's tap loops (NNDepthwise.cpp:
-// windowVectors, tapVectors) without their bias and stores: they belong in PhasePlanes.h, for
-// both kernels to share.
-
-/// Adds to \p acc the U consecutive output vectors from flat position f of a phase set, for a
-/// K x K window with strides S and no dilation, all known at compile time: tap (ky, kx) reads
-/// phase (ky % S, kx % S) at a constant offset.
-template <int U, int K, int S>
-EMBER_INLINE void windowSums(Vec *acc, const float *set, const Phases &p, const Vec *wv, i64 f) {
-#pragma clang loop unroll(full)
-  for (int ky = 0; ky < K; ++ky)
-#pragma clang loop unroll(full)
-    for (int kx = 0; kx < K; ++kx) {
-      const float *src =
-          set + ((ky % S) * S + kx % S) * p.stride + (ky / S) * p.Wq + kx / S + f;
-#pragma clang loop unroll(full)
-      for (int u = 0; u < U; ++u)
-        acc[u] = __builtin_elementwise_fma(wv[ky * K + kx], loadv(src + u * EMBER_VW), acc[u]);
-    }
-}
-
-/// The same for any window, strides and dilations, the taps' offsets in the set at run time.
-template <int U>
-EMBER_INLINE void tapSums(Vec *acc, const float *set, const i64 *tapOff, i64 taps,
-                          const float *w, i64 f) {
-  for (i64 t = 0; t < taps; ++t) {
-    Vec wt = splat(w[t]);
-    const float *src = set + tapOff[t] + f;
-#pragma clang loop unroll(full)
-    for (int u = 0; u < U; ++u)
-      acc[u] = __builtin_elementwise_fma(wt, loadv(src + u * EMBER_VW), acc[u]);
-  }
-}
-
 /// The weights of one output channel as a kernel's tap loop takes them: K x K splat vectors
 /// for an unrolled window (K > 0), else the taps' floats as they are.
 template <int K> struct Weights {
