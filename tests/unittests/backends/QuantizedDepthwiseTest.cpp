@@ -36,13 +36,6 @@ std::vector<double> byteValues(ElemKind k, size_t n, unsigned seed) {
   return v;
 }
 
-size_t elementsOf(const std::vector<dim_t> &dims) {
-  size_t n = 1;
-  for (dim_t d : dims)
-    n *= d;
-  return n;
-}
-
 /// The case's graph, and inputs over the kinds' whole ranges with biases at int32's extremes.
 std::pair<GraphBuilder, RunOptions> depthwise(const DepthwiseCase &p) {
   dim_t C = p.x[1], cout = C * dim_t(p.multiplier);

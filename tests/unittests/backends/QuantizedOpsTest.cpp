@@ -265,13 +265,6 @@ std::vector<double> fullRangeBias(size_t n, unsigned seed) {
   return v;
 }
 
-size_t elementsOf(const std::vector<dim_t> &dims) {
-  size_t n = 1;
-  for (dim_t d : dims)
-    n *= d;
-  return n;
-}
-
 /// A copy of \p o (its input tensors cloned).
 RunOptions copyOf(const RunOptions &o) {
   RunOptions c;
