@@ -30,6 +30,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -180,6 +181,18 @@ std::optional<Weights> constantWeights(NodeValue v) {
     if (!reshapeParam(w.scale) || !reshapeParam(w.zero))
       return std::nullopt;
     w.q.reshape(to);
+  }
+  // Per-channel weights quantized symmetrically (what onnxruntime's and torch's quantizers
+  // write) have one zero point, 0, in every channel: as a per-tensor one the integer kernels
+  // take their fast paths (a per-column RHS zero point has none).
+  size_t bytes = w.zero.getType().elementSize(), n = w.zero.numElements();
+  bool uniform = n > 1;
+  for (size_t i = 1; i < n && uniform; ++i)
+    uniform = std::equal(w.zero.data(), w.zero.data() + bytes, w.zero.data() + i * bytes);
+  if (uniform) {
+    Tensor one(Type(w.zero.getType().kind, DimsVec(w.zero.getType().rank(), 1)));
+    std::copy(w.zero.data(), w.zero.data() + bytes, one.data());
+    w.zero = std::move(one);
   }
   return w;
 }

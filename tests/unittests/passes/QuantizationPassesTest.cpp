@@ -121,6 +121,11 @@ TEST(FoldQDQ, GemmWithTransposedWeightsAndBiasBecomesIntegerMatMul) {
   EXPECT_EQ(counts["IntegerMatMul"], 1);
   EXPECT_EQ(counts["MatMul"], 0);
   EXPECT_EQ(counts["Requantize"], 1);
+  // The weights' per-channel zero points are all 0: one per-tensor zero point (the integer
+  // kernels have fast paths only for that).
+  for (const auto &n : run.graph().getNodes())
+    if (n->getKind() == NodeKind::IntegerMatMul)
+      EXPECT_EQ(n->getOperand(ops::IntegerMatMul::RHSZeroPoint).getType().numElements(), 1u);
 }
 
 TEST(FoldQDQ, SelectionsBetweenEqualPairsRunOnTheQuantizedValues) {
