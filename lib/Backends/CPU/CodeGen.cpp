@@ -72,14 +72,25 @@ llvm::Constant *Emitter::i64(int64_t v) { return B_.getInt64(uint64_t(v)); }
 llvm::Constant *Emitter::f32(float v) { return ConstantFP::get(B_.getFloatTy(), v); }
 llvm::Constant *Emitter::nullPtr() { return ConstantPointerNull::get(B_.getPtrTy()); }
 
-llvm::Constant *Emitter::constArray(ArrayRef<int64_t> values, StringRef name) {
-  SmallVector<uint64_t, 16> raw(values.begin(), values.end());
-  llvm::Constant *init = ConstantDataArray::get(context(), raw);
-  auto *gv = new GlobalVariable(M_, init->getType(), /*isConstant=*/true,
+/// A private, unnamed-address constant global of the elements \p values (one at least: an empty
+/// list gives one \p empty), aligned to \p align bytes; its address.
+template <typename Elem>
+static llvm::Constant *privateArray(llvm::Module &M, ArrayRef<Elem> values, Elem empty,
+                                    StringRef name, uint64_t align) {
+  SmallVector<Elem, 16> v(values.begin(), values.end());
+  if (v.empty())
+    v.push_back(empty);
+  llvm::Constant *init = ConstantDataArray::get(M.getContext(), ArrayRef<Elem>(v));
+  auto *gv = new GlobalVariable(M, init->getType(), /*isConstant=*/true,
                                 GlobalValue::PrivateLinkage, init, name);
   gv->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
-  gv->setAlignment(Align(8));
+  gv->setAlignment(Align(align));
   return gv;
+}
+
+llvm::Constant *Emitter::constArray(ArrayRef<int64_t> values, StringRef name) {
+  SmallVector<uint64_t, 16> raw(values.begin(), values.end());
+  return privateArray<uint64_t>(M_, raw, 0, name, 8);
 }
 
 llvm::Constant *Emitter::dimsArray(ArrayRef<dim_t> dims, StringRef name) {
@@ -90,15 +101,12 @@ llvm::Constant *Emitter::dimsArray(ArrayRef<dim_t> dims, StringRef name) {
 }
 
 llvm::Constant *Emitter::floatArray(ArrayRef<float> values, StringRef name) {
-  SmallVector<float, 8> v(values.begin(), values.end());
-  if (v.empty())
-    v.push_back(0.f);
-  llvm::Constant *init = ConstantDataArray::get(context(), ArrayRef<float>(v));
-  auto *gv = new GlobalVariable(M_, init->getType(), /*isConstant=*/true,
-                                GlobalValue::PrivateLinkage, init, name);
-  gv->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
-  gv->setAlignment(Align(8));
-  return gv;
+  return privateArray<float>(M_, values, 0.f, name, 8);
+}
+
+llvm::Constant *Emitter::int32Array(ArrayRef<int32_t> values, StringRef name) {
+  SmallVector<uint32_t, 16> raw(values.begin(), values.end());
+  return privateArray<uint32_t>(M_, raw, 0, name, 64);
 }
 
 /// A call of kernel \p name, declared in \p M with the library's type (linkKernels brings in

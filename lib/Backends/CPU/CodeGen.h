@@ -105,6 +105,8 @@ public:
   llvm::Constant *dimsArray(llvm::ArrayRef<dim_t> dims, llvm::StringRef name = "dims");
   /// A private constant array of floats; its address.
   llvm::Constant *floatArray(llvm::ArrayRef<float> values, llvm::StringRef name = "fparams");
+  /// A private constant array of int32; its address.
+  llvm::Constant *int32Array(llvm::ArrayRef<int32_t> values, llvm::StringRef name = "iparams");
 
   /// Calls kernel \p name with \p args (checked against its signature).
   llvm::Error call(llvm::StringRef name, llvm::ArrayRef<llvm::Value *> args);

@@ -319,11 +319,17 @@ std::vector<dim_t> filterDims(const IntegerConvCase &p) {
   return wd;
 }
 
-/// Case \p p's IntegerConv of inputs x, w and b.
-Node *integerConvOf(Module &M, Function *F, const IntegerConvCase &p) {
+/// Case \p p's IntegerConv of inputs x, w and b; with \p constantFilter, w is a constant
+/// holding the values expectIntegerConvCaseAgrees would give it (the CPU backend then sums its
+/// filters at compile time).
+Node *integerConvOf(Module &M, Function *F, const IntegerConvCase &p,
+                    bool constantFilter = false) {
   size_t nsp = p.x.size() - 2;
   Placeholder *x = input(M, p.x, p.xKind, "x");
-  Placeholder *w = input(M, filterDims(p), p.wKind, "w");
+  std::vector<dim_t> wd = filterDims(p);
+  NodeValue w = constantFilter ? NodeValue(constantOf(M, p.wKind, wd,
+                                                      fullRange(p.wKind, elementsOf(wd), 2), "w"))
+                               : NodeValue(input(M, wd, p.wKind, "w"));
   Placeholder *b = input(M, {p.cout}, ElemKind::Int32, "b");
   std::vector<dim_t> ones(p.x.size(), 1);
   std::vector<double> zx = p.zx;
@@ -346,15 +352,18 @@ Node *integerConvOf(Module &M, Function *F, const IntegerConvCase &p) {
 }
 
 /// Runs \p build on case \p p's inputs: the small random ones, or values over the kinds' whole
-/// ranges in every int8 GEMM variant of the CPU backend.
-void expectIntegerConvCaseAgrees(const IntegerConvCase &p, const GraphBuilder &build) {
+/// ranges in every int8 GEMM variant of the CPU backend (w's only if it is an input).
+void expectIntegerConvCaseAgrees(const IntegerConvCase &p, const GraphBuilder &build,
+                                 bool constantFilter = false) {
   if (!p.fullRange)
     return expectBackendsAgree(build, dceOnly());
   std::vector<dim_t> wd = filterDims(p);
-  expectEveryIntegerVariantAgrees(
-      build, dceOnly("x", tensorOf(p.xKind, p.x, fullRange(p.xKind, elementsOf(p.x), 1)), "w",
-                     tensorOf(p.wKind, wd, fullRange(p.wKind, elementsOf(wd), 2)), "b",
-                     tensorOf(ElemKind::Int32, {p.cout}, fullRangeBias(p.cout, 3))));
+  RunOptions o =
+      dceOnly("x", tensorOf(p.xKind, p.x, fullRange(p.xKind, elementsOf(p.x), 1)), "b",
+              tensorOf(ElemKind::Int32, {p.cout}, fullRangeBias(p.cout, 3)));
+  if (!constantFilter)
+    o.inputs.emplace("w", tensorOf(p.wKind, wd, fullRange(p.wKind, elementsOf(wd), 2)));
+  expectEveryIntegerVariantAgrees(build, o);
 }
 
 TEST_P(IntegerConvShapes, MatchesInterpreter) {
@@ -362,6 +371,13 @@ TEST_P(IntegerConvShapes, MatchesInterpreter) {
   expectIntegerConvCaseAgrees(p, [p](Module &M, Function *F) -> std::vector<NodeValue> {
     return {integerConvOf(M, F, p)};
   });
+}
+
+TEST_P(IntegerConvShapes, ConstantFilterMatchesInterpreter) {
+  IntegerConvCase p = GetParam();
+  expectIntegerConvCaseAgrees(p, [p](Module &M, Function *F) -> std::vector<NodeValue> {
+    return {integerConvOf(M, F, p, /*constantFilter=*/true)};
+  }, /*constantFilter=*/true);
 }
 
 TEST_P(IntegerConvShapes, RequantizedMatchesInterpreter) {
@@ -451,13 +467,16 @@ INSTANTIATE_TEST_SUITE_P(
         IntegerConvCase{{1, 64, 7, 7}, 72, {3, 3}, 1, 1, 1, 1, false, ElemKind::UInt8,
                         ElemKind::Int8, true, {0}, {0}},
         // The AMX tile's (K a multiple of 64, filters of 32, B packed): 3x3 on 7x7; 1x1
-        // stride 2; 1x1 with two blocks of k and 25 columns; two groups.
+        // stride 2; 1x1 with 25 columns (all of k, 256 quads, in one block) and with 400
+        // (too wide for that: two blocks); two groups.
         IntegerConvCase{{1, 64, 7, 7}, 64, {3, 3}, 1, 1, 1, 1, true, ElemKind::UInt8,
                         ElemKind::Int8, true, {200}, {-128, 127, 0, 3}},
         IntegerConvCase{{1, 128, 13, 13}, 96, {1, 1}, 2, 0, 1, 1, false, ElemKind::Int8,
                         ElemKind::Int8, true, {-128}, {5}},
         IntegerConvCase{{1, 1024, 5, 5}, 32, {1, 1}, 1, 0, 1, 1, true, ElemKind::UInt8,
                         ElemKind::Int8, true, {255}, {1, 0}},
+        IntegerConvCase{{1, 1024, 20, 20}, 32, {1, 1}, 1, 0, 1, 1, true, ElemKind::UInt8,
+                        ElemKind::Int8, true, {77}, {0, -3}},
         IntegerConvCase{{1, 128, 6, 6}, 64, {3, 3}, 1, 1, 1, 2, true, ElemKind::UInt8,
                         ElemKind::Int8, true, {9}, {0, -1}},
         // ... and B read in place: two blocks of k, dropped columns; 1x1 (uint8 filters).
@@ -541,22 +560,24 @@ TEST(QuantizedOps, IntegerConvWrapsAround32Bits) {
 
 TEST_P(IntegerMatMulKinds, GemmTileEdgesAndExtremes) {
   // The int8 GEMM's products: per-tensor RHS zero points, per-tensor or per-row LHS ones; M, N
-  // and K off every tile; batch dims broadcast on both sides; a product one row high.
+  // and K off every tile; batch dims broadcast on both sides; products one and three rows high.
   auto [ka, kb] = GetParam();
   auto lo = [](ElemKind k) { return k == ElemKind::Int8 ? -128.0 : 0.0; };
   std::vector<dim_t> a2{13, 45}, b2{45, 50}, a4{2, 1, 9, 21}, b4{1, 3, 21, 70}, a1{1, 300},
-      b1{300, 17};
+      b1{300, 17}, a3{3, 45};
   RunOptions o = dceOnly();
   unsigned seed = 10;
   for (auto [name, k, dims] : {std::make_tuple("a2", ka, a2), std::make_tuple("b2", kb, b2),
                                std::make_tuple("a4", ka, a4), std::make_tuple("b4", kb, b4),
-                               std::make_tuple("a1", ka, a1), std::make_tuple("b1", kb, b1)})
+                               std::make_tuple("a1", ka, a1), std::make_tuple("b1", kb, b1),
+                               std::make_tuple("a3", ka, a3)})
     o.inputs.emplace(name, tensorOf(k, dims, fullRange(k, elementsOf(dims), ++seed)));
   expectEveryIntegerVariantAgrees(
       [=](Module &M, Function *F) -> std::vector<NodeValue> {
         Placeholder *pa2 = input(M, a2, ka, "a2"), *pb2 = input(M, b2, kb, "b2");
         Placeholder *pa4 = input(M, a4, ka, "a4"), *pb4 = input(M, b4, kb, "b4");
         Placeholder *pa1 = input(M, a1, ka, "a1"), *pb1 = input(M, b1, kb, "b1");
+        Placeholder *pa3 = input(M, a3, ka, "a3");
         Constant *za = constantOf(M, ka, {1, 1}, {lo(ka) + 255}, "za");
         Constant *zb = constantOf(M, kb, {1, 1}, {lo(kb)}, "zb");
         Constant *zaRows = constantOf(M, ka, {13, 1}, {lo(ka), lo(ka) + 255, 0, 3}, "za_rows");
@@ -565,7 +586,10 @@ TEST_P(IntegerMatMulKinds, GemmTileEdgesAndExtremes) {
         return {node(F, NodeKind::IntegerMatMul, {pa2, pb2, za, zb}),
                 node(F, NodeKind::IntegerMatMul, {pa2, pb2, zaRows, zb}),
                 node(F, NodeKind::IntegerMatMul, {pa4, pb4, za4, zb4}),
-                node(F, NodeKind::IntegerMatMul, {pa1, pb1, za, zb})};
+                node(F, NodeKind::IntegerMatMul, {pa1, pb1, za, zb}),
+                // Three rows (no GEMM: B streamed once), K and N off its steps of 4 and 16.
+                node(F, NodeKind::IntegerMatMul,
+                     {pa3, pb2, constantOf(M, ka, {3, 1}, {lo(ka), lo(ka) + 255, 7}, "za3"), zb})};
       },
       o);
 }

@@ -202,6 +202,11 @@ typedef u8 U8x8 __attribute__((ext_vector_type(8)));
 typedef u8 U8x16 __attribute__((ext_vector_type(16)));
 typedef u16 U16x8 __attribute__((ext_vector_type(8)));
 typedef u16 U16x16 __attribute__((ext_vector_type(16)));
+typedef i16 I16x16 __attribute__((ext_vector_type(16)));
+typedef i16 I16x32 __attribute__((ext_vector_type(32)));
+typedef i32 I32x16 __attribute__((ext_vector_type(16)));
+typedef i32 I32x32 __attribute__((ext_vector_type(32)));
+typedef u32 U32x16 __attribute__((ext_vector_type(16)));
 
 /// Where B's rows come from, k by k: a dense matrix (IntegerMatMul's RHS, a pointwise
 /// convolution's input) or the im2col of a zero-padded copy of a convolution's input.
@@ -283,7 +288,8 @@ EMBER_INLINE void interleave4(const u8 *r0, const u8 *r1, const u8 *r2, const u8
 
 /// A variant's register tile: MR rows; panels of B up to NR columns, in units of U columns. (A
 /// tile type also says KQ: blocks of k are whole multiples of KQ quads, for the AMX tile 16;
-/// and kRowMajorA: a flat convolution's filter is packed row after row, not in panels.)
+/// kRowMajorA: a flat convolution's filter is packed row after row, not in panels; and begin()
+/// and end(), called by each part around its tiles: the AMX tile's configuration.)
 struct TileShape {
   i64 MR, NR, U;
 };
@@ -392,8 +398,6 @@ EMBER_INLINE void packB(const BSource &src, const TileShape &s, i64 K, i64 q0, i
 /// rowSum[m] = the sum of row m of A (at a + m * lda, K bytes, each xor \p flip) as int8.
 EMBER_INLINE void rowSums(const u8 *a, i64 lda, i64 M, i64 K, u8 flip, u32 *rowSum) {
   typedef i8 I8x16 __attribute__((ext_vector_type(16)));
-  typedef i32 I32x16 __attribute__((ext_vector_type(16)));
-  typedef u32 U32x16 __attribute__((ext_vector_type(16)));
   for (i64 m = 0; m < M; ++m) {
     const u8 *row = a + m * lda;
     U32x16 acc = (U32x16)0;
@@ -411,10 +415,21 @@ EMBER_INLINE void rowSums(const u8 *a, i64 lda, i64 M, i64 K, u8 flip, u32 *rowS
   }
 }
 
+/// The sums of A's rows [0, M) (rowSums' arguments): \p given, summed when the filter was
+/// compiled (a constant's), or summed now when null.
+EMBER_INLINE void filterSums(const u8 *a, i64 lda, i64 M, i64 K, u8 flip, const i32 *given,
+                             u32 *rowSum) {
+  if (!given) {
+    rowSums(a, lda, M, K, flip, rowSum);
+    return;
+  }
+  for (i64 m = 0; m < M; ++m)
+    rowSum[m] = u32(given[m]);
+}
+
 /// Packs rows [0, M) of A (row m at a + m * lda, K bytes, each xor \p flip) into panels of MR
-/// rows at \p Ap; rowSum[m] = sum_k of row m as int8.
-template <int MR>
-EMBER_INLINE void packA(const u8 *a, i64 lda, i64 M, i64 K, u8 flip, u8 *Ap, u32 *rowSum) {
+/// rows at \p Ap.
+template <int MR> EMBER_INLINE void packA(const u8 *a, i64 lda, i64 M, i64 K, u8 flip, u8 *Ap) {
   i64 Kq = qgemmQuads(K), whole = K / 4;
   u32 flip4 = u32(flip) * 0x01010101u;
   for (i64 m0 = 0; m0 < M; m0 += MR) {
@@ -445,7 +460,6 @@ EMBER_INLINE void packA(const u8 *a, i64 lda, i64 M, i64 K, u8 flip, u8 *Ap, u32
         __builtin_memcpy(dst + q * MR + r, v, 4);
       }
   }
-  rowSums(a, lda, M, K, flip, rowSum);
 }
 
 /// Bytes of A's packed panels of \p M rows.
@@ -465,8 +479,14 @@ EMBER_INLINE void gemm(i64 M, i64 N, i64 K, const AView &A, const BSource &src, 
   i64 Kq = qgemmQuads(K), blocks = (Kq + kQGemmKCQ - 1) / kQGemmKCQ,
       kc = (Kq + blocks - 1) / blocks;
   kc = (kc + Tile::KQ - 1) / Tile::KQ * Tile::KQ; // whole steps of the tile's k
+  // A tile of many steps of k (AMX's) takes all of k in one block when B's panels fit a part's
+  // block of B (few columns: a 7x7 map's): its sums never leave the tile registers between
+  // blocks, and each tile is one call, not one a block.
+  if (Tile::KQ > 1 && Kq * ((N + s.NR - 1) / s.NR * s.NR) <= kQGemmKCQ * kQGemmNC)
+    kc = (Kq + Tile::KQ - 1) / Tile::KQ * Tile::KQ;
   i64 parts = minI(parallel::partsFor(team, 2 * M * N * K), (N + s.NR - 1) / s.NR);
   parallel::forEachPart(team, parts, [&](i64 part) {
+    Tile::begin();
     i64 begin, end;
     parallel::partRange(N, parts, s.NR, part, begin, end);
     u8 *Bp = partsMemory + part * qgemmPartBytes();
@@ -487,6 +507,7 @@ EMBER_INLINE void gemm(i64 M, i64 N, i64 K, const AView &A, const BSource &src, 
                             f.at(0, ldc, n0 + j), colSum ? colSum + j : nullptr, nullptr);
       }
     }
+    Tile::end();
   });
 }
 
@@ -505,10 +526,9 @@ EMBER_INLINE bool rowTerms(i64 M, i64 K, u32 zb, const u8 *za, i64 zaStride, u8 
 }
 
 /// Packs a flat convolution's filter rows [0, M) (row m at w + m * Cg * taps, [Cg][taps]) into
-/// panels of MR rows, k taken as (tap, four channels), channels past Cg 0; rowSum as packA.
+/// panels of MR rows, k taken as (tap, four channels), channels past Cg 0.
 template <int MR>
-EMBER_INLINE void packAFlat(const u8 *w, i64 M, i64 Cg, i64 taps, u8 flip, u8 *Ap,
-                            u32 *rowSum) {
+EMBER_INLINE void packAFlat(const u8 *w, i64 M, i64 Cg, i64 taps, u8 flip, u8 *Ap) {
   i64 C4 = (Cg + 3) / 4, Kq = taps * C4, K = Cg * taps;
   for (i64 m0 = 0; m0 < M; m0 += MR) {
     u8 *dst = Ap + m0 * Kq * 4;
@@ -520,7 +540,6 @@ EMBER_INLINE void packAFlat(const u8 *w, i64 M, i64 Cg, i64 taps, u8 flip, u8 *A
             dst[4 * r + t] = m0 + r < M && c < Cg ? w[(m0 + r) * K + c * taps + tap] ^ flip : 0;
           }
   }
-  rowSums(w, K, M, K, flip, rowSum);
 }
 
 /// The view of a flat convolution's filter packed by packAFlat (Kq quads a row): in panels of
@@ -608,6 +627,7 @@ EMBER_INLINE void convFlat(const u8 *x, u32 *out, const u8 *Ap, const Finish &f,
   kc = (kc + Tile::KQ - 1) / Tile::KQ * Tile::KQ; // whole steps of the tile's k
   i64 parts = minI(parallel::partsFor(team, 8 * Mg * N * Kq), (N + s.NR - 1) / s.NR);
   parallel::forEachPart(team, parts, [&](i64 part) {
+    Tile::begin();
     i64 begin, end;
     parallel::partRange(N, parts, s.NR, part, begin, end);
     for (i64 q0 = 0; q0 < Kq; q0 += kc) {
@@ -619,6 +639,7 @@ EMBER_INLINE void convFlat(const u8 *x, u32 *out, const u8 *Ap, const Finish &f,
                           panelWidth(s, end, j) / s.U, mode, fg.at(0, N, j),
                           colTerm ? colSum + j : nullptr, offsets + q0);
     }
+    Tile::end();
   });
   // The grid's rows, less their dropped columns.
   if (Wp == OW)
@@ -652,12 +673,13 @@ EMBER_INLINE void requantTerms(i64 M, const float *scale, i64 scaleStride, const
 /// IntegerConv, 2-D (parameters: QuantizedLayout.h, QConvParam; scratch: qconvScratchBytes),
 /// and with p[kQcRequantize] the Requantize of its result by \p qScale and \p qZp (per tensor
 /// or per output channel) to \p q instead, as its tiles finish (\p out is then only where
-/// they keep the partial sums of k).
+/// they keep the partial sums of k). \p wSums: each filter's sum of weights (as int8), or null
+/// to sum them now (filterSums).
 template <typename Tile>
 EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *bias,
                                 const u8 *zx, const u8 *zw, const i64 *p, u8 *scratch,
                                 parallel::Team *team, u8 *q, const float *qScale,
-                                const u8 *qZp) {
+                                const u8 *qZp, const i32 *wSums) {
   i64 N = p[kQcN], C = p[kQcC], H = p[kQcH], W = p[kQcW], Cout = p[kQcCout], G = p[kQcGroup];
   i64 KH = p[kQcKH], KW = p[kQcKW], OH = p[kQcOH], OW = p[kQcOW], SH = p[kQcSH], SW = p[kQcSW];
   i64 PH = p[kQcPH], PW = p[kQcPW], DH = p[kQcDH], DW = p[kQcDW];
@@ -697,7 +719,9 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
     u8 *work = rowMemory + qgemmRowBytes(Cout);
     for (i64 g = 0; g < G; ++g) {
       packAFlat<Tile::kRowMajorA ? 1 : Tile::MR>(w + g * Mg * K, Mg, Cg, KH * KW, wFlip,
-                                                 Ap + g * groupA, rowConst + g * Mg);
+                                                 Ap + g * groupA);
+      filterSums(w + g * Mg * K, K, Mg, K, wFlip, wSums ? wSums + g * Mg : nullptr,
+                 rowConst + g * Mg);
       colTerm |= rowTerms(Mg, K, zxq, zwg + g * Mg * zwStride, zwStride, wFlip, bias + g * Mg,
                           rowConst + g * Mg, rowZp + g * Mg);
     }
@@ -718,10 +742,10 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
     return inPlace ? inPlaceView(w + g * Mg * K, K) : packedView<Tile::MR>(Ap + g * groupA, K);
   };
   for (i64 g = 0; g < G; ++g) {
-    if (inPlace)
-      rowSums(w + g * Mg * K, K, Mg, K, 0, rowConst + g * Mg);
-    else
-      packA<Tile::MR>(w + g * Mg * K, K, Mg, K, wFlip, Ap + g * groupA, rowConst + g * Mg);
+    if (!inPlace)
+      packA<Tile::MR>(w + g * Mg * K, K, Mg, K, wFlip, Ap + g * groupA);
+    filterSums(w + g * Mg * K, K, Mg, K, wFlip, wSums ? wSums + g * Mg : nullptr,
+               rowConst + g * Mg);
     colTerm |= rowTerms(Mg, K, zxq, zwg + g * Mg * zwStride, zwStride, wFlip, bias + g * Mg,
                         rowConst + g * Mg, rowZp + g * Mg);
   }
@@ -752,6 +776,84 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
     }
 }
 
+/// Sums of adjacent pairs of the int16 products of \p x and \p y (32 lanes each), exact in
+/// int32: x86's pmaddwd pattern, which LLVM recognizes.
+EMBER_INLINE U32x16 maddPairs32(I16x32 x, I16x32 y) {
+  I32x32 p = __builtin_convertvector(x, I32x32) * __builtin_convertvector(y, I32x32);
+  I32x16 even = __builtin_shufflevector(p, p, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                        28, 30),
+         odd = __builtin_shufflevector(p, p, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27,
+                                       29, 31);
+  return __builtin_bit_cast(U32x16, I32x16(even + odd));
+}
+
+/// Row \p k of B, columns [n, n + 16), less its zero point, as int16 (\p zb already flipped).
+EMBER_INLINE I16x16 shiftedRow(const u8 *b, i64 k, i64 K, i64 N, i64 n, u8 flip, i16 zb) {
+  if (k >= K)
+    return (I16x16)0;
+  U8x16 v;
+  __builtin_memcpy(&v, b + k * N + n, 16);
+  return __builtin_convertvector(U8x16(v ^ flip), I16x16) - zb;
+}
+
+/// Rows k and k + 1 of B, columns [n, n + 16), interleaved: (k, n), (k + 1, n), (k, n + 1), ...
+EMBER_INLINE I16x32 rowPair(I16x16 r0, I16x16 r1) {
+  return __builtin_shufflevector(r0, r1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23,
+                                 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+}
+
+/// IntegerMatMul of few rows of A (M <= kQGemvMaxRows: a classifier's batch), columns [n0, n1)
+/// of C (M x N, wrapped sums) = sum_k (a - za)(b - zb): B (the weights, N wide) is read once,
+/// row after row, four rows at a time widened to int16 less zb, and multiplied with each row's
+/// four (a - za), pairs of products summed exactly in int32. The GEMM would first pack all of
+/// B, reading and writing it once more, for the one row of A it multiplies.
+EMBER_INLINE void gemvColumns(i64 M, i64 N, i64 K, const u8 *a, u8 aFlip, const u8 *za,
+                              i64 zaStride, const u8 *b, u8 bFlip, u8 zb, u32 *C, i64 n0,
+                              i64 n1) {
+  for (i64 m = 0; m < M; ++m)
+    for (i64 n = n0; n < n1; ++n)
+      C[m * N + n] = 0;
+  i16 zbi = i16(u8(zb ^ bFlip));
+  i64 whole = n0 + (n1 - n0) / 16 * 16;
+  for (i64 k = 0; k < K; k += 4) {
+    // Each row's four (a - za), as pairs in alternate lanes (0 past K).
+    I16x32 pair01[kQGemvMaxRows], pair23[kQGemvMaxRows];
+    i16 shifted[kQGemvMaxRows][4];
+    for (i64 m = 0; m < M; ++m) {
+      i16 zam = i16(i8(za[m * zaStride] ^ aFlip));
+      for (i64 t = 0; t < 4; ++t)
+        shifted[m][t] = k + t < K ? i16(i16(i8(a[m * K + k + t] ^ aFlip)) - zam) : i16(0);
+      for (int l = 0; l < 32; l += 2) {
+        pair01[m][l] = shifted[m][0];
+        pair01[m][l + 1] = shifted[m][1];
+        pair23[m][l] = shifted[m][2];
+        pair23[m][l + 1] = shifted[m][3];
+      }
+    }
+    for (i64 n = n0; n < whole; n += 16) {
+      // Four streams of B at once, two steps ahead: resnet50's classifier took 0.50 ms
+      // without, 0.26 with (its 2 MB of weights come from memory).
+      if ((n - n0) % 64 == 0)
+        for (i64 t = 8; t < 12; ++t)
+          __builtin_prefetch(b + (k + t) * N + n);
+      I16x32 b01 = rowPair(shiftedRow(b, k, K, N, n, bFlip, zbi),
+                           shiftedRow(b, k + 1, K, N, n, bFlip, zbi));
+      I16x32 b23 = rowPair(shiftedRow(b, k + 2, K, N, n, bFlip, zbi),
+                           shiftedRow(b, k + 3, K, N, n, bFlip, zbi));
+      for (i64 m = 0; m < M; ++m) {
+        U32x16 c;
+        __builtin_memcpy(&c, C + m * N + n, 64);
+        c += maddPairs32(b01, pair01[m]) + maddPairs32(b23, pair23[m]);
+        __builtin_memcpy(C + m * N + n, &c, 64);
+      }
+    }
+    for (i64 n = whole; n < n1; ++n)
+      for (i64 m = 0; m < M; ++m)
+        for (i64 t = 0; t < 4 && k + t < K; ++t)
+          C[m * N + n] += u32(i32(shifted[m][t]) * (i32(u8(b[(k + t) * N + n] ^ bFlip)) - zbi));
+  }
+}
+
 /// IntegerMatMul (parameters: QMatMulParam; result b is LHS[aOffsets[b]] x RHS[bOffsets[b]];
 /// scratch: qgemmScratchBytes(1, M, K, threads)).
 template <typename Tile>
@@ -760,6 +862,17 @@ EMBER_INLINE void integerMatMul(i32 *out, const u8 *a, const u8 *b, const u8 *za
                                 u8 *scratch, parallel::Team *team) {
   i64 M = p[kQmM], N = p[kQmN], K = p[kQmK], batches = p[kQmBatches];
   u8 aFlip = p[kQmLhsUnsigned] ? 0x80 : 0, bFlip = p[kQmRhsSigned] ? 0x80 : 0;
+  if (M <= kQGemvMaxRows) {
+    i64 parts = minI(parallel::partsFor(team, 2 * M * N * K), (N + 63) / 64);
+    for (i64 bi = 0; bi < batches; ++bi)
+      parallel::forEachPart(team, parts, [&](i64 part) {
+        i64 begin, end;
+        parallel::partRange(N, parts, 64, part, begin, end);
+        gemvColumns(M, N, K, a + aOffsets[bi], aFlip, za, p[kQmLhsZpPerRow] ? 1 : 0,
+                    b + bOffsets[bi], bFlip, zb[0], (u32 *)out + bi * M * N, begin, end);
+      });
+    return;
+  }
   u8 *Ap = scratch;
   u32 *rowConst = (u32 *)(Ap + qgemmPackedABytes(1, M, K)), *rowZp = rowConst + M;
   u8 *parts = (u8 *)rowConst + qgemmRowBytes(M);
@@ -768,10 +881,9 @@ EMBER_INLINE void integerMatMul(i32 *out, const u8 *a, const u8 *b, const u8 *za
   bool inPlace = readsAInPlace(aFlip, K);
   for (i64 bi = 0; bi < batches; ++bi) {
     if (bi == 0 || aOffsets[bi] != aOffsets[bi - 1]) {
-      if (inPlace)
-        rowSums(a + aOffsets[bi], K, M, K, 0, rowConst);
-      else
-        packA<Tile::MR>(a + aOffsets[bi], K, M, K, aFlip, Ap, rowConst);
+      if (!inPlace)
+        packA<Tile::MR>(a + aOffsets[bi], K, M, K, aFlip, Ap);
+      rowSums(a + aOffsets[bi], K, M, K, aFlip, rowConst);
       colTerm = rowTerms(M, K, zbq, za, p[kQmLhsZpPerRow] ? 1 : 0, aFlip, nullptr, rowConst,
                          rowZp);
     }

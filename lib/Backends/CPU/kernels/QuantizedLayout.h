@@ -40,6 +40,10 @@ constexpr idx kQGemmKCQ = 192;    ///< most quads of k per block: a KC x NR pane
 constexpr idx kQGemmNC = 480;     ///< columns per packed block of B (a multiple of every NR)
 constexpr idx kQGemmSlack = 64;   ///< bytes a packer or a tile may touch past an array
 
+/// The most rows of A IntegerMatMul multiplies without the GEMM (QuantizedIntegerGemm.h:
+/// gemvColumns), needing no scratch.
+constexpr idx kQGemvMaxRows = 4;
+
 constexpr idx qgemmQuads(idx K) { return (K + 3) / 4; }
 constexpr idx roundUp64(idx n) { return (n + 63) / 64 * 64; }
 /// Bytes of A packed in panels of at most kQGemmMaxMR rows: \p G groups of \p Mg rows.
