@@ -150,6 +150,18 @@ AttrList convAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides,
   return a;
 }
 
+AttrList maxPoolAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides,
+                      std::vector<int64_t> pads, std::vector<int64_t> dilations, int64_t ceil) {
+  AttrList a;
+  a.set<AttrKind::Kernels>(kernels)
+      .set<AttrKind::Strides>(strides)
+      .set<AttrKind::Pads>(pads)
+      .set<AttrKind::Dilations>(dilations)
+      .set<AttrKind::CeilMode>(ceil)
+      .set<AttrKind::StorageOrder>(int64_t(0));
+  return a;
+}
+
 Node *node(Function *F, NodeKind k, std::vector<NodeValue> ops, AttrList attrs) {
   auto n = F->createNode(k, "n", ops, std::move(attrs));
   EXPECT_TRUE(bool(n)) << errorToString(n.takeError());

@@ -74,6 +74,9 @@ Constant *constant(Module &M, std::vector<dim_t> dims, unsigned seed,
 /// A convolution's window attributes.
 AttrList convAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides,
                    std::vector<int64_t> pads, std::vector<int64_t> dilations, int64_t group);
+/// A MaxPool's attributes (storage order 0).
+AttrList maxPoolAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides,
+                      std::vector<int64_t> pads, std::vector<int64_t> dilations, int64_t ceil);
 /// Creates a node (failing the test on error; returns null then).
 Node *node(Function *F, NodeKind k, std::vector<NodeValue> ops, AttrList attrs = {});
 

@@ -209,14 +209,8 @@ namespace {
 std::vector<NodeValue> maxAndAvgPools(Function *F, NodeValue x, std::vector<int64_t> kernels,
                                       std::vector<int64_t> strides, std::vector<int64_t> pads,
                                       std::vector<int64_t> dilations, int64_t ceil) {
-  AttrList mp;
-  mp.set<AttrKind::Kernels>(kernels)
-      .set<AttrKind::Strides>(strides)
-      .set<AttrKind::Pads>(pads)
-      .set<AttrKind::Dilations>(dilations)
-      .set<AttrKind::CeilMode>(ceil)
-      .set<AttrKind::StorageOrder>(int64_t(0));
-  std::vector<NodeValue> outs = {NodeValue(node(F, NodeKind::MaxPool, {x}, mp), 0)};
+  std::vector<NodeValue> outs = {NodeValue(
+      node(F, NodeKind::MaxPool, {x}, maxPoolAttrs(kernels, strides, pads, dilations, ceil)), 0)};
   for (int64_t countPad : {0, 1}) {
     AttrList ap;
     ap.set<AttrKind::Kernels>(kernels)
@@ -261,15 +255,10 @@ TEST(CPUBackend, PoolsOfThePhasedPath) {
         outs.push_back(v);
     }
     // Dilation (MaxPool only).
-    AttrList mp;
-    mp.set<AttrKind::Kernels>(std::vector<int64_t>{3, 3})
-        .set<AttrKind::Strides>(std::vector<int64_t>{2, 1})
-        .set<AttrKind::Pads>(std::vector<int64_t>{2, 2, 2, 2})
-        .set<AttrKind::Dilations>(std::vector<int64_t>{2, 2})
-        .set<AttrKind::CeilMode>(int64_t(0))
-        .set<AttrKind::StorageOrder>(int64_t(0));
     Placeholder *x = input(M, {1, 3, 13, 17}, ElemKind::Float32, "dilated");
-    outs.push_back(NodeValue(node(F, NodeKind::MaxPool, {x}, mp), 0));
+    outs.push_back(NodeValue(
+        node(F, NodeKind::MaxPool, {x}, maxPoolAttrs({3, 3}, {2, 1}, {2, 2, 2, 2}, {2, 2}, 0)),
+        0));
     return outs;
   });
 }
@@ -521,13 +510,7 @@ TEST(CPUBackend, EveryKernelVariantThisMachineRunsAgrees) {
 TEST(CPUBackend, Pooling) {
   expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *x = input(M, {2, 3, 11, 13});
-    AttrList mp;
-    mp.set<AttrKind::Kernels>({3, 3})
-        .set<AttrKind::Strides>({2, 2})
-        .set<AttrKind::Pads>({1, 1, 1, 1})
-        .set<AttrKind::Dilations>({1, 2})
-        .set<AttrKind::CeilMode>(1)
-        .set<AttrKind::StorageOrder>(0);
+    AttrList mp = maxPoolAttrs({3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 2}, 1);
     Node *maxPool = node(F, NodeKind::MaxPool, {x}, mp);
     std::vector<NodeValue> outs = {NodeValue(maxPool, 0), NodeValue(maxPool, 1)};
     // Indices nobody reads: the kernel takes maxima alone, across a full and a partial vector.
@@ -643,13 +626,7 @@ TEST(Backends, RefuseUnsupportedNodesListingAll) {
     Function *F = M->createFunction(kMainFunctionName);
     Placeholder *x = M->createPlaceholder(Type(ElemKind::Float32, {4, 6}), "x");
     Placeholder *i = M->createPlaceholder(Type(ElemKind::Int32, {1, 2, 6, 6}), "i");
-    AttrList pool;
-    pool.set<AttrKind::Kernels>({2, 2})
-        .set<AttrKind::Strides>({2, 2})
-        .set<AttrKind::Pads>({0, 0, 0, 0})
-        .set<AttrKind::Dilations>({1, 1})
-        .set<AttrKind::CeilMode>(0)
-        .set<AttrKind::StorageOrder>(0);
+    AttrList pool = maxPoolAttrs({2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 0);
     ASSERT_OK_AND_ASSIGN(Node * intPool, F->createNode(NodeKind::MaxPool, "intpool", {i}, pool));
     Placeholder *s = M->createPlaceholder(Type(ElemKind::Int16, {1, 2, 6, 6}), "s");
     ASSERT_OK_AND_ASSIGN(Node * shortPool,

@@ -194,14 +194,9 @@ TEST(NNFastPaths, MaxPoolSpecialValuesInsideBlocks) {
         std::vector<NodeValue> outs;
         for (int64_t stride : {1, 2})
           for (int64_t pad : {0, 1}) {
-          AttrList mp;
-          mp.set<AttrKind::Kernels>({3, 3})
-              .set<AttrKind::Strides>({stride, stride})
-              .set<AttrKind::Pads>({pad, pad, pad, pad})
-              .set<AttrKind::Dilations>({1, 1})
-              .set<AttrKind::CeilMode>(0)
-              .set<AttrKind::StorageOrder>(0);
-          Node *maxPool = node(F, NodeKind::MaxPool, {x}, mp);
+          Node *maxPool = node(F, NodeKind::MaxPool, {x},
+                               maxPoolAttrs({3, 3}, {stride, stride}, {pad, pad, pad, pad},
+                                            {1, 1}, 0));
           outs.push_back(NodeValue(maxPool, 0));
           outs.push_back(NodeValue(maxPool, 1));
         }

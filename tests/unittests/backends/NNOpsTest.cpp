@@ -259,14 +259,11 @@ TEST(NNPool, WindowsOfPaddingAloneAndSpecialValues) {
       expectBackendsAgree(
           [&](Module &M, Function *F) -> std::vector<NodeValue> {
             Placeholder *x = input(M, dims, k, "x");
-            AttrList mp;
-            mp.set<AttrKind::Kernels>(std::vector<int64_t>(n, 2))
-                .set<AttrKind::Strides>(std::vector<int64_t>(n, 1))
-                .set<AttrKind::Pads>(std::vector<int64_t>(2 * n, 2))
-                .set<AttrKind::Dilations>(std::vector<int64_t>(n, 1))
-                .set<AttrKind::CeilMode>(0)
-                .set<AttrKind::StorageOrder>(0);
-            Node *maxPool = node(F, NodeKind::MaxPool, {x}, mp);
+            Node *maxPool = node(F, NodeKind::MaxPool, {x},
+                                 maxPoolAttrs(std::vector<int64_t>(n, 2),
+                                              std::vector<int64_t>(n, 1),
+                                              std::vector<int64_t>(2 * n, 2),
+                                              std::vector<int64_t>(n, 1), 0));
             AttrList ap;
             ap.set<AttrKind::Kernels>(std::vector<int64_t>(n, 2))
                 .set<AttrKind::Strides>(std::vector<int64_t>(n, 1))
@@ -290,14 +287,10 @@ TEST(NNPool, MaxUnpoolOfMaxPoolIndices) {
       size_t n = dims.size() - 2;
       expectBackendsAgree([&](Module &M, Function *F) -> std::vector<NodeValue> {
         Placeholder *x = input(M, dims, k);
-        AttrList mp;
-        mp.set<AttrKind::Kernels>(std::vector<int64_t>(n, 2))
-            .set<AttrKind::Strides>(std::vector<int64_t>(n, 2))
-            .set<AttrKind::Pads>(std::vector<int64_t>(2 * n, 0))
-            .set<AttrKind::Dilations>(std::vector<int64_t>(n, 1))
-            .set<AttrKind::CeilMode>(1)
-            .set<AttrKind::StorageOrder>(0);
-        Node *maxPool = node(F, NodeKind::MaxPool, {x}, mp);
+        Node *maxPool = node(F, NodeKind::MaxPool, {x},
+                             maxPoolAttrs(std::vector<int64_t>(n, 2), std::vector<int64_t>(n, 2),
+                                          std::vector<int64_t>(2 * n, 0),
+                                          std::vector<int64_t>(n, 1), 1));
         std::vector<NodeValue> outs;
         for (int64_t pad : {0, 1}) {
           AttrList up;

@@ -486,18 +486,6 @@ INSTANTIATE_TEST_SUITE_P(
                         ElemKind::UInt8, true, {17}, {128, 0, 255}}));
 
 /// MaxPool attributes (storage order 0).
-AttrList maxPoolAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides,
-                      std::vector<int64_t> pads, std::vector<int64_t> dilations, int64_t ceil) {
-  AttrList a;
-  a.set<AttrKind::Kernels>(kernels)
-      .set<AttrKind::Strides>(strides)
-      .set<AttrKind::Pads>(pads)
-      .set<AttrKind::Dilations>(dilations)
-      .set<AttrKind::CeilMode>(ceil)
-      .set<AttrKind::StorageOrder>(int64_t(0));
-  return a;
-}
-
 TEST(QuantizedOps, ByteMaxPools) {
   // uint8 and int8 max pools over the kinds' whole ranges (the CPU backend's row kernel when
   // nobody reads the indices): resnet's 3x3 stride 2 pad 1, ceil mode past the input, dilation,
