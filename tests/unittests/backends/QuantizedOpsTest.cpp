@@ -477,6 +477,15 @@ INSTANTIATE_TEST_SUITE_P(
                         ElemKind::Int8, true, {255}, {1, 0}},
         IntegerConvCase{{1, 1024, 20, 20}, 32, {1, 1}, 1, 0, 1, 1, true, ElemKind::UInt8,
                         ElemKind::Int8, true, {77}, {0, -3}},
+        // ... and K off its steps of 64, A copied into rows padded with zeros: resnet50's first
+        // convolution's shape (K = 147) with a uint8 filter; 1x1 with K = 96; K = 900 in two
+        // blocks of k, the second not a whole number of steps.
+        IntegerConvCase{{1, 3, 29, 31}, 32, {7, 7}, 2, 3, 1, 1, true, ElemKind::Int8,
+                        ElemKind::UInt8, true, {-128}, {255, 0, 128}},
+        IntegerConvCase{{1, 96, 9, 9}, 64, {1, 1}, 1, 0, 1, 1, false, ElemKind::UInt8,
+                        ElemKind::Int8, true, {3}, {-128}},
+        IntegerConvCase{{1, 100, 48, 48}, 32, {3, 3}, 2, 1, 1, 1, true, ElemKind::UInt8,
+                        ElemKind::Int8, true, {250}, {0, 127, -1}},
         IntegerConvCase{{1, 128, 6, 6}, 64, {3, 3}, 1, 1, 1, 2, true, ElemKind::UInt8,
                         ElemKind::Int8, true, {9}, {0, -1}},
         // ... and B read in place: two blocks of k, dropped columns; 1x1 (uint8 filters).

@@ -462,6 +462,20 @@ template <int MR> EMBER_INLINE void packA(const u8 *a, i64 lda, i64 M, i64 K, u8
   }
 }
 
+/// Copies rows [0, M) of A (row m at a + m * lda, K bytes, each xor \p flip) row after row,
+/// \p rowBytes apart, zero past K: for a tile that reads A's rows whole (kRowMajorA) in steps
+/// of more k than K holds, the steps past K multiplying zeros.
+EMBER_INLINE void packARows(const u8 *a, i64 lda, i64 M, i64 K, u8 flip, i64 rowBytes, u8 *Ap) {
+  for (i64 m = 0; m < M; ++m) {
+    const u8 *src = a + m * lda;
+    u8 *dst = Ap + m * rowBytes;
+    for (i64 k = 0; k < K; ++k)
+      dst[k] = src[k] ^ flip;
+    for (i64 k = K; k < rowBytes; ++k)
+      dst[k] = 0;
+  }
+}
+
 /// Bytes of A's packed panels of \p M rows.
 EMBER_INLINE i64 packedABytes(i64 M, i64 K, i64 MR) {
   return (M + MR - 1) / MR * qgemmQuads(K) * MR * 4;
@@ -736,13 +750,20 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
   u8 *padded = rowMemory + qgemmRowBytes(Cout);
   u8 *parts = padded + (pointwise ? 0 : qconvPaddedBytes(Cg, OH, OW, KH, KW, SH, SW, DH, DW));
 
-  i64 groupA = packedABytes(Mg, K, Tile::MR);
-  bool inPlace = readsAInPlace(wFlip, K);
+  // A tile that reads A's rows whole (AMX) reads them in steps of KQ quads: in place when K
+  // is a multiple of that, else copied into rows padded with zeros.
+  i64 rowBytes = (qgemmQuads(K) + Tile::KQ - 1) / Tile::KQ * Tile::KQ * 4;
+  bool inPlace = readsAInPlace(wFlip, K) && (!Tile::kRowMajorA || rowBytes == K);
+  i64 groupA = Tile::kRowMajorA ? Mg * rowBytes : packedABytes(Mg, K, Tile::MR);
   auto viewOf = [&](i64 g) {
-    return inPlace ? inPlaceView(w + g * Mg * K, K) : packedView<Tile::MR>(Ap + g * groupA, K);
+    return inPlace            ? inPlaceView(w + g * Mg * K, K)
+           : Tile::kRowMajorA ? inPlaceView(Ap + g * groupA, rowBytes)
+                              : packedView<Tile::MR>(Ap + g * groupA, K);
   };
   for (i64 g = 0; g < G; ++g) {
-    if (!inPlace)
+    if (!inPlace && Tile::kRowMajorA)
+      packARows(w + g * Mg * K, K, Mg, K, wFlip, rowBytes, Ap + g * groupA);
+    else if (!inPlace)
       packA<Tile::MR>(w + g * Mg * K, K, Mg, K, wFlip, Ap + g * groupA);
     filterSums(w + g * Mg * K, K, Mg, K, wFlip, wSums ? wSums + g * Mg : nullptr,
                rowConst + g * Mg);

@@ -46,9 +46,11 @@ constexpr idx kQGemvMaxRows = 4;
 
 constexpr idx qgemmQuads(idx K) { return (K + 3) / 4; }
 constexpr idx roundUp64(idx n) { return (n + 63) / 64 * 64; }
-/// Bytes of A packed in panels of at most kQGemmMaxMR rows: \p G groups of \p Mg rows.
+/// Bytes of A packed in panels of at most kQGemmMaxMR rows, or row after row with k padded to
+/// a multiple of 16 quads (the AMX tile's step): \p G groups of \p Mg rows.
 constexpr idx qgemmPackedABytes(idx G, idx Mg, idx K) {
-  return roundUp64(G * (Mg + kQGemmMaxMR - 1) * qgemmQuads(K) * 4 + kQGemmSlack);
+  return roundUp64(G * (Mg + kQGemmMaxMR - 1) * ((qgemmQuads(K) + 15) / 16 * 16) * 4 +
+                   kQGemmSlack);
 }
 /// Bytes of the per-row terms: the constant added to each row, each row's zero point, and a
 /// requantized convolution's scale and result zero point.
