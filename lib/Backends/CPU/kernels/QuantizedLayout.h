@@ -40,7 +40,7 @@ constexpr idx kQGemmKCQ = 192;    ///< most quads of k per block: a KC x NR pane
 constexpr idx kQGemmNC = 480;     ///< columns per packed block of B (a multiple of every NR)
 constexpr idx kQGemmSlack = 64;   ///< bytes a packer or a tile may touch past an array
 
-/// The most rows of A IntegerMatMul multiplies without the GEMM (QuantizedIntegerGemm.h:
+/// The most rows of A IntegerMatMul multiplies without the GEMM (QuantizedIntegerGemv.h:
 /// gemvColumns), needing no scratch.
 constexpr idx kQGemvMaxRows = 4;
 
