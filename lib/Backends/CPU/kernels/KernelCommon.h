@@ -76,6 +76,17 @@ EMBER_INLINE Vec vabs(Vec a) { return __builtin_elementwise_abs(a); }
 EMBER_INLINE Vec vselect(IVec m, Vec a, Vec b) { return m ? a : b; }
 EMBER_INLINE IVec isnan(Vec x) { return x != x; }
 
+/// Quantization's rule, ember::conversions::roundAndSaturate, on the lanes of float vectors FV:
+/// round half to even, plus the zero point, clamped to [lo, hi] (the result kind's range), NaN
+/// giving lo (the first compare fails). The selects are x86's vector max and min (where q equals
+/// lo, taking lo changes at most a zero's sign, which converting to an integer loses); the
+/// helper lane by lane became compares and blends on mask registers, all on one port.
+template <typename FV> EMBER_INLINE FV roundAndSaturateLanes(FV v, FV zp, FV lo, FV hi) {
+  FV q = __builtin_elementwise_roundeven(v) + zp;
+  q = q > lo ? q : lo;
+  return q < hi ? q : hi;
+}
+
 /// min(max(x, lo), hi) with NaN staying NaN (the comparisons fail for NaN), as the Interpreter.
 EMBER_INLINE Vec clampKeepNaN(Vec x, Vec lo, Vec hi) {
   Vec y = x < lo ? lo : x;

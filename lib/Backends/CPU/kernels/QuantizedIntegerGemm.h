@@ -99,10 +99,7 @@ EMBER_INLINE void storeRequantized(V x, float scale, float zp, float lo, float h
   static_assert(sizeof(V) == sizeof(IV), "L lanes of 32 bits");
   IV xi;
   __builtin_memcpy(&xi, &x, sizeof xi);
-  FV q = __builtin_elementwise_roundeven(__builtin_convertvector(xi, FV) * scale) + zp;
-  FV lov = lo, hiv = hi;
-  q = q >= lov ? q : lov;
-  q = q > hiv ? hiv : q;
+  FV q = roundAndSaturateLanes<FV>(__builtin_convertvector(xi, FV) * scale, zp, lo, hi);
   BV b = __builtin_convertvector(__builtin_convertvector(q, IV), BV);
   __builtin_memcpy(dst, &b, L);
 }
