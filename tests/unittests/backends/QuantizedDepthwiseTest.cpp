@@ -6,7 +6,9 @@
 // tap is as large as it can be and the bias wraps the sum around 32 bits, or is as large as the
 // kernel adds in float32; in each float32 kernel variant this machine runs and split over
 // threads. Windows it does not take (stride 3) check the fallback still agrees. With the Requantize after it, which the kernel then does as
-// it stores the sums: per-tensor and per-channel scales and zero points, to uint8 and int8.
+// it stores the sums: per-tensor and per-channel scales and zero points, to uint8 and int8 (on
+// the channel-lanes kernel when each input channel has one output channel, else the phase-plane
+// one).
 #include "BackendTestUtils.h"
 
 #include <random>
@@ -171,7 +173,21 @@ TEST(QuantizedDepthwiseRequantized, MatchesInterpreter) {
                        false, 1},
            Requantized{{{2, 48, 40, 41}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, u8, i8, true,
                         {128}, {3, -4, 127}},
-                       true, true, 2}}) {
+                       true, true, 2},
+           // The channel-lanes kernel's other windows: 16 channels a vector, the last block
+           // partly full; mobilenet's 7 x 7 planes; 5 x 5 with stride 2 and dilation 2 and
+           // 7 x 7 (weights past 16 taps, transposed 16 at a time); 1-D; int8 in and out.
+           Requantized{{{1, 40, 7, 7}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, u8, i8, true,
+                        {3}, {0, -1, 1}},
+                       false, true, 1},
+           Requantized{{{2, 18, 15, 17}, 1, {5, 5}, {2, 2}, {4, 4, 3, 3}, {2, 2}, i8, u8, false,
+                        {127}, {255}},
+                       true, false, 1},
+           Requantized{{{1, 33, 12, 11}, 1, {7, 7}, {1, 1}, {3, 3, 3, 3}, {1, 1}, u8, i8, true,
+                        {0}, {127, -128}},
+                       false, false, 1},
+           Requantized{{{2, 20, 37}, 1, {5}, {2}, {2, 2}, {1}, u8, i8, true, {7}, {-128, 127, 1}},
+                       true, true, 1}}) {
     const DepthwiseCase &c = r.c;
     SCOPED_TRACE(::testing::Message() << "input " << ::testing::PrintToString(c.x)
                                       << (r.toInt8 ? ", to int8" : ", to uint8")

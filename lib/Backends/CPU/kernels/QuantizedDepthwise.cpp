@@ -19,6 +19,8 @@
 // result is written: the separate pass read 4 bytes and wrote 1 an element.
 // mobilenet_v2's 17 depthwise convolutions took 8.0 ms on the int16 scalar kernel
 // (QuantizedInteger.cpp, 2-10 GOPS), about 1.2 ms here (one core of this machine's Xeon).
+// Requantized convolutions with one output channel per input channel take the channel-lanes
+// kernel below instead (lanesBlock): 16 channels a vector, no per-plane setup.
 #include "PhasePlanes.h"
 #include "QuantizedDepthwise.h"
 
@@ -379,15 +381,253 @@ EMBER_INLINE void depthwisePlanes(const Depthwise &a, float *mem, i64 begin, i64
     depthwisePlanes<K, S, SW, u8>(a, mem, begin, end);
 }
 
+/// The channel-lanes kernel, for requantized convolutions with one output channel per input
+/// channel (mobilenet's): 16 channels at a time, each output position one vector of 16 lanes,
+/// one a channel. Small planes are where the phase-plane kernel above is slow: a 7 x 7 plane is
+/// 4 vectors of outputs and paid its band, strip and weight setup for each (about 5 cycles an
+/// output here). With channels in lanes a tap's weights are one vector for every position,
+/// and there are no phase planes: output (oy, ox) reads the vector at position
+/// (oy SH + ky DH, ox SW + kx DW) of the padded input. The price is two transposes: each input
+/// row's 16 planes' bytes into positions of 16 lanes (16 x 16 bytes at a time), and the
+/// requantized bytes back into the 16 output planes, both in byte shuffles.
+
+typedef u8 Bytes16 __attribute__((ext_vector_type(16)));
+using qdepthwise::kLanes;
+
+/// 16 vectors of 16 bytes, a 16 x 16 matrix, transposed in place: four rounds of interleaving
+/// row i with row i + 8.
+EMBER_INLINE void transpose16x16(Bytes16 *r) {
+#pragma clang loop unroll(full)
+  for (int round = 0; round < 4; ++round) {
+    Bytes16 t[16];
+#pragma clang loop unroll(full)
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = __builtin_shufflevector(r[i], r[i + 8], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
+                                         6, 22, 7, 23);
+      t[2 * i + 1] = __builtin_shufflevector(r[i], r[i + 8], 8, 24, 9, 25, 10, 26, 11, 27, 12,
+                                             28, 13, 29, 14, 30, 15, 31);
+    }
+#pragma clang loop unroll(full)
+    for (int i = 0; i < 16; ++i)
+      r[i] = t[i];
+  }
+}
+
+/// 16 bytes of kind T (u8 or i8) as floats.
+template <typename T> EMBER_INLINE Vec bytesToFloats(Bytes16 b) {
+  typedef T T16 __attribute__((ext_vector_type(16)));
+  return __builtin_convertvector((T16)b, Vec);
+}
+
+/// One block of channels: its weights, bias and requantization a vector each, lane l for
+/// channel c0 + l (lanes past the channels repeat the last one, and are not stored). The
+/// zero points and bounds as floats: roundAndSaturateLanes's operands.
+struct LaneBlock {
+  Vec w[scratch::kPhasedMaxTaps];
+  IVec bias;
+  Vec scale, zp, lo, hi;
+};
+
+/// U output positions from \p ox on of output row \p oy: the taps' sums in float (exact, as the
+/// phase-plane kernel's), plus the bias as int32 modulo 2^32, requantized by the rule of
+/// kernels/Quantized.cpp and the Interpreter (its helper, lane by lane) to 16 bytes each.
+template <int U, int K, int S>
+EMBER_INLINE void lanePositions(u8 *stage, const float *ring, const i64 *rowOff,
+                                const LaneBlock &blk, const ConvShape &s, i64 ox) {
+  Vec acc[U];
+#pragma clang loop unroll(full)
+  for (int u = 0; u < U; ++u)
+    acc[u] = splat(0.f);
+  if constexpr (K > 0) {
+#pragma clang loop unroll(full)
+    for (int ky = 0; ky < K; ++ky) {
+      const float *row = ring + rowOff[ky] + ox * S * kLanes;
+#pragma clang loop unroll(full)
+      for (int kx = 0; kx < K; ++kx)
+#pragma clang loop unroll(full)
+        for (int u = 0; u < U; ++u)
+          acc[u] += blk.w[ky * K + kx] * loadv(row + (u * S + kx) * kLanes);
+    }
+  } else {
+    for (i64 ky = 0; ky < s.KH; ++ky) {
+      const float *row = ring + rowOff[ky] + ox * s.SW * kLanes;
+      for (i64 kx = 0; kx < s.KW; ++kx)
+#pragma clang loop unroll(full)
+        for (int u = 0; u < U; ++u)
+          acc[u] += blk.w[ky * s.KW + kx] * loadv(row + (u * s.SW + kx * s.DW) * kLanes);
+    }
+  }
+#pragma clang loop unroll(full)
+  for (int u = 0; u < U; ++u) {
+    IVec sum = (IVec)((UVec)__builtin_convertvector(acc[u], IVec) + (UVec)blk.bias);
+    Vec x = __builtin_convertvector(sum, Vec);
+    Bytes16 q = __builtin_convertvector(
+        __builtin_convertvector(roundAndSaturateLanes(x * blk.scale, blk.zp, blk.lo, blk.hi),
+                                IVec),
+        Bytes16);
+    __builtin_memcpy(stage + (ox + u) * kLanes, &q, sizeof q);
+  }
+}
+
+/// Output planes of channels [c0, c0 + 16) of image \p b (or up to the last channel): padded
+/// input rows transposed into \p ring as the windows reach them, each output row computed into
+/// \p stage, and the staged positions transposed out to the planes 16 at a time.
+template <int K, int S, typename T>
+EMBER_INLINE void lanesBlock(const Depthwise &a, float *ring, u8 *stage, i64 b, i64 c0) {
+  using namespace qdepthwise;
+  const ConvShape &s = a.s;
+  const i64 n = minI(kLanes, s.C - c0), taps = s.KH * s.KW, HW = s.H * s.W, OHW = s.OH * s.OW;
+  const i64 R = ringRows(s.KH, s.DH), cols = ringCols(s.OW, s.KW, s.SW, s.DW);
+  const i64 rowFloats = cols * kLanes;
+  LaneBlock blk;
+  const u8 *planes[kLanes];
+  const bool outSigned = a.requant == quantlayout::kQcRequantizeInt8;
+  blk.lo = splat(outSigned ? -128.f : 0.f);
+  blk.hi = splat(outSigned ? 127.f : 255.f);
+  Vec zw;
+  for (i64 l = 0; l < kLanes; ++l) {
+    const i64 c = c0 + minI(l, n - 1);
+    planes[l] = a.in + (b * s.C + c) * HW;
+    zw[l] = byteAt(a.filterZp, a.zpPerChannel ? c : 0, a.filterSigned);
+    blk.bias[l] = a.bias[c];
+    u8 z = a.qZp[a.outZpPerChannel ? c : 0];
+    blk.zp[l] = outSigned ? float(i8(z)) : float(z);
+    blk.scale[l] = a.qScale[a.outScalePerChannel ? c : 0];
+  }
+  // The filters' [channel][tap] bytes, 16 taps of 16 channels at a time, transposed to a vector
+  // a tap (element by element, the weights took a tenth of a 7 x 7 plane's time).
+  const i64 filterBytes = s.K * taps;
+  for (i64 t0 = 0; t0 < taps; t0 += kLanes) {
+    Bytes16 r[kLanes];
+    for (i64 l = 0; l < kLanes; ++l) {
+      const i64 at = (c0 + minI(l, n - 1)) * taps + t0;
+      if (at + kLanes <= filterBytes)
+        __builtin_memcpy(&r[l], a.filter + at, sizeof(Bytes16));
+      else
+        for (i64 j = 0; j < kLanes; ++j)
+          r[l][j] = at + j < filterBytes ? a.filter[at + j] : 0;
+    }
+    transpose16x16(r);
+    for (i64 t = t0; t < minI(taps, t0 + kLanes); ++t)
+      blk.w[t] = (a.filterSigned ? bytesToFloats<i8>(r[t - t0]) : bytesToFloats<u8>(r[t - t0])) -
+                 zw;
+  }
+  // Bytes that 16-byte loads may read from the last lane's plane on: up to the input's end.
+  const i64 readable = (s.N * s.C - (b * s.C + c0 + n - 1)) * HW;
+  const float zx = byteAt(a.inZp, 0, a.inputSigned);
+  // Padded row pr into ring slot pr % R: zero in the padding (which holds the zero point).
+  auto fillRow = [&](i64 pr) {
+    float *row = ring + (pr % R) * rowFloats;
+    const i64 y = pr - s.PH, x1 = minI(cols, s.PW + s.W);
+    if (y < 0 || y >= s.H || x1 <= s.PW) {
+      __builtin_memset(row, 0, (unsigned long)(rowFloats) * sizeof(float));
+      return;
+    }
+    for (i64 col = 0; col < minI(s.PW, cols); ++col)
+      storev(row + col * kLanes, splat(0.f));
+    for (i64 col = x1; col < cols; ++col)
+      storev(row + col * kLanes, splat(0.f));
+    for (i64 x = 0; x < x1 - s.PW; x += kLanes) {
+      const i64 m = minI(kLanes, x1 - s.PW - x), at = y * s.W + x;
+      Bytes16 r[kLanes];
+      if (at + kLanes <= readable) {
+#pragma clang loop unroll(full)
+        for (int l = 0; l < kLanes; ++l)
+          __builtin_memcpy(&r[l], planes[l] + at, sizeof(Bytes16));
+      } else {
+        for (int l = 0; l < kLanes; ++l)
+          for (int j = 0; j < kLanes; ++j)
+            r[l][j] = j < m ? planes[l][at + j] : 0;
+      }
+      transpose16x16(r);
+      for (i64 j = 0; j < m; ++j)
+        storev(row + (s.PW + x + j) * kLanes, bytesToFloats<T>(r[j]) - zx);
+    }
+  };
+  // The first \p m staged positions (at most 16) out to output positions [done, done + m).
+  i64 done = 0;
+  auto flush = [&](const u8 *from, i64 m) {
+    Bytes16 r[kLanes];
+#pragma clang loop unroll(full)
+    for (int j = 0; j < kLanes; ++j)
+      __builtin_memcpy(&r[j], from + j * kLanes, sizeof(Bytes16));
+    transpose16x16(r);
+    for (i64 l = 0; l < n; ++l) {
+      u8 *dst = a.q + (b * s.C + c0 + l) * OHW + done;
+      if (m == kLanes)
+        __builtin_memcpy(dst, &r[l], sizeof(Bytes16));
+      else
+        for (i64 j = 0; j < m; ++j)
+          dst[j] = r[l][j];
+    }
+    done += m;
+  };
+  i64 filled = 0, staged = 0;
+  i64 rowOff[scratch::kPhasedMaxTaps];
+  for (i64 oy = 0; oy < s.OH; ++oy) {
+    for (; filled <= oy * s.SH + (s.KH - 1) * s.DH; ++filled)
+      fillRow(filled);
+    for (i64 ky = 0; ky < s.KH; ++ky)
+      rowOff[ky] = ((oy * s.SH + ky * s.DH) % R) * rowFloats;
+    u8 *rowStage = stage + staged * kLanes;
+    i64 ox = 0;
+    for (; ox + 4 <= s.OW; ox += 4)
+      lanePositions<4, K, S>(rowStage, ring, rowOff, blk, s, ox);
+    for (; ox < s.OW; ++ox)
+      lanePositions<1, K, S>(rowStage, ring, rowOff, blk, s, ox);
+    staged += s.OW;
+    i64 f = 0;
+    for (; f + kLanes <= staged; f += kLanes)
+      flush(stage + f * kLanes, kLanes);
+    __builtin_memmove(stage, stage + f * kLanes, (unsigned long)((staged - f) * kLanes));
+    staged -= f;
+  }
+  if (staged > 0)
+    flush(stage, staged);
+}
+
+/// lanesBlock over the blocks [begin, end) of 16 channels of the N images.
+template <int K, int S>
+EMBER_INLINE void lanesBlocks(const Depthwise &a, float *mem, i64 begin, i64 end) {
+  using namespace qdepthwise;
+  const ConvShape &s = a.s;
+  const i64 blocks = (s.C + kLanes - 1) / kLanes;
+  float *ring = mem;
+  u8 *stage = (u8 *)(mem + scratch::roundUp16(ringRows(s.KH, s.DH) *
+                                              ringCols(s.OW, s.KW, s.SW, s.DW) * kLanes));
+  for (i64 i = begin; i < end; ++i) {
+    if (a.inputSigned)
+      lanesBlock<K, S, i8>(a, ring, stage, i / blocks, i % blocks * kLanes);
+    else
+      lanesBlock<K, S, u8>(a, ring, stage, i / blocks, i % blocks * kLanes);
+  }
+}
+
 /// The output planes split over \p team (null: one thread), each part with its own phase band
 /// and strip in scratch.
 EMBER_INLINE void integerDepthwise(const Depthwise &a, const i64 *params, float *scratchMem,
                                    parallel::Team *team) {
   const ConvShape &s = a.s;
   i64 perPart = qdepthwise::partFloats(params);
+  bool plain = s.SH == s.SW && s.DH == 1 && s.DW == 1;
+  if (a.requant && s.K == s.C && s.G == s.C) {
+    const i64 blocks = s.N * ((s.C + qdepthwise::kLanes - 1) / qdepthwise::kLanes);
+    i64 parts = minI(parallel::partsFor(team, 2 * s.N * s.K * s.OH * s.OW * s.KH * s.KW), blocks);
+    parallel::forEachPart(team, parts, [&](i64 part) {
+      i64 begin, end;
+      parallel::partRange(blocks, parts, 1, part, begin, end);
+      float *mem = scratchMem + part * perPart;
+      if (plain && s.KH == 3 && s.KW == 3 && s.SW == 1)
+        lanesBlocks<3, 1>(a, mem, begin, end);
+      else if (plain && s.KH == 3 && s.KW == 3 && s.SW == 2)
+        lanesBlocks<3, 2>(a, mem, begin, end);
+      else
+        lanesBlocks<0, 0>(a, mem, begin, end);
+    });
+    return;
+  }
   i64 parts = minI(parallel::partsFor(team, 2 * s.N * s.K * s.OH * s.OW * s.KH * s.KW),
                    s.N * s.K);
-  bool plain = s.SH == s.SW && s.DH == 1 && s.DW == 1;
   parallel::forEachPart(team, parts, [&](i64 part) {
     i64 begin, end;
     parallel::partRange(s.N * s.K, parts, 1, part, begin, end);

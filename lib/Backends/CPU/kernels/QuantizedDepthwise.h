@@ -54,14 +54,29 @@ constexpr idx stripFloats(idx rows, idx Wq) {
   return scratch::roundUp16(rows * Wq + 8 * scratch::kSlack);
 }
 
-/// Floats of one thread's working memory: two bands of the SH x SW phase planes, and two
-/// strips of int32 sums (or of their requantized bytes). (\p p: the parameters, as i64 in the
-/// kernel and int64_t in codegen.)
+/// The channel-lanes kernel (QuantizedDepthwise.cpp: lanesBlock), which takes requantized
+/// convolutions of one output channel per input channel: 16 channels at a time, a vector lane
+/// each. Its ring holds the last padded input rows a window reaches (ringRows) of ringCols
+/// positions, 16 floats each; its staging, the requantized bytes of up to a row of outputs
+/// and the 15 left from the previous row, 16 bytes a position.
+constexpr idx kLanes = 16;
+constexpr idx ringRows(idx KH, idx DH) { return (KH - 1) * DH + 1; }
+constexpr idx ringCols(idx OW, idx KW, idx SW, idx DW) { return (OW - 1) * SW + (KW - 1) * DW + 1; }
+constexpr idx lanesFloats(idx OW, idx KH, idx KW, idx SW, idx DH, idx DW) {
+  return scratch::roundUp16(ringRows(KH, DH) * ringCols(OW, KW, SW, DW) * kLanes) +
+         scratch::roundUp16((OW + kLanes) * kLanes / idx(sizeof(float)));
+}
+
+/// Floats of one thread's working memory, for whichever kernel runs: two bands of the SH x SW
+/// phase planes and two strips of int32 sums (or of their requantized bytes), or the channel
+/// lanes' ring and staging. (\p p: the parameters, as i64 in the kernel and int64_t in codegen.)
 template <typename Int> constexpr idx partFloats(const Int *p) {
   idx OH = p[5], OW = p[6], KH = p[7], KW = p[8], SH = p[9], SW = p[10], DH = p[13], DW = p[14];
   idx Wq = scratch::phasedCols(OW, KW, SW, DW);
-  return 2 * bandFloats(SH * SW * bandStride(OH, KH, SH, SW, DH, Wq)) +
-         2 * stripFloats(stripRows(OH, SH, SW, Wq), Wq);
+  idx phased = 2 * bandFloats(SH * SW * bandStride(OH, KH, SH, SW, DH, Wq)) +
+               2 * stripFloats(stripRows(OH, SH, SW, Wq), Wq);
+  idx lanes = lanesFloats(OW, KH, KW, SW, DH, DW);
+  return phased > lanes ? phased : lanes;
 }
 
 /// Bytes of scratch for \p threads threads.
