@@ -492,7 +492,18 @@ INSTANTIATE_TEST_SUITE_P(
         IntegerConvCase{{1, 128, 12, 12}, 32, {3, 3}, 1, 1, 1, 1, true, ElemKind::Int8,
                         ElemKind::Int8, true, {-1}, {3, -128}},
         IntegerConvCase{{1, 64, 20, 20}, 32, {1, 1}, 1, 0, 1, 1, true, ElemKind::UInt8,
-                        ElemKind::UInt8, true, {17}, {128, 0, 255}}));
+                        ElemKind::UInt8, true, {17}, {128, 0, 255}},
+        // Symmetric int8 filters (a zero point of 0, what quantizers write: no column terms,
+        // the requantized tiles' straight-line finish): mobilenet's expansions, K = 16 and 24
+        // on the VNNI tile, its first convolution (K = 27, stride 2), a 1x1 with K = 64 (AMX).
+        IntegerConvCase{{1, 16, 20, 20}, 96, {1, 1}, 1, 0, 1, 1, false, ElemKind::UInt8,
+                        ElemKind::Int8, true, {128}, {0}},
+        IntegerConvCase{{1, 24, 14, 14}, 40, {1, 1}, 1, 0, 1, 1, false, ElemKind::UInt8,
+                        ElemKind::Int8, true, {3}, {0}},
+        IntegerConvCase{{1, 3, 33, 35}, 32, {3, 3}, 2, 1, 1, 1, false, ElemKind::UInt8,
+                        ElemKind::Int8, true, {200}, {0}},
+        IntegerConvCase{{1, 64, 16, 16}, 64, {1, 1}, 1, 0, 1, 1, false, ElemKind::Int8,
+                        ElemKind::Int8, true, {-3}, {0}}));
 
 /// MaxPool attributes (storage order 0).
 TEST(QuantizedOps, ByteMaxPools) {
