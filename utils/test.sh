@@ -3,6 +3,7 @@
 #   utils/test.sh [ctest args]                   in build/
 #   utils/test.sh --sanitize[=thread] [args]     the same suite built with ASan and UBSan (or
 #                                                TSan) in build-asan/ (build-tsan/)
+# EMBER_TARGETS (e.g. ConcurrencyTest) builds only those targets, for a run limited with -R.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${EMBER_BUILD_DIR:-$root/build}"
@@ -27,7 +28,8 @@ case "${1:-}" in
   shift ;;
 esac
 "$root/utils/install-deps.sh"
-"$root/utils/build.sh"
+# shellcheck disable=SC2086 # a list of targets
+"$root/utils/build.sh" ${EMBER_TARGETS:-}
 cd "$build"
 # PoCL compiles each OpenCL kernel on its first launch and caches it: in the build tree, so a
 # run starts from what the previous run compiled and leaves nothing outside.
