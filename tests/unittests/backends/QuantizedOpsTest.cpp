@@ -568,17 +568,18 @@ TEST(QuantizedOps, IntegerConvWrapsAround32Bits) {
 
 TEST_P(IntegerMatMulKinds, GemmTileEdgesAndExtremes) {
   // The int8 GEMM's products: per-tensor RHS zero points, per-tensor or per-row LHS ones; M, N
-  // and K off every tile; batch dims broadcast on both sides; products one and three rows high.
+  // and K off every tile; batch dims broadcast on both sides; products one to three rows high.
   auto [ka, kb] = GetParam();
   auto lo = [](ElemKind k) { return k == ElemKind::Int8 ? -128.0 : 0.0; };
   std::vector<dim_t> a2{13, 45}, b2{45, 50}, a4{2, 1, 9, 21}, b4{1, 3, 21, 70}, a1{1, 300},
-      b1{300, 17}, a3{3, 45};
+      b1{300, 17}, a3{3, 45}, a5{2, 1030}, b5{1030, 150};
   RunOptions o = dceOnly();
   unsigned seed = 10;
   for (auto [name, k, dims] : {std::make_tuple("a2", ka, a2), std::make_tuple("b2", kb, b2),
                                std::make_tuple("a4", ka, a4), std::make_tuple("b4", kb, b4),
                                std::make_tuple("a1", ka, a1), std::make_tuple("b1", kb, b1),
-                               std::make_tuple("a3", ka, a3)})
+                               std::make_tuple("a3", ka, a3), std::make_tuple("a5", ka, a5),
+                               std::make_tuple("b5", kb, b5)})
     o.inputs.emplace(name, tensorOf(k, dims, fullRange(k, elementsOf(dims), ++seed)));
   expectEveryIntegerVariantAgrees(
       [=](Module &M, Function *F) -> std::vector<NodeValue> {
@@ -586,6 +587,7 @@ TEST_P(IntegerMatMulKinds, GemmTileEdgesAndExtremes) {
         Placeholder *pa4 = input(M, a4, ka, "a4"), *pb4 = input(M, b4, kb, "b4");
         Placeholder *pa1 = input(M, a1, ka, "a1"), *pb1 = input(M, b1, kb, "b1");
         Placeholder *pa3 = input(M, a3, ka, "a3");
+        Placeholder *pa5 = input(M, a5, ka, "a5"), *pb5 = input(M, b5, kb, "b5");
         Constant *za = constantOf(M, ka, {1, 1}, {lo(ka) + 255}, "za");
         Constant *zb = constantOf(M, kb, {1, 1}, {lo(kb)}, "zb");
         Constant *zaRows = constantOf(M, ka, {13, 1}, {lo(ka), lo(ka) + 255, 0, 3}, "za_rows");
@@ -597,7 +599,12 @@ TEST_P(IntegerMatMulKinds, GemmTileEdgesAndExtremes) {
                 node(F, NodeKind::IntegerMatMul, {pa1, pb1, za, zb}),
                 // Three rows (no GEMM: B streamed once), K and N off its steps of 4 and 16.
                 node(F, NodeKind::IntegerMatMul,
-                     {pa3, pb2, constantOf(M, ka, {3, 1}, {lo(ka), lo(ka) + 255, 7}, "za3"), zb})};
+                     {pa3, pb2, constantOf(M, ka, {3, 1}, {lo(ka), lo(ka) + 255, 7}, "za3"), zb}),
+                // Two rows: panels of 64 columns and of 16, a column tail; two blocks of k
+                // (1024, then 4) and a k past them.
+                node(F, NodeKind::IntegerMatMul,
+                     {pa5, pb5, constantOf(M, ka, {2, 1}, {lo(ka) + 3, lo(ka) + 250}, "za5"),
+                      constantOf(M, kb, {1, 1}, {lo(kb) + 200}, "zb5")})};
       },
       o);
 }
