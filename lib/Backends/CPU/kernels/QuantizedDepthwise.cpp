@@ -428,9 +428,10 @@ struct LaneBlock {
   Vec scale, zp, lo, hi;
 };
 
-/// U output positions from \p ox on of output row \p oy: the taps' sums in float (exact, as the
+/// U output positions from \p ox on of an output row (its window's rows in the ring at
+/// \p rowOff, a ky each), staged at \p stage: the taps' sums in float (exact, as the
 /// phase-plane kernel's), plus the bias as int32 modulo 2^32, requantized by the rule of
-/// kernels/Quantized.cpp and the Interpreter (its helper, lane by lane) to 16 bytes each.
+/// kernels/Quantized.cpp and the Interpreter (roundAndSaturateLanes) to 16 bytes each.
 template <int U, int K, int S>
 EMBER_INLINE void lanePositions(u8 *stage, const float *ring, const i64 *rowOff,
                                 const LaneBlock &blk, const ConvShape &s, i64 ox) {
