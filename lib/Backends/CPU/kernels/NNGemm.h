@@ -51,7 +51,6 @@ template <int MR, int NV, bool PackedA>
 EMBER_INLINE void microKernel(i64 kb, const float *A, i64 lda, const float *Bp, float *C, i64 ldc,
                               i64 cols, bool first, bool last, const Epilogue &ep, i64 row0,
                               i64 col0, const float *nextA, const i64 *bOff) {
-  constexpr i64 NR = NV * EMBER_VW;
   Vec acc[MR][NV];
 #pragma clang loop unroll(full)
   for (int r = 0; r < MR; ++r)
