@@ -10,6 +10,11 @@ inputs, then -load-profile on inputs the profile did not see, compared with floa
       Zoo CNNs (default: every CNN under build/zoo/models): profile on a few seeded inputs,
       then top-1 agreement of int8 with float32 over other inputs. Prints the agreement per
       model; fails below --min-agreement (default 95%).
+  quantization_check.py trained [MODEL.onnx ...] [--profile-inputs 8]
+      The same architectures trained on the 8x8 digits upsampled to 80x80
+      (utils/models/train_zoo_digits.py; default: every network under build/zoo/trained):
+      profile on the first few images of the training split, then top-1 agreement of int8 with
+      float32 and both accuracies on the 359 held-out images. Fails below --min-agreement.
 
 --calibration and --channelwise take a comma-separated list (none,KL; on,off): each
 combination is measured against the same profile and float32 run, one line each. --perturbed
@@ -181,9 +186,40 @@ def zoo(args, runner):
         sys.exit("quantization_check: agreement below %.1f%%" % args.min_agreement)
 
 
+def trained(args, runner):
+    """The zoo architectures with trained weights (train_zoo_digits.py) on held-out digits."""
+    data = os.path.join(args.build, "zoo", "trained", "data")
+    try:
+        train_x = np.load(os.path.join(data, "train_x.npy"))
+        test_x = np.load(os.path.join(data, "test_x.npy"))
+        test_y = np.load(os.path.join(data, "test_y.npy"))
+    except OSError as e:
+        sys.exit("quantization_check: %s; run utils/models/train_zoo_digits.py first" % e)
+    failed = False
+    for model in args.models:
+        name = os.path.basename(os.path.dirname(model)) or model
+        with tempfile.TemporaryDirectory() as tmp:
+            want, results, _ = profile_and_quantize(
+                runner, model, args.backend, train_x[:args.profile_inputs], test_x, tmp,
+                [f for _, f in args.configs])
+        for (what, _), (got, report) in zip(args.configs, results):
+            agree = 100.0 * np.mean(want.argmax(1) == got.argmax(1))
+            error = np.sqrt(np.mean((got - want) ** 2)) / want.std()
+            print("%s on %s (%s): top-1 agreement int8 vs float32 %.1f%% over %d held-out "
+                  "digits (profile: %d training images), accuracy float32 %.2f%% int8 %.2f%%, "
+                  "output error %.2f%% of its spread; %s"
+                  % (name, args.backend, what, agree, len(test_x), args.profile_inputs,
+                     100.0 * np.mean(want.argmax(1) == test_y),
+                     100.0 * np.mean(got.argmax(1) == test_y), 100.0 * error,
+                     "; ".join(l[len("quantization: "):] for l in report)), flush=True)
+            failed |= agree < args.min_agreement
+    if failed:
+        sys.exit("quantization_check: agreement below %.1f%%" % args.min_agreement)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=["digits", "zoo"])
+    ap.add_argument("what", choices=["digits", "zoo", "trained"])
     ap.add_argument("models", nargs="*")
     ap.add_argument("--backend", default="CPU")
     ap.add_argument("--build", default=os.environ.get("EMBER_BUILD_DIR",
@@ -213,6 +249,11 @@ def main():
     runner = os.path.join(args.build, "tools", "model-runner")
     if args.what == "digits":
         digits(args, runner)
+    elif args.what == "trained":
+        if not args.models:
+            args.models = [os.path.join(args.build, "zoo", "trained", m, "model.onnx")
+                           for m in ZOO_CNNS]
+        trained(args, runner)
     else:
         if not args.models:
             args.models = [os.path.join(args.build, "zoo", "models", m, "model.onnx")
