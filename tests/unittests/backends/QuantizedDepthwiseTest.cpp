@@ -188,14 +188,17 @@ TEST(QuantizedDepthwiseRequantized, MatchesInterpreter) {
                        false, false, 1},
            Requantized{{{2, 20, 37}, 1, {5}, {2}, {2, 2}, {1}, u8, i8, true, {7}, {-128, 127, 1}},
                        true, true, 1},
-           // Rows of several 16-position chunks: stride 2 on 41 columns, and stride 1 on 31
-           // (the widest plane of stride 1 the lanes take).
+           // Rows of several 16-position chunks: stride 2 on 41 columns, stride 1 on 31, and
+           // on 56 (mobilenet_v2's width, its last chunk half full).
            Requantized{{{2, 20, 30, 41}, 1, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, u8, i8, true,
                         {128}, {3, -4, 127}},
                        false, true, 1},
            Requantized{{{1, 17, 9, 31}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, i8, i8, false,
                         {-1}, {5}},
-                       true, false, 1}}) {
+                       true, false, 1},
+           Requantized{{{1, 18, 6, 56}, 1, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, u8, i8, true,
+                        {128}, {3, -4, 127}},
+                       false, true, 1}}) {
     const DepthwiseCase &c = r.c;
     SCOPED_TRACE(::testing::Message() << "input " << ::testing::PrintToString(c.x)
                                       << (r.toInt8 ? ", to int8" : ", to uint8")
