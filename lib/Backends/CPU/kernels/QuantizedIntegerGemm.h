@@ -15,7 +15,8 @@
 // Blocking, as NNGemm.h: an int8 A of K a multiple of 4 is read in place (AView), another is
 // packed once a call, in panels of MR rows, k in quads ([panel][quad][MR rows][4 k] bytes, zero
 // past K and past the last row). B is packed block by block: kQGemmNC columns by kQGemmKCQ
-// quads of k, in panels of NR columns ([panel][quad][NR columns][4 k] bytes), a panel staying
+// quads of k, in panels of up to NR columns (panelColumns; [panel][quad][columns][4 k] bytes,
+// a panel's columns rounded up to the tile's unit), a panel staying
 // in L1 while every tile of rows of A passes over it. The sums of a block of k are added to C's
 // partial ones (C is the int32 result), the last block finishing them, or, for a convolution
 // requantized as it finishes (Finish), requantizing them to its 8-bit result. Threads split
@@ -348,10 +349,23 @@ template <typename F> EMBER_INLINE void byLayout(const TileArgs &t, F f) {
     f(Flag<false>());
 }
 
-/// The columns of the panel of B starting at column \p j of a block of \p nb: NR, or the last
-/// panel's columns rounded up to the unit.
+/// The columns of the panel of B starting at column \p j of a block of \p nb: NR, the rest for
+/// the last panel; but when what would be left after a panel of NR fills only one unit, and a
+/// tile holds three units or more, the last two panels share their units evenly (VNNI's 3 + 1
+/// vectors become 2 + 2: a tile of one vector loads a weight for every product it sums, and
+/// ran the tails of resnet50's 7 x 7 and 14 x 14 maps at half speed). Every panel but the last
+/// is whole units, so panel j's packed bytes start at j * kq * 4.
+EMBER_INLINE i64 panelColumns(const TileShape &s, i64 nb, i64 j) {
+  i64 rest = nb - j;
+  if (rest <= s.NR)
+    return rest;
+  if (s.NR >= 3 * s.U && rest - s.NR <= s.U)
+    return (rest + s.U - 1) / s.U / 2 * s.U;
+  return s.NR;
+}
+/// panelColumns rounded up to the unit: the columns the panel's tile computes.
 EMBER_INLINE i64 panelWidth(const TileShape &s, i64 nb, i64 j) {
-  i64 cols = minI(s.NR, nb - j);
+  i64 cols = panelColumns(s, nb, j);
   return (cols + s.U - 1) / s.U * s.U;
 }
 
@@ -399,9 +413,9 @@ EMBER_INLINE void packB(const BSource &src, const TileShape &s, i64 K, i64 q0, i
       for (i64 j = 0; j < nb; ++j)
         colSum[j] += u32(rows[j]) + u32(rows[kQGemmNC + j]) + u32(rows[2 * kQGemmNC + j]) +
                      u32(rows[3 * kQGemmNC + j]);
-    for (i64 j = 0; j < nb; j += s.NR) {
+    for (i64 j = 0; j < nb; j += panelColumns(s, nb, j)) {
       i64 w = panelWidth(s, nb, j);
-      u8 *dst = Bp + (j / s.NR) * kq * s.NR * 4 + (q - q0) * w * 4;
+      u8 *dst = Bp + j * kq * 4 + (q - q0) * w * 4;
       interleave4(rows + j, rows + kQGemmNC + j, rows + 2 * kQGemmNC + j,
                   rows + 3 * kQGemmNC + j, w, 0, dst);
     }
@@ -528,9 +542,9 @@ EMBER_INLINE void gemm(i64 M, i64 N, i64 K, const AView &A, const BSource &src, 
         i64 kq = minI(kc, Kq - q0);
         packB(src, s, K, q0, kq, n0, nb, Bp, rows, colSum);
         i64 mode = (q0 > 0 ? kTileLoad : 0) | (q0 + kq == Kq ? kTileFinish : 0);
-        for (i64 j = 0; j < nb; j += s.NR)
-          runRowTiles<Tile>(M, q0, kq, A, Bp + (j / s.NR) * kq * s.NR * 4, C + n0 + j, ldc,
-                            minI(s.NR, nb - j), panelWidth(s, nb, j) / s.U, mode,
+        for (i64 j = 0; j < nb; j += panelColumns(s, nb, j))
+          runRowTiles<Tile>(M, q0, kq, A, Bp + j * kq * 4, C + n0 + j, ldc,
+                            panelColumns(s, nb, j), panelWidth(s, nb, j) / s.U, mode,
                             f.at(0, ldc, n0 + j), colSum ? colSum + j : nullptr, nullptr);
       }
     }
@@ -660,9 +674,9 @@ EMBER_INLINE void convFlat(const u8 *x, u32 *out, const u8 *Ap, const Finish &f,
     for (i64 q0 = 0; q0 < Kq; q0 += kc) {
       i64 kq = minI(kc, Kq - q0);
       i64 mode = (q0 > 0 ? kTileLoad : 0) | (q0 + kq == Kq ? kTileFinish : 0);
-      for (i64 j = begin; j < end; j += s.NR)
+      for (i64 j = begin; j < end; j += panelColumns(s, end, j))
         runRowTiles<Tile>(Mg, q0, kq, flatView<Tile>(Ap, Kq), planes + j * 4, grid + j,
-                          N, minI(s.NR, end - j),
+                          N, panelColumns(s, end, j),
                           panelWidth(s, end, j) / s.U, mode, fg.at(0, N, j),
                           colTerm ? colSum + j : nullptr, offsets + q0);
     }
