@@ -19,7 +19,7 @@ Writes into --out (default build/zoo/trained):
 Deterministic for a given torch build (seeds, one data order); a few minutes per network on two
 cores. utils/quantization_check.py trained measures int8 against float32 on them.
 
-    /usr/bin/python3 utils/models/train_zoo_digits.py [--out DIR] [NAME ...]
+    /usr/bin/python3 utils/models/train_zoo_digits.py [--out DIR] [--threads N] [NAME ...]
 """
 import argparse
 import os
@@ -82,13 +82,15 @@ def settings(name):
     return dict(dict(lr=LR, epochs=EPOCHS, zero_classifier=False), **TUNED.get(name, {}))
 
 
-def stamp(name):
-    """What a cached network was trained with: retrain when any of it differs."""
+def stamp(name, threads):
+    """What a cached network was trained with: retrain when any of it differs (the thread count
+    changes the float sums' order, hence the weights)."""
     import torch
     import torchvision
-    return ("train_zoo_digits recipe %d %s %s size %d shift %d batch %d seed %d opset %d torch %s "
-            "torchvision %s\n" % (RECIPE, name, sorted(settings(name).items()), SIZE, SHIFT,
-                                   BATCH, SEED, OPSET, torch.__version__, torchvision.__version__))
+    return ("train_zoo_digits recipe %d %s %s size %d shift %d batch %d seed %d opset %d threads %d "
+            "torch %s torchvision %s\n" % (RECIPE, name, sorted(settings(name).items()), SIZE,
+                                            SHIFT, BATCH, SEED, OPSET, threads, torch.__version__,
+                                            torchvision.__version__))
 
 
 def shifted(x, gen):
@@ -163,20 +165,23 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=os.path.join(
         os.environ.get("EMBER_BUILD_DIR", os.path.join(REPO, "build")), "zoo", "trained"))
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                    help="torch's threads (ctest passes 1: its OpenMP threads spin, and beside "
+                         "another test on a two-core machine two of them ran several times slower)")
     ap.add_argument("names", nargs="*", default=NAMES)
     args = ap.parse_args()
     unknown = [n for n in args.names if n not in NAMES]
     if unknown:
         sys.exit("train_zoo_digits: unknown network %s (known: %s)" % (unknown, ", ".join(NAMES)))
     import torch
-    torch.set_num_threads(os.cpu_count() or 1)
+    torch.set_num_threads(args.threads)
     train_x, train_y, test_x, test_y = digits_split()
     data = os.path.join(args.out, "data")
     os.makedirs(data, exist_ok=True)
     for fname, arr in (("train_x.npy", train_x), ("test_x.npy", test_x), ("test_y.npy", test_y)):
         np.save(os.path.join(data, fname), arr)
     for name in args.names:
-        stamp_text = stamp(name)
+        stamp_text = stamp(name, args.threads)
         out_dir = os.path.join(args.out, name)
         stamp_path = os.path.join(out_dir, "stamp")
         if os.path.isfile(stamp_path) and open(stamp_path).read() == stamp_text:
