@@ -24,7 +24,8 @@ random-weight network is to any perturbation, int8's rounding or not.
 Inputs are batched into one tensor per run by giving the model a batch dimension of that size
 (the networks are the same; only the graph input's first dim changes), so each measurement is one
 compile and one run of model-runner. The labels and images of the digits split come from
-scikit-learn's bundled data set, split exactly as utils/models/make_digits_example.py does.
+scikit-learn's bundled data set, split as every digits script splits them
+(utils/models/digits_data.py).
 """
 import argparse
 import os
@@ -37,10 +38,12 @@ import onnx
 import onnx.numpy_helper
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SEED = 0
+sys.path.insert(0, os.path.join(ROOT, "utils", "models"))
+import digits_data  # noqa: E402
 # The image classifiers of the zoo (utils/zoo.sh): torchvision's networks with random weights.
-ZOO_CNNS = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2_x1_0",
-            "efficientnet_b0", "densenet121", "inception_v3"]
+from export_zoo import IMAGE_CLASSIFIERS  # noqa: E402
+
+SEED = 0
 
 
 def with_batch(model_path, batch, out_path):
@@ -116,13 +119,7 @@ def profile_and_quantize(runner, model, backend, profile_x, eval_x, tmp, configs
 
 
 def digits(args, runner):
-    from sklearn.datasets import load_digits
-    d = load_digits()
-    images = (d.images / 16.0).astype(np.float32)[:, None, :, :]
-    labels = d.target.astype(np.int64)
-    perm = np.random.default_rng(SEED).permutation(len(labels))
-    n_train = int(round(0.8 * len(labels)))
-    train, test = perm[:n_train], perm[n_train:]
+    images, labels, train, test = digits_data.digits_split()
     model = os.path.join(ROOT, "examples", "models", "digits_cnn.onnx")
     with tempfile.TemporaryDirectory() as tmp:
         want, results, _ = profile_and_quantize(runner, model, args.backend,
@@ -140,6 +137,28 @@ def digits(args, runner):
         failed |= acc_int8 < acc_float - 0.5
     if failed:
         sys.exit("quantization_check: int8 loses more than 0.5 points")
+
+
+def report_agreement(args, name, want, results, over, labels=None):
+    """Prints, for each configuration's int8 result, its top-1 agreement with float32 \p want
+    over the inputs \p over describes (and both accuracies, given the \p labels), and its
+    output error; returns whether any agrees on less than --min-agreement."""
+    failed = False
+    want = want.reshape(len(want), -1)
+    for (what, _), (got, report) in zip(args.configs, results):
+        got = got.reshape(want.shape)
+        agree = 100.0 * np.mean(want.argmax(1) == got.argmax(1))
+        accuracy = "" if labels is None else ", accuracy float32 %.2f%% int8 %.2f%%" % (
+            100.0 * np.mean(want.argmax(1) == labels), 100.0 * np.mean(got.argmax(1) == labels))
+        # The logits' error relative to their spread: what int8 changes, less noisy than the
+        # agreement when the top two scores lie close together.
+        error = np.sqrt(np.mean((got - want) ** 2)) / want.std()
+        print("%s on %s (%s): top-1 agreement int8 vs float32 %.1f%% over %s%s, output error "
+              "%.2f%% of its spread; %s" % (
+                  name, args.backend, what, agree, over, accuracy, 100.0 * error,
+                  "; ".join(l[len("quantization: "):] for l in report)), flush=True)
+        failed |= agree < args.min_agreement
+    return failed
 
 
 def zoo(args, runner):
@@ -170,18 +189,9 @@ def zoo(args, runner):
                       name, args.backend, 100.0 * np.mean(want.argmax(1) == perturbed.argmax(1)),
                       100.0 * np.sqrt(np.mean((perturbed - want) ** 2)) / want.std()),
                   flush=True)
-        for (what, _), (got, report) in zip(args.configs, results):
-            got = got.reshape(len(eval_x), -1)
-            agree = 100.0 * np.mean(want.argmax(1) == got.argmax(1))
-            # The logits' error relative to their spread: what int8 changes, less noisy than
-            # the agreement when the top two scores lie close together.
-            error = np.sqrt(np.mean((got - want) ** 2)) / want.std()
-            print("%s on %s (%s): top-1 agreement int8 vs float32 %.1f%% over %d inputs "
-                  "(profile: %d other inputs), output error %.2f%% of its spread; %s"
-                  % (name, args.backend, what, agree, len(eval_x), len(profile_x),
-                     100.0 * error, "; ".join(l[len("quantization: "):] for l in report)),
-                  flush=True)
-            failed |= agree < args.min_agreement
+        failed |= report_agreement(
+            args, name, want, results,
+            "%d inputs (profile: %d other inputs)" % (len(eval_x), len(profile_x)))
     if failed:
         sys.exit("quantization_check: agreement below %.1f%%" % args.min_agreement)
 
@@ -202,17 +212,11 @@ def trained(args, runner):
             want, results, _ = profile_and_quantize(
                 runner, model, args.backend, train_x[:args.profile_inputs], test_x, tmp,
                 [f for _, f in args.configs])
-        for (what, _), (got, report) in zip(args.configs, results):
-            agree = 100.0 * np.mean(want.argmax(1) == got.argmax(1))
-            error = np.sqrt(np.mean((got - want) ** 2)) / want.std()
-            print("%s on %s (%s): top-1 agreement int8 vs float32 %.1f%% over %d held-out "
-                  "digits (profile: %d training images), accuracy float32 %.2f%% int8 %.2f%%, "
-                  "output error %.2f%% of its spread; %s"
-                  % (name, args.backend, what, agree, len(test_x), args.profile_inputs,
-                     100.0 * np.mean(want.argmax(1) == test_y),
-                     100.0 * np.mean(got.argmax(1) == test_y), 100.0 * error,
-                     "; ".join(l[len("quantization: "):] for l in report)), flush=True)
-            failed |= agree < args.min_agreement
+        failed |= report_agreement(
+            args, name, want, results,
+            "%d held-out digits (profile: %d training images)" % (len(test_x),
+                                                                  args.profile_inputs),
+            labels=test_y)
     if failed:
         sys.exit("quantization_check: agreement below %.1f%%" % args.min_agreement)
 
@@ -252,12 +256,12 @@ def main():
     elif args.what == "trained":
         if not args.models:
             args.models = [os.path.join(args.build, "zoo", "trained", m, "model.onnx")
-                           for m in ZOO_CNNS]
+                           for m in IMAGE_CLASSIFIERS]
         trained(args, runner)
     else:
         if not args.models:
             args.models = [os.path.join(args.build, "zoo", "models", m, "model.onnx")
-                           for m in ZOO_CNNS]
+                           for m in IMAGE_CLASSIFIERS]
         zoo(args, runner)
 
 

@@ -35,6 +35,11 @@ SETS = {
 }
 SETS["full"] = SETS["ci"] + ["resnet50", "densenet121", "inception_v3", "mlp"]
 
+# The image classifiers: torchvision's networks, 1000 classes from a [1, 3, 224, 224] image
+# (inception_v3: 299 x 299). quantization_check.py and train_zoo_digits.py take them from here.
+IMAGE_CLASSIFIERS = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1",
+                     "shufflenet_v2_x1_0", "efficientnet_b0", "densenet121", "inception_v3"]
+
 OPSET = 13
 SEED = 0            # torch.manual_seed before building each model (weights)
 CALIB_SEED = 1      # BatchNorm calibration data
@@ -50,8 +55,7 @@ def build(name):
     import torchvision.models as tvm
 
     image = (1, 3, 224, 224)
-    if name in ("resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2_x1_0",
-                "efficientnet_b0", "densenet121"):
+    if name in IMAGE_CLASSIFIERS and name != "inception_v3":
         return getattr(tvm, name)(weights=None), image
     if name == "mobilenet_v2_bn":  # exported with its BatchNorms kept (see export())
         return tvm.mobilenet_v2(weights=None), image

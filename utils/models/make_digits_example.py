@@ -2,7 +2,8 @@
 """Train and export ember's shipped example model: a small CNN for 8x8 digits.
 
 Trains on scikit-learn's bundled 8x8 digits data set (sklearn.datasets.load_digits,
-no download), pixels scaled to [0, 1], 80/20 train/test split, and writes:
+no download), pixels scaled to [0, 1], split 80/20 into training and held-out images
+(digits_data.py, the one split every digits script uses), and writes:
 
     examples/models/digits_cnn.onnx                 opset 13, input "image" [1,1,8,8] float32,
                                                     output "probabilities" [1,10]
@@ -22,8 +23,9 @@ import shutil
 import numpy as np
 import onnx
 import torch
-from sklearn.datasets import load_digits
 from torch import nn
+
+from digits_data import digits_split
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODEL_PATH = os.path.join(REPO, "examples", "models", "digits_cnn.onnx")
@@ -66,12 +68,7 @@ def main():
     torch.manual_seed(SEED)
     torch.use_deterministic_algorithms(True)
 
-    digits = load_digits()
-    images = (digits.images / 16.0).astype(np.float32)[:, None, :, :]   # [1797,1,8,8]
-    labels = digits.target.astype(np.int64)
-    perm = np.random.default_rng(SEED).permutation(len(labels))
-    n_train = int(round(0.8 * len(labels)))
-    train_idx, test_idx = perm[:n_train], perm[n_train:]
+    images, labels, train_idx, test_idx = digits_split()   # images [1797,1,8,8]
     x_train, y_train = torch.from_numpy(images[train_idx]), torch.from_numpy(labels[train_idx])
     x_test, y_test = torch.from_numpy(images[test_idx]), torch.from_numpy(labels[test_idx])
 

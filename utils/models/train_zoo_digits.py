@@ -29,9 +29,10 @@ import warnings
 
 import numpy as np
 
+import digits_data
+from export_zoo import IMAGE_CLASSIFIERS
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NAMES = ["squeezenet1_1", "shufflenet_v2_x1_0", "mobilenet_v2", "efficientnet_b0", "resnet18",
-         "inception_v3", "densenet121", "resnet50"]  # cheapest to train first
 SIZE = 80          # inception_v3 needs at least 75; every other network takes any size >= 32
 SHIFT = 8          # training augmentation: random translation by up to this many pixels
 SEED = 0
@@ -58,14 +59,9 @@ def digits_split():
     models take them."""
     import torch
     import torch.nn.functional as F
-    from sklearn.datasets import load_digits
-    d = load_digits()
-    images = torch.from_numpy((d.images / 16.0).astype(np.float32))[:, None]
-    big = F.interpolate(images, size=(SIZE, SIZE), mode="bilinear", align_corners=False)
-    labels = d.target.astype(np.int64)
-    perm = np.random.default_rng(SEED).permutation(len(labels))
-    n_train = int(round(0.8 * len(labels)))
-    train, test = perm[:n_train], perm[n_train:]
+    images, labels, train, test = digits_data.digits_split()
+    big = F.interpolate(torch.from_numpy(images), size=(SIZE, SIZE), mode="bilinear",
+                        align_corners=False)
     mean, std = big[train].mean(), big[train].std()
     big = ((big - mean) / std).expand(-1, 3, -1, -1).contiguous().numpy()
     return big[train], labels[train], big[test], labels[test]
@@ -168,11 +164,12 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                     help="torch's threads (ctest passes 1: its OpenMP threads spin, and beside "
                          "another test on a two-core machine two of them ran several times slower)")
-    ap.add_argument("names", nargs="*", default=NAMES)
+    ap.add_argument("names", nargs="*", default=IMAGE_CLASSIFIERS)
     args = ap.parse_args()
-    unknown = [n for n in args.names if n not in NAMES]
+    unknown = [n for n in args.names if n not in IMAGE_CLASSIFIERS]
     if unknown:
-        sys.exit("train_zoo_digits: unknown network %s (known: %s)" % (unknown, ", ".join(NAMES)))
+        sys.exit("train_zoo_digits: unknown network %s (known: %s)"
+                 % (unknown, ", ".join(IMAGE_CLASSIFIERS)))
     import torch
     torch.set_num_threads(args.threads)
     train_x, train_y, test_x, test_y = digits_split()
