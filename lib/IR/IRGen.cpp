@@ -13,6 +13,48 @@ namespace {
 
 using ValueKey = std::pair<const Node *, unsigned>;
 
+/// The order \p F's nodes are emitted in: a topological order, with each DequantizeLinear moved
+/// to just before its first reader. A dequantized value is four times the bytes of its input,
+/// and a QDQ model's exporter places it right after the QuantizeLinear it reads, which may be
+/// far from its readers: a residual branch's was computed with the block's first Add and read by
+/// the next block's, kept that long as float32. Right before its reader, it lives shorter, and
+/// the CPU backend's element-wise fusion computes it inside the reader's loop without ever
+/// storing it. A DequantizeLinear read inside an If's or Loop's body stays where it is (the body
+/// is emitted with its node, which may come before the other readers).
+std::vector<Node *> emissionOrder(const Function &F) {
+  std::vector<Node *> order = F.topologicalOrder();
+  DenseMap<const Node *, size_t> position;
+  for (size_t i = 0; i < order.size(); ++i)
+    position[order[i]] = i;
+  std::vector<SmallVector<Node *, 2>> before(order.size());
+  std::vector<bool> moved(order.size(), false);
+  for (size_t i = 0; i < order.size(); ++i) {
+    Node *n = order[i];
+    if (n->getKind() != NodeKind::DequantizeLinear || !n->hasUsers())
+      continue;
+    size_t first = order.size();
+    bool local = true;
+    for (const NodeUse &u : n->getUsers()) {
+      auto it = position.find(u.user);
+      local &= it != position.end();
+      if (it != position.end())
+        first = std::min(first, it->second);
+    }
+    if (!local || first == i + 1)
+      continue;
+    before[first].push_back(n);
+    moved[i] = true;
+  }
+  std::vector<Node *> result;
+  result.reserve(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    result.insert(result.end(), before[i].begin(), before[i].end());
+    if (!moved[i])
+      result.push_back(order[i]);
+  }
+  return result;
+}
+
 /// Lowers one graph function's nodes into the IR, and the bodies of its If and Loop nodes
 /// inline, between their control-flow markers (IR.h). A body's values are allocated and freed
 /// inside its region; what crosses the region's boundary (the values a body reads from outside,
@@ -57,7 +99,7 @@ public:
 
 Error IRGenerator::emitFunction(const Function &F, DenseMap<ValueKey, IRValue *> valueOf,
                                 function_ref<Error(ArrayRef<IRValue *>)> sink) {
-  std::vector<Node *> order = F.topologicalOrder();
+  std::vector<Node *> order = emissionOrder(F);
   // Each activation is freed right after the position of its last reader. A body's outputs
   // are handed over after all of its nodes (a Loop overwrites its carried values with them,
   // which the body's other nodes may still read), so what they read lives to the end.

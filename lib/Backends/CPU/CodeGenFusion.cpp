@@ -21,6 +21,7 @@
 #include "CodeGenQuantized.h"
 #include "CodeGenUtils.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/IR/Constants.h"
 
 using namespace llvm;
@@ -78,18 +79,79 @@ bool readsResultOf(const Instruction &I, ArrayRef<const Instruction *> run) {
   return false;
 }
 
+/// Where each instruction of a function is, and the last computing instruction (deallocations
+/// aside) to access each storage.
+struct Positions {
+  DenseMap<const Instruction *, size_t> of;
+  DenseMap<const IRValue *, size_t> lastAccess;
+};
+Positions positionsIn(const IRFunction &IR) {
+  Positions p;
+  size_t pos = 0;
+  for (const auto &P : IR.getInstrs()) {
+    p.of[P.get()] = pos;
+    if (P->getKind() != InstrKind::DeallocActivation && !isMemoryMarker(P->getKind()))
+      for (const InstrOperand &op : P->getOperands())
+        p.lastAccess[rootOf(op.value).root] = pos;
+    ++pos;
+  }
+  return p;
+}
+
+/// Whether each member's result goes to memory: when it is a model output or a view, or when
+/// its storage is accessed after the run and no later member writes that storage again.
+std::vector<bool> storedResults(ArrayRef<const Instruction *> run, const Positions &p) {
+  size_t end = p.of.lookup(run.back());
+  std::vector<bool> store(run.size());
+  for (size_t m = 0; m < run.size(); ++m) {
+    const IRValue *out = run[m]->getOutput();
+    ValueRoot root = rootOf(const_cast<IRValue *>(out));
+    bool rewritten = false;
+    for (size_t later = m + 1; later < run.size(); ++later)
+      rewritten |= rootOf(run[later]->getOutput()).root == root.root;
+    store[m] = !isAllocation(out) || (!rewritten && p.lastAccess.lookup(root.root) > end);
+  }
+  return store;
+}
+
+/// The values that live only in the run's chunk temporaries: results no member stores, first
+/// touched in the run by a member that writes them without reading them. The loop never reads
+/// or writes their memory.
+DenseSet<const IRValue *> chunkOnlyValues(ArrayRef<const Instruction *> run,
+                                          const Positions &p) {
+  std::vector<bool> store = storedResults(run, p);
+  DenseSet<const IRValue *> stored, touched, chunkOnly;
+  for (size_t m = 0; m < run.size(); ++m)
+    if (store[m])
+      stored.insert(run[m]->getOutput());
+  for (size_t m = 0; m < run.size(); ++m) {
+    const Instruction &I = *run[m];
+    for (unsigned i = 0; i < I.getNumInputs(); ++i)
+      touched.insert(I.getInput(i)); // read from memory unless an earlier member wrote it
+    const IRValue *out = I.getOutput();
+    if (touched.insert(out).second && !stored.count(out))
+      chunkOnly.insert(out);
+  }
+  return chunkOnly;
+}
+
 struct Span {
   MemRegion region;
   uint64_t begin, end;
 };
 
-/// Any two operands of the run's members in memory are disjoint or the same bytes.
-bool operandsDoNotPartlyOverlap(ArrayRef<const Instruction *> run) {
+/// Any two operands of the run's members that the loop accesses in memory are disjoint or the
+/// same bytes. Values that live only in chunk temporaries do not count: the memory plan may
+/// well put a QDQ residual's dequantized input, read only by the Add after it, over the 8-bit
+/// buffer the loop reads (it knows nothing of fusion), and it is never stored.
+bool operandsDoNotPartlyOverlap(ArrayRef<const Instruction *> run, const Positions &p) {
+  DenseSet<const IRValue *> chunkOnly = chunkOnlyValues(run, p);
   std::vector<Span> spans;
   for (const Instruction *m : run)
     for (const InstrOperand &op : m->getOperands())
-      spans.push_back({regionOf(op.value), op.value->offset,
-                       op.value->offset + op.value->sizeInBytes()});
+      if (!chunkOnly.count(op.value))
+        spans.push_back({regionOf(op.value), op.value->offset,
+                         op.value->offset + op.value->sizeInBytes()});
   for (size_t a = 0; a < spans.size(); ++a)
     for (size_t b = a + 1; b < spans.size(); ++b) {
       const Span &x = spans[a], &y = spans[b];
@@ -105,6 +167,7 @@ bool operandsDoNotPartlyOverlap(ArrayRef<const Instruction *> run) {
 
 FusionRuns findFusionRuns(const IRFunction &IR) {
   FusionRuns runs;
+  Positions positions = positionsIn(IR);
   // Per storage, the computing instructions that access it.
   DenseMap<const IRValue *, unsigned> accesses;
   for (const auto &P : IR.getInstrs())
@@ -115,14 +178,16 @@ FusionRuns findFusionRuns(const IRFunction &IR) {
   std::vector<const Instruction *> run;
   // A run whose operands partly overlap is split into the longest runs from its start that do
   // not (the memory plan knows nothing of fusion: a QDQ residual's 8-bit result may lie over
-  // part of a float32 buffer the same chunk loop still reads further on).
+  // part of a float32 buffer the same chunk loop still reads further on). Longest, not grown
+  // while they do not: a longer run may keep in its temporaries a value that a shorter one
+  // must store over bytes the loop reads.
   auto close = [&] {
     for (size_t begin = 0; begin + 1 < run.size();) {
-      size_t end = begin + 1;
-      while (end < run.size() &&
-             operandsDoNotPartlyOverlap(ArrayRef<const Instruction *>(run).slice(
-                 begin, end + 1 - begin)))
-        ++end;
+      size_t end = run.size();
+      while (end > begin + 1 &&
+             !operandsDoNotPartlyOverlap(
+                 ArrayRef<const Instruction *>(run).slice(begin, end - begin), positions))
+        --end;
       if (end - begin > 1)
         runs[run[begin]].assign(run.begin() + begin, run.begin() + end);
       begin = end;
@@ -147,10 +212,13 @@ FusionRuns findFusionRuns(const IRFunction &IR) {
       close();
       continue;
     }
+    // A member reads an earlier member's result; but a DequantizeLinear joins anyway: IRGen
+    // puts each right before its first reader, so a residual Add's two come one after the
+    // other, and the second reads nothing of the first.
     bool joins = !run.empty() &&
                  I.getOutput()->getType().numElements() ==
                      run.front()->getOutput()->getType().numElements() &&
-                 readsResultOf(I, run);
+                 (readsResultOf(I, run) || I.getKind() == InstrKind::DequantizeLinear);
     if (!joins)
       close();
     run.push_back(&I);
@@ -164,29 +232,7 @@ Error emitFusedRun(Emitter &E, const IRFunction &IR, ArrayRef<const Instruction 
     return emitIntegerConvRequantize(E, *run[0], *run[1]);
   IRBuilder<> &B = E.builder();
   LLVMContext &ctx = E.context();
-  // Position of every instruction, and of the last non-deallocating access to each storage.
-  DenseMap<const Instruction *, size_t> position;
-  DenseMap<const IRValue *, size_t> lastAccess;
-  size_t pos = 0;
-  for (const auto &P : IR.getInstrs()) {
-    position[P.get()] = pos;
-    if (P->getKind() != InstrKind::DeallocActivation && !isMemoryMarker(P->getKind()))
-      for (const InstrOperand &op : P->getOperands())
-        lastAccess[rootOf(op.value).root] = pos;
-    ++pos;
-  }
-  size_t end = position[run.back()];
-  // A member's result goes to memory when it is a model output or a view, or when its storage
-  // is accessed after the run and no later member writes that storage again.
-  std::vector<bool> store(run.size());
-  for (size_t m = 0; m < run.size(); ++m) {
-    const IRValue *out = run[m]->getOutput();
-    ValueRoot root = rootOf(const_cast<IRValue *>(out));
-    bool rewritten = false;
-    for (size_t later = m + 1; later < run.size(); ++later)
-      rewritten |= rootOf(run[later]->getOutput()).root == root.root;
-    store[m] = !isAllocation(out) || (!rewritten && lastAccess.lookup(root.root) > end);
-  }
+  std::vector<bool> store = storedResults(run, positionsIn(IR));
 
   // One chunk-sized temporary per member, in the entry block so that they become registers.
   llvm::Function *F = B.GetInsertBlock()->getParent();

@@ -170,6 +170,44 @@ TEST(QuantizedOps, ResidualAddChainsFuse) {
   }
 }
 
+TEST(QuantizedOps, ResidualAddOfTwoDequantizedBranchesFuses) {
+  // A QDQ residual block as exporters write it: the shortcut's DequantizeLinear right after
+  // its QuantizeLinear, far from the Add that reads it. IRGen moves it down to the Add, and the
+  // CPU backend fuses both dequantizations, the Add and the QuantizeLinear into one loop,
+  // whose dequantized values the memory plan may place over the 8-bit buffers the loop reads
+  // (they are never stored). 665 elements end in a partial chunk.
+  std::vector<double> a, b;
+  for (int i = 0; i < 665; ++i) {
+    a.push_back(i < int(kSpecial.size()) ? kSpecial[i] : std::sin(i) * 40.0);
+    b.push_back(std::cos(0.7 * i) * 25.0);
+  }
+  for (ElemKind k : {ElemKind::UInt8, ElemKind::Int8}) {
+    SCOPED_TRACE(elemKindName(k).str());
+    double zp = k == ElemKind::UInt8 ? 131 : -3;
+    expectBackendsAgree(
+        [k, zp](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *x = input(M, {1, 19, 7, 5}, ElemKind::Float32, "x");
+          Placeholder *y = input(M, {1, 19, 7, 5}, ElemKind::Float32, "y");
+          Constant *s1 = constantOf(M, ElemKind::Float32, {1, 1, 1, 1}, {0.37}, "s1");
+          Constant *s2 = constantOf(M, ElemKind::Float32, {1, 1, 1, 1}, {0.25}, "s2");
+          Constant *s3 = constantOf(M, ElemKind::Float32, {1, 1, 1, 1}, {0.5}, "s3");
+          Constant *z1 = constantOf(M, k, {1, 1, 1, 1}, {zp}, "z1");
+          Constant *z2 = constantOf(M, k, {1, 1, 1, 1}, {zp - 7}, "z2");
+          // The shortcut, quantized and dequantized first; then the branch, whose 8-bit
+          // result is dead once dequantized.
+          Node *shortcut8 = node(F, NodeKind::QuantizeLinear, {y, s2, z2});
+          Node *shortcut = node(F, NodeKind::DequantizeLinear, {shortcut8, s2, z2});
+          Node *branch8 = node(F, NodeKind::QuantizeLinear,
+                               {node(F, NodeKind::Relu, {x}), s1, z1});
+          Node *branch = node(F, NodeKind::DequantizeLinear, {branch8, s1, z1});
+          Node *sum = node(F, NodeKind::Add, {branch, shortcut});
+          return {node(F, NodeKind::QuantizeLinear, {sum, s3, z1})};
+        },
+        dceOnly("x", tensorOf(ElemKind::Float32, {1, 19, 7, 5}, a), "y",
+                tensorOf(ElemKind::Float32, {1, 19, 7, 5}, b)));
+  }
+}
+
 TEST(QuantizedOps, DynamicQuantizeLinear) {
   auto build = [](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *x = input(M, {3, 29}, ElemKind::Float32, "x");
