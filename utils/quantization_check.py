@@ -140,9 +140,9 @@ def digits(args, runner):
 
 
 def report_agreement(args, name, want, results, over, labels=None):
-    """Prints, for each configuration's int8 result, its top-1 agreement with float32 \p want
-    over the inputs \p over describes (and both accuracies, given the \p labels), and its
-    output error; returns whether any agrees on less than --min-agreement."""
+    """Prints, for each configuration's int8 result, its top-1 agreement with float32 `want`
+    over the inputs `over` describes (and both accuracies, given the `labels`), and its output
+    error; returns whether any agrees on less than --min-agreement."""
     failed = False
     want = want.reshape(len(want), -1)
     for (what, _), (got, report) in zip(args.configs, results):

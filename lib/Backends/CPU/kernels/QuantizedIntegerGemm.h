@@ -272,6 +272,17 @@ template <int SW> EMBER_INLINE void copySegment16(const u8 *src, u8 *dst) {
   __builtin_memcpy(dst, &v, 16);
 }
 
+/// fillRow for output rows of at most 16 columns taken every \p SW-th: one segment a row.
+template <int SW>
+EMBER_INLINE void fillShortRows(const BSource &s, const u8 *base, i64 oh0, i64 ow0, i64 n,
+                                u8 *row) {
+  i64 step = s.SH * s.Wp;
+  copySegment16<SW>(base + oh0 * step + ow0 * SW, row); // the first may start mid-row
+  const u8 *src = base + (oh0 + 1) * step;
+  for (i64 j = s.OW - ow0; j < n; j += s.OW, src += step)
+    copySegment16<SW>(src, row + j);
+}
+
 /// A row of B, n columns from output position (oh0, ow0) of \p base, into \p row: \p base is
 /// the dense row's first column, or the plane of the padded input that an im2col row reads (at
 /// its kernel offset). An im2col row is copied in whole vectors of 16 bytes: up to 15 bytes past
@@ -286,21 +297,10 @@ EMBER_INLINE void fillRow(const BSource &s, const u8 *base, i64 oh0, i64 ow0, i6
     copyFlipped(base, n, s.flip, row);
     return;
   }
-  if ((s.SW == 1 || s.SW == 2) && s.OW <= 16) {
-    i64 step = s.SH * s.Wp;
-    const u8 *src = base + oh0 * step + ow0 * s.SW;
-    i64 j = s.OW - ow0; // the first segment may start mid-row
-    if (s.SW == 1) {
-      copySegment16<1>(src, row);
-      for (src = base + (oh0 + 1) * step; j < n; j += s.OW, src += step)
-        copySegment16<1>(src, row + j);
-    } else {
-      copySegment16<2>(src, row);
-      for (src = base + (oh0 + 1) * step; j < n; j += s.OW, src += step)
-        copySegment16<2>(src, row + j);
-    }
-    return;
-  }
+  if (s.OW <= 16 && s.SW == 1)
+    return fillShortRows<1>(s, base, oh0, ow0, n, row);
+  if (s.OW <= 16 && s.SW == 2)
+    return fillShortRows<2>(s, base, oh0, ow0, n, row);
   i64 oh = oh0, ow = ow0;
   for (i64 j = 0; j < n; ow = 0, ++oh) {
     i64 len = minI(n - j, s.OW - ow);
