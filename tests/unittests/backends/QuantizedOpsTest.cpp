@@ -504,6 +504,14 @@ INSTANTIATE_TEST_SUITE_P(
                         ElemKind::Int8, true, {128}, {0, 1}},
         IntegerConvCase{{1, 64, 7, 7}, 72, {3, 3}, 1, 1, 1, 1, false, ElemKind::UInt8,
                         ElemKind::Int8, true, {0}, {0}},
+        // Columns past the last unit of 16 as dot products down k (VNNI's strips): 100
+        // columns (four strip columns; more than 50 filters, so not flat) with per-channel
+        // filter zero points (column terms) and a row's last 44 bytes of k a partial vector;
+        // a 2x2 map (strips only) over six blocks of k, 2 x 9 filters past a tile's 8 rows.
+        IntegerConvCase{{1, 300, 10, 10}, 60, {1, 1}, 1, 0, 1, 1, true, ElemKind::UInt8,
+                        ElemKind::Int8, true, {250}, {3, -128, 0, 127}},
+        IntegerConvCase{{1, 512, 2, 2}, 18, {3, 3}, 1, 1, 1, 1, false, ElemKind::Int8,
+                        ElemKind::Int8, true, {-7}, {0}},
         // The AMX tile's (K a multiple of 64, filters of 32, B packed): 3x3 on 7x7; 1x1
         // stride 2; 1x1 with 25 columns (all of k, 256 quads, in one block) and with 400
         // (too wide for that: two blocks); two groups.
@@ -610,14 +618,15 @@ TEST_P(IntegerMatMulKinds, GemmTileEdgesAndExtremes) {
   auto [ka, kb] = GetParam();
   auto lo = [](ElemKind k) { return k == ElemKind::Int8 ? -128.0 : 0.0; };
   std::vector<dim_t> a2{13, 45}, b2{45, 50}, a4{2, 1, 9, 21}, b4{1, 3, 21, 70}, a1{1, 300},
-      b1{300, 17}, a3{3, 45}, a5{2, 1030}, b5{1030, 150};
+      b1{300, 17}, a3{3, 45}, a5{2, 1030}, b5{1030, 150}, a6{20, 64}, b6{64, 35};
   RunOptions o = dceOnly();
   unsigned seed = 10;
   for (auto [name, k, dims] : {std::make_tuple("a2", ka, a2), std::make_tuple("b2", kb, b2),
                                std::make_tuple("a4", ka, a4), std::make_tuple("b4", kb, b4),
                                std::make_tuple("a1", ka, a1), std::make_tuple("b1", kb, b1),
                                std::make_tuple("a3", ka, a3), std::make_tuple("a5", ka, a5),
-                               std::make_tuple("b5", kb, b5)})
+                               std::make_tuple("b5", kb, b5), std::make_tuple("a6", ka, a6),
+                               std::make_tuple("b6", kb, b6)})
     o.inputs.emplace(name, tensorOf(k, dims, fullRange(k, elementsOf(dims), ++seed)));
   expectEveryIntegerVariantAgrees(
       [=](Module &M, Function *F) -> std::vector<NodeValue> {
@@ -626,6 +635,7 @@ TEST_P(IntegerMatMulKinds, GemmTileEdgesAndExtremes) {
         Placeholder *pa1 = input(M, a1, ka, "a1"), *pb1 = input(M, b1, kb, "b1");
         Placeholder *pa3 = input(M, a3, ka, "a3");
         Placeholder *pa5 = input(M, a5, ka, "a5"), *pb5 = input(M, b5, kb, "b5");
+        Placeholder *pa6 = input(M, a6, ka, "a6"), *pb6 = input(M, b6, kb, "b6");
         Constant *za = constantOf(M, ka, {1, 1}, {lo(ka) + 255}, "za");
         Constant *zb = constantOf(M, kb, {1, 1}, {lo(kb)}, "zb");
         Constant *zaRows = constantOf(M, ka, {13, 1}, {lo(ka), lo(ka) + 255, 0, 3}, "za_rows");
@@ -642,7 +652,13 @@ TEST_P(IntegerMatMulKinds, GemmTileEdgesAndExtremes) {
                 // (1024, then 4) and a k past them.
                 node(F, NodeKind::IntegerMatMul,
                      {pa5, pb5, constantOf(M, ka, {2, 1}, {lo(ka) + 3, lo(ka) + 250}, "za5"),
-                      constantOf(M, kb, {1, 1}, {lo(kb) + 200}, "zb5")})};
+                      constantOf(M, kb, {1, 1}, {lo(kb) + 200}, "zb5")}),
+                // 35 columns: two units and three strip columns (an int8 LHS, K = 64, is read
+                // in place: VNNI's dot products down k), with both zero points' terms.
+                node(F, NodeKind::IntegerMatMul,
+                     {pa6, pb6,
+                      constantOf(M, ka, {20, 1}, {lo(ka) + 9, lo(ka) + 255, lo(ka) + 1}, "za6"),
+                      constantOf(M, kb, {1, 1}, {lo(kb) + 77}, "zb6")})};
       },
       o);
 }

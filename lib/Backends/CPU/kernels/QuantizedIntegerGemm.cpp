@@ -61,11 +61,59 @@ EMBER_NOINLINE EMBER_VARIANT_TARGET("avx512f,avx512bw,avx512vnni") void vnniTile
   finishVectors<16>(sums, t);
 }
 
+typedef char V64QI __attribute__((vector_size(64)));
+
+/// AVX-512 VNNI, NC (at most kQGemmStripCols) strip columns of B (QuantizedIntegerGemm.h:
+/// stripColumns) against 8 rows of A read in place: per 64 bytes of k, a load of each row and
+/// of each column and a vpdpbusd of every pair, 16 lanes of partial sums reduced at the end.
+/// The strip is zero past the block; a row's last partial vector is a masked load, reading
+/// nothing past it.
+template <int NC>
+EMBER_NOINLINE EMBER_VARIANT_TARGET("avx512f,avx512bw,avx512vnni") void vnniStrip(
+    const TileArgs &t) {
+  constexpr int MR = 8;
+  V16SI acc[MR][NC];
+  for (int r = 0; r < MR; ++r)
+    for (int c = 0; c < NC; ++c)
+      acc[r][c] = (V16SI){};
+  const u8 *rows[MR];
+  tileRows(t, rows);
+  i64 bytes = 4 * t.kq;
+  for (i64 k = 0; k < bytes; k += 64) {
+    V16SI b[NC];
+    for (int c = 0; c < NC; ++c)
+      __builtin_memcpy(&b[c], t.B + c * qgemmStripBytes() + k, 64);
+    unsigned long long mask = bytes - k >= 64 ? ~0ull : (1ull << (bytes - k)) - 1;
+#pragma unroll
+    for (int r = 0; r < MR; ++r) {
+      V16SI a = (V16SI)__builtin_ia32_loaddquqi512_mask((const V64QI *)(rows[r] + k), (V64QI){},
+                                                         mask);
+      for (int c = 0; c < NC; ++c)
+        acc[r][c] = __builtin_ia32_vpdpbusd512(acc[r][c], b[c], a);
+    }
+  }
+  u32 sums[MR][kQGemmStripCols];
+  for (int r = 0; r < MR; ++r)
+    for (int c = 0; c < NC; ++c)
+      sums[r][c] = u32(__builtin_reduce_add(acc[r][c]));
+  finishRows<MR, kQGemmStripCols>(sums, t, NC);
+}
+
 struct VnniTile {
-  static constexpr i64 MR = 8, U = 16, NR = 48, KQ = 1;
+  static constexpr i64 MR = 8, U = 16, NR = 48, KQ = 1, kStripCols = kQGemmStripCols;
   static constexpr bool kRowMajorA = false;
   static void begin() {}
   static void end() {}
+  static void strip(const TileArgs &t) {
+    if (t.ncols == 1)
+      vnniStrip<1>(t);
+    else if (t.ncols == 2)
+      vnniStrip<2>(t);
+    else if (t.ncols == 3)
+      vnniStrip<3>(t);
+    else
+      vnniStrip<4>(t);
+  }
   EMBER_INLINE void run(i64 nv, const TileArgs &t) {
     byLayout(t, [&](auto flat) {
       constexpr bool Flat = decltype(flat)::value;
@@ -157,7 +205,8 @@ EMBER_NOINLINE EMBER_VARIANT_TARGET("avx512f,avx512bw,avx512vnni,amx-tile,amx-in
 
 /// The AMX tile (32 x 32), for A's rows whole (a multiple of 32 of them, K one of 64).
 struct AmxTile {
-  static constexpr i64 MR = 32, U = 16, NR = 32, KQ = 16;
+  static constexpr i64 MR = 32, U = 16, NR = 32, KQ = 16, kStripCols = 0;
+  static void strip(const TileArgs &) {}
   static constexpr bool kRowMajorA = true;
   static void begin() { amxConfigure(); }
   static void end() { amxRelease(); }
@@ -230,7 +279,8 @@ EMBER_NOINLINE EMBER_VARIANT_TARGET("avx2") void avx2Tile(const TileArgs &t) {
 }
 
 struct Avx2Tile {
-  static constexpr i64 MR = 6, U = 8, NR = 8, KQ = 1;
+  static constexpr i64 MR = 6, U = 8, NR = 8, KQ = 1, kStripCols = 0;
+  static void strip(const TileArgs &) {}
   static constexpr bool kRowMajorA = false;
   static void begin() {}
   static void end() {}
@@ -292,7 +342,8 @@ template <bool Flat> EMBER_NOINLINE void plainTile(const TileArgs &t) {
 }
 
 struct PlainTile {
-  static constexpr i64 MR = 4, U = 8, NR = 8, KQ = 1;
+  static constexpr i64 MR = 4, U = 8, NR = 8, KQ = 1, kStripCols = 0;
+  static void strip(const TileArgs &) {}
   static constexpr bool kRowMajorA = false;
   static void begin() {}
   static void end() {}

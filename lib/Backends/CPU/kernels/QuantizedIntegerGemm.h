@@ -17,7 +17,8 @@
 // past K and past the last row). B is packed block by block: kQGemmNC columns by kQGemmKCQ
 // quads of k, in panels of up to NR columns (panelColumns; [panel][quad][columns][4 k] bytes,
 // a panel's columns rounded up to the tile's unit), a panel staying
-// in L1 while every tile of rows of A passes over it. The sums of a block of k are added to C's
+// in L1 while every tile of rows of A passes over it; a few columns past the last whole unit
+// go down k instead (stripColumns), multiplied with A's rows in place as dot products. The sums of a block of k are added to C's
 // partial ones (C is the int32 result), the last block finishing them, or, for a convolution
 // requantized as it finishes (Finish), requantizing them to its 8-bit result. Threads split
 // the columns, by whole panels. A flat convolution (QuantizedLayout.h: qconvIsFlat) packs no
@@ -351,8 +352,10 @@ EMBER_INLINE void interleave4(const u8 *r0, const u8 *r1, const u8 *r2, const u8
 
 /// A variant's register tile: MR rows; panels of B up to NR columns, in units of U columns. (A
 /// tile type also says KQ: blocks of k are whole multiples of KQ quads, for the AMX tile 16;
-/// kRowMajorA: a flat convolution's filter is packed row after row, not in panels; and begin()
-/// and end(), called by each part around its tiles: the AMX tile's configuration.)
+/// kRowMajorA: a flat convolution's filter is packed row after row, not in panels; kStripCols
+/// and strip(args): how many columns past a block's last unit it multiplies as dot products
+/// down k (stripColumns), and how; and begin() and end(), called by each part around its
+/// tiles: the AMX tile's configuration.)
 struct TileShape {
   i64 MR, NR, U;
 };
@@ -418,11 +421,12 @@ EMBER_INLINE i64 panelWidth(const TileShape &s, i64 nb, i64 j) {
   return (cols + s.U - 1) / s.U * s.U;
 }
 
-/// Packs quads [q0, q0 + kq) of k (K real rows) and columns [n0, n0 + nb) of B into panels at
-/// \p Bp; adds each column's sum of B to \p colSum (when not null). \p rows holds four rows of
-/// kQGemmNC bytes.
+/// Packs quads [q0, q0 + kq) of k (K real rows) and columns [n0, n0 + nb) of B: the first
+/// \p whole of them into panels at \p Bp, each of the rest down k at \p strip (its k,
+/// qgemmStripBytes apart, zero past 4 * kq); adds each column's sum of B to \p colSum (when not
+/// null). \p rows holds four rows of kQGemmNC bytes.
 EMBER_INLINE void packB(const BSource &src, const TileShape &s, i64 K, i64 q0, i64 kq, i64 n0,
-                        i64 nb, u8 *Bp, u8 *rows, u32 *colSum) {
+                        i64 nb, i64 whole, u8 *Bp, u8 *strip, u8 *rows, u32 *colSum) {
   i64 padded = (nb + s.U - 1) / s.U * s.U;
   // Row k's kernel offset (c, kh, kw) and the first column's output position, stepped along
   // rather than divided out row by row.
@@ -462,13 +466,42 @@ EMBER_INLINE void packB(const BSource &src, const TileShape &s, i64 K, i64 q0, i
       for (i64 j = 0; j < nb; ++j)
         colSum[j] += u32(rows[j]) + u32(rows[kQGemmNC + j]) + u32(rows[2 * kQGemmNC + j]) +
                      u32(rows[3 * kQGemmNC + j]);
-    for (i64 j = 0; j < nb; j += panelColumns(s, nb, j)) {
-      i64 w = panelWidth(s, nb, j);
+    for (i64 j = 0; j < whole; j += panelColumns(s, whole, j)) {
+      i64 w = panelWidth(s, whole, j);
       u8 *dst = Bp + j * kq * 4 + (q - q0) * w * 4;
       interleave4(rows + j, rows + kQGemmNC + j, rows + 2 * kQGemmNC + j,
                   rows + 3 * kQGemmNC + j, w, 0, dst);
     }
+    for (i64 j = whole; j < nb; ++j)
+      for (i64 t = 0; t < 4; ++t)
+        strip[(j - whole) * qgemmStripBytes() + 4 * (q - q0) + t] = rows[t * kQGemmNC + j];
   }
+  for (i64 j = whole; j < nb; ++j)
+    for (i64 k = 4 * kq; k < qgemmStripBytes(); ++k)
+      strip[(j - whole) * qgemmStripBytes() + k] = 0;
+}
+
+/// Of a block of \p nb columns, how many past its last whole unit a tile type multiplies as
+/// dot products down k (Tile::strip) rather than in a tile of one unit mostly empty: the rest
+/// of a unit when at most Tile::kStripCols, A read in place (a row's quads one after another)
+/// and no AMX tile; else 0. A 7 x 7 map's 49 columns were four units of 16 (3 + 1, or 2 + 2):
+/// now three and one strip column, whose dot products cost a sixteenth of a unit's each.
+template <typename Tile> EMBER_INLINE i64 stripColumns(const AView &A, i64 nb) {
+  i64 rest = nb % Tile::U;
+  bool rowsInPlace = A.quadStride == 4 && A.rowStride == A.mStride;
+  return Tile::kStripCols > 0 && rowsInPlace && rest <= Tile::kStripCols ? rest : 0;
+}
+
+/// The strips of \p ncols columns (at \p strip, qgemmStripBytes apart) against rows [0, M)
+/// of A for quads [q0, q0 + kq) of k; the other arguments as in runRowTiles.
+template <typename Tile>
+EMBER_INLINE void runRowStrips(i64 M, i64 q0, i64 kq, const AView &A, const u8 *strip, u32 *C,
+                               i64 ldc, i64 ncols, i64 mode, const Finish &f,
+                               const u32 *colSum) {
+  for (i64 m = 0; m < M; m += Tile::MR)
+    Tile::strip(TileArgs{kq, A.base + m * A.mStride + q0 * A.quadStride, A.rowStride,
+                         A.quadStride, nullptr, strip, C + m * ldc, ldc, minI(Tile::MR, M - m),
+                         ncols, mode, f.at(m, ldc, 0), colSum, nullptr});
 }
 
 /// rowSum[m] = the sum of row m of A (at a + m * lda, K bytes, each xor \p flip) as int8.
@@ -581,20 +614,25 @@ EMBER_INLINE void gemm(i64 M, i64 N, i64 K, const AView &A, const BSource &src, 
     parallel::partRange(N, parts, s.NR, part, begin, end);
     u8 *Bp = partsMemory + part * qgemmPartBytes();
     u8 *rows = Bp + roundUp64(kQGemmKCQ * 4 * kQGemmNC + kQGemmSlack);
-    u32 *colSum = colTerm ? (u32 *)(rows + roundUp64(4 * kQGemmNC + kQGemmSlack)) : nullptr;
+    u8 *sums = rows + roundUp64(4 * kQGemmNC + kQGemmSlack);
+    u32 *colSum = colTerm ? (u32 *)sums : nullptr;
+    u8 *strip = sums + roundUp64(4 * kQGemmNC + kQGemmSlack);
     for (i64 n0 = begin; n0 < end; n0 += kQGemmNC) {
-      i64 nb = minI(kQGemmNC, end - n0);
+      i64 nb = minI(kQGemmNC, end - n0), whole = nb - stripColumns<Tile>(A, nb);
       if (colSum)
         for (i64 j = 0; j < nb; ++j)
           colSum[j] = 0;
       for (i64 q0 = 0; q0 < Kq; q0 += kc) {
         i64 kq = minI(kc, Kq - q0);
-        packB(src, s, K, q0, kq, n0, nb, Bp, rows, colSum);
+        packB(src, s, K, q0, kq, n0, nb, whole, Bp, strip, rows, colSum);
         i64 mode = (q0 > 0 ? kTileLoad : 0) | (q0 + kq == Kq ? kTileFinish : 0);
-        for (i64 j = 0; j < nb; j += panelColumns(s, nb, j))
+        for (i64 j = 0; j < whole; j += panelColumns(s, whole, j))
           runRowTiles<Tile>(M, q0, kq, A, Bp + j * kq * 4, C + n0 + j, ldc,
-                            panelColumns(s, nb, j), panelWidth(s, nb, j) / s.U, mode,
+                            panelColumns(s, whole, j), panelWidth(s, whole, j) / s.U, mode,
                             f.at(0, ldc, n0 + j), colSum ? colSum + j : nullptr, nullptr);
+        if (whole < nb)
+          runRowStrips<Tile>(M, q0, kq, A, strip, C + n0 + whole, ldc, nb - whole, mode,
+                             f.at(0, ldc, n0 + whole), colSum ? colSum + whole : nullptr);
       }
     }
     Tile::end();

@@ -55,11 +55,17 @@ constexpr idx qgemmPackedABytes(idx G, idx Mg, idx K) {
 /// Bytes of the per-row terms: the constant added to each row, each row's zero point, and a
 /// requantized convolution's scale and result zero point.
 constexpr idx qgemmRowBytes(idx M) { return roundUp64(4 * 4 * M + kQGemmSlack); }
-/// Bytes one part (thread) works in: a packed block of B, four rows of B being packed and the
-/// sums of the block's columns.
+/// The most columns past a block's last whole unit of a tile that a tile type multiplies as
+/// dot products down k instead (QuantizedIntegerGemm.h: stripColumns).
+constexpr idx kQGemmStripCols = 4;
+/// Bytes of one such column of a block of k: its k, zero past the block to a whole vector.
+constexpr idx qgemmStripBytes() { return roundUp64(kQGemmKCQ * 4); }
+/// Bytes one part (thread) works in: a packed block of B, four rows of B being packed, the
+/// sums of the block's columns and its strip columns.
 constexpr idx qgemmPartBytes() {
   return roundUp64(kQGemmKCQ * 4 * kQGemmNC + kQGemmSlack) +
-         roundUp64(4 * kQGemmNC + kQGemmSlack) + roundUp64(4 * kQGemmNC + kQGemmSlack);
+         roundUp64(4 * kQGemmNC + kQGemmSlack) + roundUp64(4 * kQGemmNC + kQGemmSlack) +
+         kQGemmStripCols * qgemmStripBytes();
 }
 constexpr idx qgemmScratchBytes(idx G, idx Mg, idx K, idx threads) {
   return qgemmPackedABytes(G, Mg, K) + qgemmRowBytes(G * Mg) +
