@@ -2,9 +2,11 @@
 // only the GEMM path of convolutions reads is packed, once, at compile time, into the panels of
 // the target's register tile (kernels/PackedPanels.h): the micro-kernel then reads the weights
 // as one sequential stream rather than MR rows a filter apart, which on resnet50's convolutions
-// more than doubles their speed. A packed constant keeps its type, size and offset, so the
-// memory plan and the bundle ABI do not change; only the bytes of weights.bin do. Private to
-// lib/Backends/CPU.
+// more than doubles their speed. An int8 filter of the int8 GEMM's flat convolutions is
+// permuted to [Cout][taps][Cg] (CodeGenQuantized.h: integerConvFilterTapMajor), the order in
+// which its tiles read k, so that they read it in place instead of packing it every call. A
+// packed constant keeps its type, size and offset, so the memory plan and the bundle ABI do not
+// change; only the bytes of weights.bin do. Private to lib/Backends/CPU.
 #ifndef EMBER_LIB_BACKENDS_CPU_CPUCONSTANTS_H
 #define EMBER_LIB_BACKENDS_CPU_CPUCONSTANTS_H
 
@@ -19,12 +21,13 @@ namespace cpu {
 
 /// The filters the kernels read packed, each with its convolutions' group count: constants that
 /// every reader reads directly (not through a view) as the filter of a convolution on the GEMM
-/// path, all with one group count.
+/// path (a float32 one, or an int8 flat one: integerConvFilterTapMajor), all with one group
+/// count.
 llvm::DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR);
 
 /// Writes the packedFilters of \p IR over their planned places in \p region, from their
-/// payloads, in panels of \p MR rows (the register tile of the kernel variant codegen calls).
-/// The other constants are written as they are by Backend::writeConstants.
+/// payloads: float32 ones in panels of \p MR rows (the register tile of the kernel variant
+/// codegen calls), int8 ones permuted to [Cout][taps][Cg]. The other constants are written as they are by Backend::writeConstants.
 void packFilters(const IRFunction &IR, int64_t MR, uint8_t *region);
 
 } // namespace cpu

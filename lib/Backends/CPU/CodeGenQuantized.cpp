@@ -390,11 +390,28 @@ std::optional<std::vector<int32_t>> constantFilterSums(const Instruction &I) {
   return sums;
 }
 
-/// Calls the int8 GEMM's IntegerConv (parameters \p p) for \p I, and with \p rq its
+/// Whether the int8 GEMM's convolution of parameters \p p is flat with an int8 filter of input
+/// channels a multiple of four a group: its tiles can read such a filter in place when it is
+/// [Cout][taps][Cg] (k as (tap, four channels)).
+bool tapMajorFlatFilter(const std::vector<int64_t> &p) {
+  using namespace quantlayout;
+  return qconvIsFlat(p.data()) && !p[kQcFilterUnsigned] && (p[kQcC] / p[kQcGroup]) % 4 == 0;
+}
+
+/// Whether such a filter is [Cout][taps][Cg] as it is: one tap.
+bool flatFilterInPlace(const std::vector<int64_t> &p) {
+  using namespace quantlayout;
+  return tapMajorFlatFilter(p) && p[kQcKH] * p[kQcKW] == 1;
+}
+
+/// Calls the int8 GEMM's IntegerConv (parameters \p params) for \p I, and with \p rq its
 /// Requantize (p's requantization set by the caller) to \p q.
-Error emitFastIntegerConv(Emitter &E, const Instruction &I, const std::vector<int64_t> &p,
+Error emitFastIntegerConv(Emitter &E, const Instruction &I, const std::vector<int64_t> &params,
                           const Instruction *rq, Value *q) {
   EMBER_ASSIGN_OR_RETURN(std::string entry, integerVariant(E, "ember_integer_conv2d"));
+  std::vector<int64_t> p = params;
+  p[quantlayout::kQcFilterTapMajor] =
+      E.isPackedFilter(I.getInput(ops::IntegerConv::Filter)) || flatFilterInPlace(p);
   SmallVector<Value *, 12> args = integerConvArgs(E, I, p, "integer_conv2d", rq, q);
   std::optional<std::vector<int32_t>> sums = constantFilterSums(I);
   args.push_back(sums ? E.int32Array(*sums, "filter_sums") : E.nullPtr());
@@ -488,6 +505,14 @@ std::optional<FusedConv> fusedConvParams(const Instruction &conv, const Instruct
 }
 
 } // namespace
+
+bool integerConvFilterTapMajor(const Instruction &I) {
+  if (I.getKind() != InstrKind::IntegerConv)
+    return false;
+  auto p = fastConvParams(I);
+  return p && tapMajorFlatFilter(*p) &&
+         (*p)[quantlayout::kQcKH] * (*p)[quantlayout::kQcKW] > 1;
+}
 
 bool fusesIntegerConvRequantize(const Instruction &conv, const Instruction &rq) {
   return conv.getKind() == InstrKind::IntegerConv && rq.getKind() == InstrKind::Requantize &&

@@ -28,6 +28,13 @@ bool fusesIntegerConvRequantize(const Instruction &conv, const Instruction &rq);
 /// Emits such a pair (fusesIntegerConvRequantize) as one call.
 llvm::Error emitIntegerConvRequantize(Emitter &E, const Instruction &conv, const Instruction &rq);
 
+/// Whether \p I is an IntegerConv on the int8 GEMM's flat path (kernels/QuantizedLayout.h:
+/// qconvIsFlat) whose int8 filter, of input channels a multiple of four a group and more than
+/// one tap, the tiles can read in place once it is permuted to [Cout][taps][Cg] (k as (tap,
+/// four channels), the order of the flat path's quads): a constant filter is permuted when
+/// compiled (CPUConstants.h), which spares packing it every call.
+bool integerConvFilterTapMajor(const Instruction &I);
+
 /// A depthwise IntegerConv's parameters for kernels/QuantizedDepthwise.cpp (layout:
 /// kernels/QuantizedDepthwise.h), if that kernel takes it: 1-D or 2-D, one input channel a
 /// group, strides of 1 or 2, at most 49 taps, a per-tensor input zero point and a per-tensor or

@@ -678,10 +678,11 @@ template <typename Tile> EMBER_INLINE AView flatView(const u8 *Ap, i64 Kq) {
 }
 
 /// One image and group of a flat convolution (QuantizedLayout.h): \p x its Cg input planes
-/// (H x W), the result's Mg planes at \p out (or, requantized, at f.Q). \p Ap holds the
-/// group's filter (packAFlat), \p f its row terms; \p work is the pieces of QConvFlatBytes.
+/// (H x W), the result's Mg planes at \p out (or, requantized, at f.Q). \p A views the
+/// group's filter (packAFlat's, or permuted when compiled), \p f its row terms; \p work is the
+/// pieces of QConvFlatBytes.
 template <typename Tile>
-EMBER_INLINE void convFlat(const u8 *x, u32 *out, const u8 *Ap, const Finish &f, bool colTerm,
+EMBER_INLINE void convFlat(const u8 *x, u32 *out, const AView &A, const Finish &f, bool colTerm,
                            i64 Cg, i64 Mg, i64 H, i64 W, i64 OH,
                            i64 OW, i64 KH, i64 KW, i64 PH, i64 PW, i64 DH, i64 DW, u8 xFlip,
                            u8 zxq, const QConvFlatBytes &bytes, u8 *work,
@@ -761,7 +762,7 @@ EMBER_INLINE void convFlat(const u8 *x, u32 *out, const u8 *Ap, const Finish &f,
       i64 kq = minI(kc, Kq - q0);
       i64 mode = (q0 > 0 ? kTileLoad : 0) | (q0 + kq == Kq ? kTileFinish : 0);
       for (i64 j = begin; j < end; j += panelColumns(s, end, j))
-        runRowTiles<Tile>(Mg, q0, kq, flatView<Tile>(Ap, Kq), planes + j * 4, grid + j,
+        runRowTiles<Tile>(Mg, q0, kq, A, planes + j * 4, grid + j,
                           N, panelColumns(s, end, j),
                           panelWidth(s, end, j) / s.U, mode, fg.at(0, N, j),
                           colTerm ? colSum + j : nullptr, offsets + q0);
@@ -842,11 +843,18 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
                   requant ? q + (n * Cout + g * Mg) * P : nullptr};
   };
   if (flat) {
+    // A filter that is [Cout][taps][Cg] (p[kQcFilterTapMajor]: int8, Cg a multiple of 4, one
+    // tap or permuted when compiled) is read in place; another is packed every call.
     i64 Kq = KH * KW * ((Cg + 3) / 4), groupA = (Mg + Tile::MR - 1) / Tile::MR * Kq * Tile::MR * 4;
+    bool tapMajor = p[kQcFilterTapMajor];
+    auto viewOf = [&](i64 g) {
+      return tapMajor ? inPlaceView(w + g * Mg * K, K) : flatView<Tile>(Ap + g * groupA, Kq);
+    };
     u8 *work = rowMemory + qgemmRowBytes(Cout);
     for (i64 g = 0; g < G; ++g) {
-      packAFlat<Tile::kRowMajorA ? 1 : Tile::MR>(w + g * Mg * K, Mg, Cg, KH * KW, wFlip,
-                                                 Ap + g * groupA);
+      if (!tapMajor)
+        packAFlat<Tile::kRowMajorA ? 1 : Tile::MR>(w + g * Mg * K, Mg, Cg, KH * KW, wFlip,
+                                                   Ap + g * groupA);
       filterSums(w + g * Mg * K, K, Mg, K, wFlip, wSums ? wSums + g * Mg : nullptr,
                  rowConst + g * Mg);
       colTerm |= rowTerms(Mg, K, zxq, zwg + g * Mg * zwStride, zwStride, wFlip, bias + g * Mg,
@@ -856,7 +864,7 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
     for (i64 n = 0; n < N; ++n)
       for (i64 g = 0; g < G; ++g)
         convFlat<Tile>(in + (n * C + g * Cg) * H * W, (u32 *)out + (n * Cout + g * Mg) * P,
-                       Ap + g * groupA, finishOf(n, g), colTerm, Cg, Mg, H, W, OH, OW, KH, KW,
+                       viewOf(g), finishOf(n, g), colTerm, Cg, Mg, H, W, OH, OW, KH, KW,
                        PH, PW, DH, DW, xFlip, zxq, bytes, work, team);
     return;
   }

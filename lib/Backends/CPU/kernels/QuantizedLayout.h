@@ -101,6 +101,7 @@ enum QConvParam : idx {
   kQcRequantize,          // the result requantized (QConvRequantize) as the tiles finish
   kQcOutScalePerChannel,  // the requantization's scale is per output channel
   kQcOutZpPerChannel,     // and its zero point
+  kQcFilterTapMajor,      // a flat one's int8 filter is [Cout][taps][Cg] (one tap, or permuted)
   kQcCount
 };
 /// p[kQcRequantize]: the convolution's int32 result, or its Requantize to uint8 or int8.
