@@ -119,7 +119,7 @@ constexpr idx qconvPaddedBytes(idx Cg, idx OH, idx OW, idx KH, idx KW, idx SH, i
                    kQGemmSlack);
 }
 
-// The flat convolution (QuantizedIntegerGemm.h: integerConvFlat): with stride 1, k taken as
+// The flat convolution (QuantizedIntegerGemm.h: convFlat): with stride 1, k taken as
 // (kh, kw, four channels), row (kh, kw, c4) of the im2col matrix on the grid of the padded
 // input's rows (output (oh, ow) at oh * Wp + ow, the Wp - OW columns past each row computed and
 // dropped) is the channel-interleaved padded input ([C/4][Hp * Wp][4 channels]) shifted by
