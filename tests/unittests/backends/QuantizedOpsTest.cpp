@@ -468,7 +468,7 @@ INSTANTIATE_TEST_SUITE_P(
                         ElemKind::UInt8}));
 
 // The int8 GEMM's shapes: resnet's layers and the edges of its tiles (32 x 32 for AMX, 8 x 48
-// for VNNI, 6 x 8 for AVX2, 4 x 16 in plain C) and of its blocks of k (768), with values and
+// for VNNI, 6 x 8 for AVX2, 4 x 16 in plain C) and of its blocks of k (2304), with values and
 // zero points at the kinds' extremes (the padding holds the input's zero point).
 INSTANTIATE_TEST_SUITE_P(
     Gemm, IntegerConvShapes,
@@ -491,13 +491,13 @@ INSTANTIATE_TEST_SUITE_P(
         // Grouped: 2 groups of 4 input and 6 output channels; stride 3 (gathered columns).
         IntegerConvCase{{1, 8, 10, 10}, 12, {3, 3}, 3, 1, 1, 2, true, ElemKind::UInt8,
                         ElemKind::Int8, true, {128}, {1, -1, 0, 127, -128, 2}},
-        // 256 channels: K = 2304, three blocks of k; 1-D.
-        IntegerConvCase{{1, 256, 6, 7}, 20, {3, 3}, 1, 1, 1, 1, true, ElemKind::UInt8,
+        // 640 channels: K = 5760, three blocks of k; 1-D.
+        IntegerConvCase{{1, 640, 6, 7}, 20, {3, 3}, 1, 1, 1, 1, true, ElemKind::UInt8,
                         ElemKind::UInt8, true, {255}, {255, 0}},
         IntegerConvCase{{2, 6, 37}, 9, {5}, 1, 2, 1, 1, true, ElemKind::UInt8, ElemKind::Int8,
                         true, {7}, {-128, 127, 1}},
-        // B read in place with dropped grid columns and two blocks of k (K = 1152).
-        IntegerConvCase{{1, 128, 12, 12}, 16, {3, 3}, 1, 1, 1, 1, true, ElemKind::Int8,
+        // B read in place with dropped grid columns and two blocks of k (K = 2880).
+        IntegerConvCase{{1, 320, 12, 12}, 16, {3, 3}, 1, 1, 1, 1, true, ElemKind::Int8,
                         ElemKind::Int8, true, {3}, {0, -2}},
         // A 7x7 map (49 columns) of more filters than columns: 1x1 with K = 1024, and 3x3.
         IntegerConvCase{{1, 1024, 7, 7}, 40, {1, 1}, 1, 0, 1, 1, true, ElemKind::UInt8,
@@ -507,7 +507,7 @@ INSTANTIATE_TEST_SUITE_P(
         // Columns past the last unit of 16 as dot products down k (VNNI's strips): 100
         // columns (four strip columns; more than 50 filters, so not flat) with per-channel
         // filter zero points (column terms) and a row's last 44 bytes of k a partial vector;
-        // a 2x2 map (strips only) over six blocks of k, 2 x 9 filters past a tile's 8 rows.
+        // a 2x2 map (strips only) over two blocks of k, 2 x 9 filters past a tile's 8 rows.
         IntegerConvCase{{1, 300, 10, 10}, 60, {1, 1}, 1, 0, 1, 1, true, ElemKind::UInt8,
                         ElemKind::Int8, true, {250}, {3, -128, 0, 127}},
         IntegerConvCase{{1, 512, 2, 2}, 18, {3, 3}, 1, 1, 1, 1, false, ElemKind::Int8,
@@ -524,18 +524,18 @@ INSTANTIATE_TEST_SUITE_P(
         IntegerConvCase{{1, 1024, 20, 20}, 32, {1, 1}, 1, 0, 1, 1, true, ElemKind::UInt8,
                         ElemKind::Int8, true, {77}, {0, -3}},
         // ... and K off its steps of 64, A copied into rows padded with zeros: resnet50's first
-        // convolution's shape (K = 147) with a uint8 filter; 1x1 with K = 96; K = 900 in two
+        // convolution's shape (K = 147) with a uint8 filter; 1x1 with K = 96; K = 2340 in two
         // blocks of k, the second not a whole number of steps.
         IntegerConvCase{{1, 3, 29, 31}, 32, {7, 7}, 2, 3, 1, 1, true, ElemKind::Int8,
                         ElemKind::UInt8, true, {-128}, {255, 0, 128}},
         IntegerConvCase{{1, 96, 9, 9}, 64, {1, 1}, 1, 0, 1, 1, false, ElemKind::UInt8,
                         ElemKind::Int8, true, {3}, {-128}},
-        IntegerConvCase{{1, 100, 48, 48}, 32, {3, 3}, 2, 1, 1, 1, true, ElemKind::UInt8,
+        IntegerConvCase{{1, 260, 24, 24}, 32, {3, 3}, 2, 1, 1, 1, true, ElemKind::UInt8,
                         ElemKind::Int8, true, {250}, {0, 127, -1}},
         IntegerConvCase{{1, 128, 6, 6}, 64, {3, 3}, 1, 1, 1, 2, true, ElemKind::UInt8,
                         ElemKind::Int8, true, {9}, {0, -1}},
         // ... and B read in place: two blocks of k, dropped columns; 1x1 (uint8 filters).
-        IntegerConvCase{{1, 128, 12, 12}, 32, {3, 3}, 1, 1, 1, 1, true, ElemKind::Int8,
+        IntegerConvCase{{1, 320, 12, 12}, 32, {3, 3}, 1, 1, 1, 1, true, ElemKind::Int8,
                         ElemKind::Int8, true, {-1}, {3, -128}},
         IntegerConvCase{{1, 64, 20, 20}, 32, {1, 1}, 1, 0, 1, 1, true, ElemKind::UInt8,
                         ElemKind::UInt8, true, {17}, {128, 0, 255}},

@@ -15,13 +15,14 @@
 // Blocking, as NNGemm.h (the operands' layouts: QuantizedGemmPacking.h): an int8 A of K a
 // multiple of 4 is read in place, another packed once a call in panels of MR rows. B is packed
 // block by block, kQGemmNC columns by kQGemmKCQ quads of k, in panels of up to NR columns, a
-// panel staying in L1 while every tile of rows of A passes over it; a few columns past the last
-// whole unit go down k instead (stripColumns), multiplied with A's rows in place as dot
-// products. The sums of a block of k are added to C's partial ones (C is the int32 result),
+// panel staying in the cache while every tile of rows of A passes over it; a few columns past
+// the last whole unit go down k instead (stripColumns), multiplied with A's rows in place as
+// dot products. The sums of a block of k are added to C's partial ones (C is the int32 result),
 // the last block finishing them, or, for a convolution requantized as it finishes (Finish),
-// requantizing them to its 8-bit result. Threads split the columns, by whole panels. A flat convolution (QuantizedLayout.h: qconvIsFlat) packs no
-// B: the tiles read its channel-interleaved padded input in place, a table giving where each
-// quad of k starts (convFlat).
+// requantizing them to its 8-bit result. Threads split the columns, by whole panels. A flat
+// convolution (QuantizedLayout.h: qconvIsFlat) packs no B: the tiles read its
+// channel-interleaved padded input in place, a table giving where each quad of k starts
+// (convFlat).
 #ifndef EMBER_CPU_KERNELS_QUANTIZEDINTEGERGEMM_H
 #define EMBER_CPU_KERNELS_QUANTIZEDINTEGERGEMM_H
 

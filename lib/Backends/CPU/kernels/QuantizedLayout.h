@@ -36,7 +36,11 @@ constexpr idx convParamCount(idx nsp) { return kConvHeader + 6 * nsp; }
 // (QuantizedIntegerVariants.def), as it does not know which one the target runs.
 
 constexpr idx kQGemmMaxMR = 8;    ///< the most rows of A a register tile has
-constexpr idx kQGemmKCQ = 192;    ///< most quads of k per block: a KC x NR panel of B stays in L1
+/// Most quads of k per block. A block's partial sums go through C (int32) and the tiles' slower
+/// general finish: with 192 quads (a panel of 48 columns staying in L1) resnet50's 3x3
+/// convolutions of layers 2 and 3 took two and three blocks; with 576 its convolutions took
+/// 0.3 ms less in all (Zen 5, profiles of alternating builds), a panel then coming from L2.
+constexpr idx kQGemmKCQ = 576;
 constexpr idx kQGemmNC = 480;     ///< columns per packed block of B (a multiple of every NR)
 constexpr idx kQGemmSlack = 64;   ///< bytes a packer or a tile may touch past an array
 
