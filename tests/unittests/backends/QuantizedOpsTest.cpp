@@ -519,6 +519,12 @@ INSTANTIATE_TEST_SUITE_P(
                         ElemKind::Int8, true, {200}, {-128, 127, 0, 3}},
         IntegerConvCase{{1, 128, 13, 13}, 96, {1, 1}, 2, 0, 1, 1, false, ElemKind::Int8,
                         ElemKind::Int8, true, {-128}, {5}},
+        // 1x1 stride 2 without padding (the input subsampled into dense rows, 16 columns a
+        // vector then one at a time): 36 -> 18 columns, int8 and uint8 inputs.
+        IntegerConvCase{{1, 40, 36, 36}, 24, {1, 1}, 2, 0, 1, 1, true, ElemKind::Int8,
+                        ElemKind::Int8, true, {-3}, {0, 2}},
+        IntegerConvCase{{1, 64, 34, 33}, 16, {1, 1}, 2, 0, 1, 1, false, ElemKind::UInt8,
+                        ElemKind::Int8, true, {130}, {0}},
         IntegerConvCase{{1, 1024, 5, 5}, 32, {1, 1}, 1, 0, 1, 1, true, ElemKind::UInt8,
                         ElemKind::Int8, true, {255}, {1, 0}},
         IntegerConvCase{{1, 1024, 20, 20}, 32, {1, 1}, 1, 0, 1, 1, true, ElemKind::UInt8,

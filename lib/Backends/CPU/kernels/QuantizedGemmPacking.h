@@ -74,6 +74,35 @@ template <int SW> EMBER_INLINE void copySegment16(const u8 *src, u8 *dst) {
   __builtin_memcpy(dst, &v, 16);
 }
 
+/// Every \p SH-th row and \p SW-th column, OH x OW of them, of \p C planes of H x W bytes (each
+/// xor \p flip) into dense planes at \p dst: the input a strided 1x1 convolution without
+/// padding reads, which B then takes as a pointwise one's (its padded copy and strided im2col
+/// rows moved four times the bytes). Reads nothing past a row.
+EMBER_INLINE void subsample(const u8 *x, i64 C, i64 H, i64 W, i64 OH, i64 OW, i64 SH, i64 SW,
+                            u8 flip, u8 *dst) {
+  for (i64 c = 0; c < C; ++c)
+    for (i64 oh = 0; oh < OH; ++oh) {
+      const u8 *s = x + (c * H + oh * SH) * W;
+      u8 *d = dst + (c * OH + oh) * OW;
+      if (SW == 1) {
+        copyFlipped(s, OW, flip, d);
+        continue;
+      }
+      i64 ow = 0;
+      for (; SW == 2 && 2 * ow + 32 <= W && ow + 16 <= OW; ow += 16) {
+        U8x16 a, b;
+        __builtin_memcpy(&a, s + 2 * ow, 16);
+        __builtin_memcpy(&b, s + 2 * ow + 16, 16);
+        U8x16 v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
+                                          26, 28, 30);
+        v ^= flip;
+        __builtin_memcpy(d + ow, &v, 16);
+      }
+      for (; ow < OW; ++ow)
+        d[ow] = s[ow * SW] ^ flip;
+    }
+}
+
 /// fillRow for output rows of at most 16 columns taken every \p SW-th: one segment a row.
 template <int SW>
 EMBER_INLINE void fillShortRows(const BSource &s, const u8 *base, i64 oh0, i64 ow0, i64 n,

@@ -556,6 +556,10 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
         src.dense = x;
         src.ld = H * W;
         src.flip = xFlip;
+      } else if (KH == 1 && KW == 1 && PH == 0 && PW == 0) {
+        subsample(x, Cg, H, W, OH, OW, SH, SW, xFlip, padded);
+        src.dense = padded;
+        src.ld = P;
       } else {
         // The zero-padded copy: every cell zx, then the input's cells a window reaches.
         for (i64 i = 0, e = Cg * Hp * Wp; i < e; ++i)
