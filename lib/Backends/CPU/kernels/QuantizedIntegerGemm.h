@@ -216,6 +216,17 @@ EMBER_INLINE void finishVectors(const V (&acc)[MR][NV], const TileArgs &t) {
   }
 }
 
+/// The TileArgs of the tile of rows [m, m + Tile::MR) of A's rows [0, M), over quads
+/// [q0, q0 + kq) of k; the other arguments as in TileArgs.
+template <typename Tile>
+EMBER_INLINE TileArgs rowTileArgs(i64 M, i64 m, i64 q0, i64 kq, const AView &A, const u8 *B,
+                                  u32 *C, i64 ldc, i64 ncols, i64 mode, const Finish &f,
+                                  const u32 *colSum, const i64 *bOffsets) {
+  return TileArgs{kq, A.base + m * A.mStride + q0 * A.quadStride, A.rowStride, A.quadStride,
+                  A.base + (m + Tile::MR) * A.mStride + q0 * A.quadStride, B, C + m * ldc, ldc,
+                  minI(Tile::MR, M - m), ncols, mode, f.at(m, ldc, 0), colSum, bOffsets};
+}
+
 /// The tiles of rows [0, M) of A over one panel of B (\p ncols columns, \p nv units of them) for
 /// quads [q0, q0 + kq) of k; the other arguments as in TileArgs.
 template <typename Tile>
@@ -223,10 +234,8 @@ EMBER_INLINE void runRowTiles(i64 M, i64 q0, i64 kq, const AView &A, const u8 *B
                               i64 ldc, i64 ncols, i64 nv, i64 mode, const Finish &f,
                               const u32 *colSum, const i64 *bOffsets) {
   for (i64 m = 0; m < M; m += Tile::MR)
-    Tile::run(nv, TileArgs{kq, A.base + m * A.mStride + q0 * A.quadStride, A.rowStride,
-                           A.quadStride, A.base + (m + Tile::MR) * A.mStride + q0 * A.quadStride,
-                           B, C + m * ldc, ldc, minI(Tile::MR, M - m), ncols, mode,
-                           f.at(m, ldc, 0), colSum, bOffsets});
+    Tile::run(nv, rowTileArgs<Tile>(M, m, q0, kq, A, B, C, ldc, ncols, mode, f, colSum,
+                                    bOffsets));
 }
 
 /// Calls f(Flag<true>()) when \p t reads B in place (bOffsets), else f(Flag<false>()): a tile's
@@ -259,9 +268,8 @@ EMBER_INLINE void runRowStrips(i64 M, i64 q0, i64 kq, const AView &A, const u8 *
                                i64 ldc, i64 ncols, i64 mode, const Finish &f,
                                const u32 *colSum) {
   for (i64 m = 0; m < M; m += Tile::MR)
-    Tile::strip(TileArgs{kq, A.base + m * A.mStride + q0 * A.quadStride, A.rowStride,
-                         A.quadStride, nullptr, strip, C + m * ldc, ldc, minI(Tile::MR, M - m),
-                         ncols, mode, f.at(m, ldc, 0), colSum, nullptr});
+    Tile::strip(rowTileArgs<Tile>(M, m, q0, kq, A, strip, C, ldc, ncols, mode, f, colSum,
+                                  nullptr));
 }
 
 /// C (M x N, row stride ldc) = the product of A (packed) and B (from \p src), K deep, with the
