@@ -6,8 +6,8 @@
 # -model=init_net.pb), as a directory holding the text-format pair, and, for the set's first
 # model, with its input also declared by -model-input. Fails unless every run passes.
 #   utils/caffe2_zoo.sh [--set ci|full] [Backend]      (default: --set ci, Interpreter)
-# Exports are cached in $EMBER_BUILD_DIR/zoo/caffe2 (default build/), the export log is
-# zoo/caffe2-export.log.
+# Exports are cached in $EMBER_BUILD_DIR/zoo/caffe2 (default build/); the export log is kept in
+# the run's own temporary directory, as ctest runs this script on several backends at once.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${EMBER_BUILD_DIR:-$root/build}"
@@ -29,14 +29,13 @@ runner="$build/tools/model-runner"
 exporter=(/usr/bin/python3 "$root/utils/models/export_caffe2_zoo.py")
 zoo="$build/zoo"
 mkdir -p "$zoo"
-if ! "${exporter[@]}" --out "$zoo/caffe2" --set "$set" >"$zoo/caffe2-export.log" 2>&1; then
-  echo "caffe2_zoo.sh: exporting the Caffe2 zoo failed:" >&2
-  cat "$zoo/caffe2-export.log" >&2
-  exit 1
-fi
-
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+if ! "${exporter[@]}" --out "$zoo/caffe2" --set "$set" >"$tmp/export.log" 2>&1; then
+  echo "caffe2_zoo.sh: exporting the Caffe2 zoo failed:" >&2
+  cat "$tmp/export.log" >&2
+  exit 1
+fi
 passed=0
 failed=0
 

@@ -7,8 +7,9 @@
 # misses a per-element 1e-4 against float64 on resnet50 and inception_v3. Fails unless every
 # model of the set passes.
 #   utils/zoo.sh [--set ci|full] [Backend]      (default: --set ci, Interpreter)
-# Exports are cached in $EMBER_BUILD_DIR/zoo/models (default build/), the export log is
-# zoo/export.log; zoo/<set>/ holds links to the set's models, the suite the conformance tool runs.
+# Exports are cached in $EMBER_BUILD_DIR/zoo/models (default build/). ctest runs this script on
+# several backends at once, so everything else a run writes (the export log, the one-model suites
+# the conformance tool runs) is in its own temporary directory.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${EMBER_BUILD_DIR:-$root/build}"
@@ -30,23 +31,18 @@ conformance="$build/tools/conformance"
 exporter=(/usr/bin/python3 "$root/utils/models/export_zoo.py")
 zoo="$build/zoo"
 mkdir -p "$zoo"
-if ! "${exporter[@]}" --out "$zoo/models" --set "$set" >"$zoo/export.log" 2>&1; then
-  echo "zoo.sh: exporting the zoo failed:" >&2
-  cat "$zoo/export.log" >&2
-  exit 1
-fi
-rm -rf "${zoo:?}/$set"
-mkdir "$zoo/$set"
-for name in $("${exporter[@]}" --set "$set" --list); do
-  ln -s "../models/$name" "$zoo/$set/$name"
-done
-
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+if ! "${exporter[@]}" --out "$zoo/models" --set "$set" >"$tmp/export.log" 2>&1; then
+  echo "zoo.sh: exporting the zoo failed:" >&2
+  cat "$tmp/export.log" >&2
+  exit 1
+fi
+models=$("${exporter[@]}" --set "$set" --list)
 results="$tmp/results"
 status=0
-for dir in "$zoo/$set"/*/; do
-  name=$(basename "$dir")
+for name in $models; do
+  dir="$zoo/models/$name"
   mkdir "$tmp/$name" && ln -s "$(cd "$dir" && pwd)" "$tmp/$name/$name" # a suite of one case
   atol=$(/usr/bin/python3 -c "
 import sys, numpy as np, onnx
@@ -68,8 +64,8 @@ awk -F'\t' '{ sub(/^[^\/]*\//, "", $2); printf "%-8s %-20s %s\n", $1, $2, $3 }' 
 # layer's output feeds every later concat of its block and stays live until the block ends.
 memory_bound_exempt=" transformer_encoder densenet121 "
 runner="$build/tools/model-runner"
-for dir in "$zoo/$set"/*/; do
-  name=$(basename "$dir")
+for name in $models; do
+  dir="$zoo/models/$name"
   out=$("$runner" -model="$dir/model.onnx" -backend="$backend" -print-pass-stats -dump-graph -print-memory \
         -input="$dir/test_data_set_0/input_0.pb") || { echo "model-runner failed on $name"; status=1; continue; }
   counts=$(sed -n 's/^graph passes: \([0-9]*\) nodes before, \([0-9]*\) after/\1 -> \2/p' <<<"$out")
