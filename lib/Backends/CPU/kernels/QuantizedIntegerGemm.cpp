@@ -101,6 +101,7 @@ EMBER_NOINLINE EMBER_VARIANT_TARGET("avx512f,avx512bw,avx512vnni") void vnniStri
 
 struct VnniTile {
   static constexpr i64 MR = 8, U = 16, NR = 48, KQ = 1, kStripCols = kQGemmStripCols;
+  static constexpr u32 kBShift = 0; // B as it is
   static constexpr bool kRowMajorA = false;
   static void begin() {}
   static void end() {}
@@ -206,6 +207,7 @@ EMBER_NOINLINE EMBER_VARIANT_TARGET("avx512f,avx512bw,avx512vnni,amx-tile,amx-in
 /// The AMX tile (32 x 32), for A's rows whole (a multiple of 32 of them, K one of 64).
 struct AmxTile {
   static constexpr i64 MR = 32, U = 16, NR = 32, KQ = 16, kStripCols = 0;
+  static constexpr u32 kBShift = 0; // B as it is
   static void strip(const TileArgs &) {}
   static constexpr bool kRowMajorA = true;
   static void begin() { amxConfigure(); }
@@ -280,6 +282,7 @@ EMBER_NOINLINE EMBER_VARIANT_TARGET("avx2") void avx2Tile(const TileArgs &t) {
 
 struct Avx2Tile {
   static constexpr i64 MR = 6, U = 8, NR = 8, KQ = 1, kStripCols = 0;
+  static constexpr u32 kBShift = 0; // B as it is
   static void strip(const TileArgs &) {}
   static constexpr bool kRowMajorA = false;
   static void begin() {}
@@ -343,6 +346,7 @@ template <bool Flat> EMBER_NOINLINE void plainTile(const TileArgs &t) {
 
 struct PlainTile {
   static constexpr i64 MR = 4, U = 8, NR = 8, KQ = 1, kStripCols = 0;
+  static constexpr u32 kBShift = 0; // B as it is
   static void strip(const TileArgs &) {}
   static constexpr bool kRowMajorA = false;
   static void begin() {}
@@ -352,8 +356,102 @@ struct PlainTile {
   }
 };
 
+#if defined(__aarch64__)
+
+typedef __attribute__((neon_vector_type(16))) signed char NI8x16;
+typedef __attribute__((neon_vector_type(4))) int NI32x4;
+
+/// Arm's dot product (ARMv8.2's dotprod, arm_neon.h's vdotq_laneq_s32, which the freestanding
+/// library cannot include): lane j of \p acc plus the four int8 products of \p b's quad j with
+/// the quad in lane Lane of \p a.
+template <int Lane>
+EMBER_INLINE EMBER_VARIANT_TARGET("neon,dotprod") NI32x4 sdotLane(NI32x4 acc, NI8x16 b,
+                                                                   NI32x4 a) {
+  NI32x4 s = __builtin_shufflevector(a, a, Lane, Lane, Lane, Lane);
+  return (NI32x4)__builtin_neon_vdotq_s32((NI8x16)acc, b, (NI8x16)s, 34);
+}
+
+/// Row R of dotTile's accumulators for one quad: its weights are lane R % 4 of a[R / 4].
+template <int R, int NV>
+EMBER_INLINE EMBER_VARIANT_TARGET("neon,dotprod") void dotRow(NI32x4 (&acc)[8][NV],
+                                                              const NI8x16 (&b)[NV],
+                                                              const NI32x4 (&a)[2]) {
+  for (int v = 0; v < NV; ++v)
+    acc[R][v] = sdotLane<R % 4>(acc[R][v], b[v], a[R / 4]);
+}
+
+/// Arm dot product: 8 rows x NV vectors of 4 columns. sdot multiplies int8 by int8 (a uint8 by
+/// int8 form needs i8mm), so each quad of B is loaded flipped, b ^ 0x80 = b - 128 as int8: the
+/// sums lack 128 * sum_k a, which the row terms add back (kBShift). Per quad of k, NV loads of
+/// B (4 columns x 4 bytes), the quads of the 8 rows as two vectors, and an sdot by element for
+/// each row and vector.
+template <int NV, bool Flat>
+EMBER_NOINLINE EMBER_VARIANT_TARGET("neon,dotprod") void dotTile(const TileArgs &t) {
+  constexpr int MR = 8;
+  NI32x4 acc[MR][NV];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = (NI32x4){0, 0, 0, 0};
+  const u8 *rows[MR];
+  tileRows(t, rows);
+  const u8 *B = t.B;
+  NI8x16 flip;
+  __builtin_memset(&flip, 0x80, sizeof flip);
+  for (i64 q = 0, at = 0; q < t.kq; ++q, at += t.aQuad, B += NV * 16) {
+    const u8 *Bq = Flat ? t.B + t.bOffsets[q] : B;
+    NI8x16 b[NV];
+    for (int v = 0; v < NV; ++v) {
+      __builtin_memcpy(&b[v], Bq + 16 * v, 16);
+      b[v] ^= flip;
+    }
+    NI32x4 a[2];
+    for (int h = 0; h < 2; ++h) {
+      int w[4];
+      for (int l = 0; l < 4; ++l)
+        __builtin_memcpy(&w[l], rows[4 * h + l] + at, 4);
+      a[h] = (NI32x4){w[0], w[1], w[2], w[3]};
+    }
+    dotRow<0>(acc, b, a);
+    dotRow<1>(acc, b, a);
+    dotRow<2>(acc, b, a);
+    dotRow<3>(acc, b, a);
+    dotRow<4>(acc, b, a);
+    dotRow<5>(acc, b, a);
+    dotRow<6>(acc, b, a);
+    dotRow<7>(acc, b, a);
+  }
+  U32x4 sums[MR][NV];
+  for (int r = 0; r < MR; ++r)
+    for (int v = 0; v < NV; ++v)
+      __builtin_memcpy(&sums[r][v], &acc[r][v], sizeof sums[r][v]);
+  finishVectors<4>(sums, t);
+}
+
+struct DotTile {
+  static constexpr i64 MR = 8, U = 4, NR = 12, KQ = 1, kStripCols = 0;
+  static constexpr u32 kBShift = 128; // B's bytes less 128 (dotTile)
+  static void strip(const TileArgs &) {}
+  static constexpr bool kRowMajorA = false;
+  static void begin() {}
+  static void end() {}
+  EMBER_INLINE void run(i64 nv, const TileArgs &t) {
+    byLayout(t, [&](auto flat) {
+      constexpr bool Flat = decltype(flat)::value;
+      if (nv == 3)
+        dotTile<3, Flat>(t);
+      else if (nv == 2)
+        dotTile<2, Flat>(t);
+      else
+        dotTile<1, Flat>(t);
+    });
+  }
+};
+
+#endif
+
 } // namespace
 
+#define dotprod_TILE DotTile
 #define vnni_TILE VnniTile
 #define amx_TILE VnniTile
 #define avx2_TILE Avx2Tile
@@ -383,6 +481,7 @@ struct PlainTile {
 #define AMX_CONV_avx2(...)
 #define AMX_CONV_sse2(...)
 #define AMX_CONV_neon(...)
+#define AMX_CONV_dotprod(...)
 #define INTEGER_VARIANT(NAME, ARCH, FEATURES, DOC)                                                \
   EMBER_ON_ARCH_##ARCH(INTEGER_GEMM_ENTRIES(NAME, FEATURES))
 #include "QuantizedIntegerVariants.def"

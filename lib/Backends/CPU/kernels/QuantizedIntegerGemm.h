@@ -321,16 +321,18 @@ EMBER_INLINE void gemm(i64 M, i64 N, i64 K, const AView &A, const BSource &src, 
   });
 }
 
-/// The row terms of A's rows [0, M): rowConst[m] = bias[m] - zb * rowSum[m] + K * za[m] * zb
-/// (rowConst holds rowSum on entry), rowZp[m] = za[m]; whether any za is nonzero.
-EMBER_INLINE bool rowTerms(i64 M, i64 K, u32 zb, const u8 *za, i64 zaStride, u8 aFlip,
-                           const i32 *bias, u32 *rowConst, u32 *rowZp) {
+/// The row terms of A's rows [0, M): rowConst[m] = bias[m] - (zb - bShift) * rowSum[m] +
+/// K * za[m] * zb (rowConst holds rowSum on entry), rowZp[m] = za[m]; whether any za is
+/// nonzero. bShift is the tile's Tile::kBShift: a tile that multiplies B's bytes less 128
+/// (sum a * (b - 128)) misses 128 * rowSum, added here.
+EMBER_INLINE bool rowTerms(i64 M, i64 K, u32 zb, u32 bShift, const u8 *za, i64 zaStride,
+                           u8 aFlip, const i32 *bias, u32 *rowConst, u32 *rowZp) {
   bool any = false;
   for (i64 m = 0; m < M; ++m) {
     u32 zam = u32(i32(i8(za[m * zaStride] ^ aFlip)));
     rowZp[m] = zam;
     any |= zam != 0;
-    rowConst[m] = (bias ? u32(bias[m]) : 0u) - zb * rowConst[m] + u32(K) * zam * zb;
+    rowConst[m] = (bias ? u32(bias[m]) : 0u) - (zb - bShift) * rowConst[m] + u32(K) * zam * zb;
   }
   return any;
 }
@@ -522,7 +524,8 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
                                                    Ap + g * groupA);
       filterSums(w + g * Mg * K, K, Mg, K, wFlip, wSums ? wSums + g * Mg : nullptr,
                  rowConst + g * Mg);
-      colTerm |= rowTerms(Mg, K, zxq, zwg + g * Mg * zwStride, zwStride, wFlip, bias + g * Mg,
+      colTerm |= rowTerms(Mg, K, zxq, Tile::kBShift, zwg + g * Mg * zwStride, zwStride, wFlip,
+                          bias + g * Mg,
                           rowConst + g * Mg, rowZp + g * Mg);
     }
     QConvFlatBytes bytes = qconvFlatBytes(p);
@@ -553,7 +556,8 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
       packA<Tile::MR>(w + g * Mg * K, K, Mg, K, wFlip, Ap + g * groupA);
     filterSums(w + g * Mg * K, K, Mg, K, wFlip, wSums ? wSums + g * Mg : nullptr,
                rowConst + g * Mg);
-    colTerm |= rowTerms(Mg, K, zxq, zwg + g * Mg * zwStride, zwStride, wFlip, bias + g * Mg,
+    colTerm |= rowTerms(Mg, K, zxq, Tile::kBShift, zwg + g * Mg * zwStride, zwStride, wFlip,
+                        bias + g * Mg,
                         rowConst + g * Mg, rowZp + g * Mg);
   }
   for (i64 n = 0; n < N; ++n)
@@ -615,7 +619,8 @@ EMBER_INLINE void integerMatMul(i32 *out, const u8 *a, const u8 *b, const u8 *za
       if (!inPlace)
         packA<Tile::MR>(a + aOffsets[bi], K, M, K, aFlip, Ap);
       rowSums(a + aOffsets[bi], K, M, K, aFlip, rowConst);
-      colTerm = rowTerms(M, K, zbq, za, p[kQmLhsZpPerRow] ? 1 : 0, aFlip, nullptr, rowConst,
+      colTerm = rowTerms(M, K, zbq, Tile::kBShift, za, p[kQmLhsZpPerRow] ? 1 : 0, aFlip, nullptr,
+                         rowConst,
                          rowZp);
     }
     BSource src{};
