@@ -482,6 +482,13 @@ INSTANTIATE_TEST_SUITE_P(
         // 3x3 stride 2 (odd sizes, Cout past a tile), uint8 filters.
         IntegerConvCase{{1, 32, 15, 17}, 41, {3, 3}, 2, 1, 1, 1, true, ElemKind::UInt8,
                         ElemKind::UInt8, true, {0}, {255, 0, 128, 3}},
+        // Flat at stride 2 (the input's four phases, QuantizedLayout.h): 3x3 in two groups of
+        // 8 channels with an int8 input, uint8 filters and odd sizes; 5x5 with padding 2, so
+        // taps two cells into a phase.
+        IntegerConvCase{{1, 16, 17, 15}, 12, {3, 3}, 2, 1, 1, 2, true, ElemKind::Int8,
+                        ElemKind::UInt8, true, {-128}, {255, 0, 7}},
+        IntegerConvCase{{1, 8, 20, 21}, 10, {5, 5}, 2, 2, 1, 1, false, ElemKind::UInt8,
+                        ElemKind::Int8, true, {201}, {-3}},
         // 7x7 stride 2 with 3 input channels (K = 147, not a multiple of 4).
         IntegerConvCase{{1, 3, 29, 31}, 16, {7, 7}, 2, 3, 1, 1, true, ElemKind::Int8,
                         ElemKind::UInt8, true, {127}, {0, 255, 17}},

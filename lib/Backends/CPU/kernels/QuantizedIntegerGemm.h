@@ -344,49 +344,33 @@ template <typename Tile> EMBER_INLINE AView flatView(const u8 *Ap, i64 Kq) {
   return Tile::kRowMajorA ? inPlaceView(Ap, 4 * Kq) : packedView<Tile::MR>(Ap, 4 * Kq);
 }
 
-/// One image and group of a flat convolution (QuantizedLayout.h): \p x its Cg input planes
-/// (H x W), the result's Mg planes at \p out (or, requantized, at f.Q). \p A views the
-/// group's filter (packAFlat's, or permuted when compiled), \p f its row terms; \p work is the
-/// pieces of QConvFlatBytes.
-template <typename Tile>
-EMBER_INLINE void convFlat(const u8 *x, u32 *out, const AView &A, const Finish &f, bool colTerm,
-                           i64 Cg, i64 Mg, i64 H, i64 W, i64 OH,
-                           i64 OW, i64 KH, i64 KW, i64 PH, i64 PW, i64 DH, i64 DW, u8 xFlip,
-                           u8 zxq, const QConvFlatBytes &bytes, u8 *work,
-                           parallel::Team *team) {
-  const TileShape s{Tile::MR, Tile::NR, Tile::U};
-  i64 Hp = qconvPaddedExtent(OH, KH, 1, DH), Wp = qconvPaddedExtent(OW, KW, 1, DW);
-  i64 C4 = (Cg + 3) / 4, taps = KH * KW, Kq = taps * C4, cells = Hp * Wp;
-  i64 N = qconvFlatColumns(OH, OW, Wp), plane = qconvFlatPlaneBytes(Hp, Wp);
-  u8 *padded = work, *planes = padded + bytes.padded;
-  i64 *offsets = (i64 *)(planes + bytes.planes);
-  u32 *sums = (u32 *)((u8 *)offsets + bytes.offsets), *colSum = (u32 *)((u8 *)sums + bytes.sums);
-  // Without dropped columns the grid is the result itself (requantized: its 8-bit one).
-  u32 *grid = Wp == OW ? out : (u32 *)((u8 *)colSum + bytes.colSum);
-  Finish fg = f;
-  if (f.rowScale && Wp != OW)
-    fg.Q = (u8 *)grid + bytes.grid;
-
-  // The input's planes zero-padded (cells zx; without padding, the input itself), a plane of
-  // 0 for the channels past Cg, then the channels in fours.
-  bool inPlace = PH == 0 && PW == 0 && Hp == H && Wp == W;
+/// A stride-1 flat convolution's planes (QuantizedLayout.h) from its Cg input planes \p x (H x
+/// W), Hq x Wq cells each: the input zero-padded into \p padded (cells zx; without padding, the
+/// input itself), a plane of 0 for the channels past Cg, then the channels in fours into
+/// \p planes (\p plane bytes apart); with \p colTerm, each cell's sum over the channels in
+/// \p sums.
+EMBER_INLINE void flatPlanesStride1(const u8 *x, i64 Cg, i64 H, i64 W, i64 Hq, i64 Wq, i64 PH,
+                                    i64 PW, u8 xFlip, u8 zxq, bool colTerm, u8 *padded,
+                                    u8 *planes, i64 plane, u32 *sums) {
+  i64 C4 = (Cg + 3) / 4, cells = Hq * Wq;
+  bool inPlace = PH == 0 && PW == 0 && Hq == H && Wq == W;
   u8 flip = inPlace ? xFlip : 0;
   u8 *zeros = padded + (inPlace ? 0 : Cg * cells);
   for (i64 i = 0; i < cells; ++i)
     zeros[i] = 0;
   for (i64 c = 0; c < Cg && !inPlace; ++c)
-    for (i64 r = 0; r < Hp; ++r) {
-      u8 *d = padded + (c * Hp + r) * Wp;
+    for (i64 r = 0; r < Hq; ++r) {
+      u8 *d = padded + (c * Hq + r) * Wq;
       i64 ih = r - PH, lo = 0, hi = 0;
       if (ih >= 0 && ih < H) {
-        lo = minI(PW, Wp);
-        hi = minI(Wp, PW + W);
+        lo = minI(PW, Wq);
+        hi = minI(Wq, PW + W);
         const u8 *src = x + (c * H + ih) * W - PW;
         copyFlipped(src + lo, hi - lo, xFlip, d + lo);
       }
       for (i64 iw = 0; iw < lo; ++iw)
         d[iw] = zxq;
-      for (i64 iw = hi; iw < Wp; ++iw)
+      for (i64 iw = hi; iw < Wq; ++iw)
         d[iw] = zxq;
     }
   auto channel = [&](i64 c) -> const u8 * {
@@ -395,24 +379,116 @@ EMBER_INLINE void convFlat(const u8 *x, u32 *out, const AView &A, const Finish &
   for (i64 c4 = 0; c4 < C4; ++c4)
     interleave4(channel(4 * c4), channel(4 * c4 + 1), channel(4 * c4 + 2), channel(4 * c4 + 3),
                 cells, flip, planes + c4 * plane);
+  if (!colTerm)
+    return;
+  for (i64 i = 0; i < cells; ++i)
+    sums[i] = 0;
+  for (i64 c = 0; c < Cg; ++c) {
+    const u8 *cx = channel(c);
+    for (i64 i = 0; i < cells; ++i)
+      sums[i] += u8(cx[i] ^ flip);
+  }
+}
+
+/// flatPlanesStride1 at stride 2: the zero-padded input's phases (\p read says which a tap
+/// reads), phase (a, b) holding cells (2 i + a, 2 j + b), the four channels of each plane
+/// ([C/4][phase]) built a row at a time in \p rowBuf and interleaved from there; the sums per
+/// phase (Hq x Wq each).
+EMBER_INLINE void flatPlanesStride2(const u8 *x, i64 Cg, i64 H, i64 W, i64 Hq, i64 Wq, i64 PH,
+                                    i64 PW, u8 xFlip, u8 zxq, bool colTerm, const bool *read,
+                                    u8 *rowBuf, u8 *planes, i64 plane, u32 *sums) {
+  constexpr i64 S = 2, phases = 4;
+  i64 C4 = (Cg + 3) / 4, cells = Hq * Wq;
+  const u8 *end = x + Cg * H * W;
+  for (i64 ph = 0; ph < phases && colTerm; ++ph)
+    for (i64 i = 0; read[ph] && i < cells; ++i)
+      sums[ph * cells + i] = 0;
+  for (i64 c4 = 0; c4 < C4; ++c4)
+    for (i64 ph = 0; ph < phases; ++ph) {
+      if (!read[ph])
+        continue;
+      i64 a = ph / S, b = ph % S;
+      // Columns [lo, hi) of the phase's rows are the input's: S j + b - PW in [0, W).
+      i64 last = W - 1 + PW - b; // S j <= last
+      i64 lo = minI(Wq, (PW - b + S - 1) / S), hi = last < 0 ? 0 : minI(Wq, last / S + 1);
+      hi = hi < lo ? lo : hi;
+      for (i64 i = 0; i < Hq; ++i) {
+        i64 ih = S * i + a - PH;
+        bool inside = ih >= 0 && ih < H;
+        for (i64 l = 0; l < 4; ++l) {
+          i64 c = 4 * c4 + l;
+          u8 *r = rowBuf + l * Wq;
+          if (c >= Cg) {
+            for (i64 j = 0; j < Wq; ++j)
+              r[j] = 0;
+            continue;
+          }
+          i64 from = inside ? lo : Wq, to = inside ? hi : Wq;
+          for (i64 j = 0; j < from; ++j)
+            r[j] = zxq;
+          if (inside) {
+            const u8 *src = x + (c * H + ih) * W + S * lo + b - PW;
+            evenBytesFlipped(src, to - from, end - src, xFlip, r + from);
+          }
+          for (i64 j = to; j < Wq; ++j)
+            r[j] = zxq;
+          if (colTerm)
+            for (i64 j = 0; j < Wq; ++j)
+              sums[ph * cells + i * Wq + j] += r[j];
+        }
+        interleave4(rowBuf, rowBuf + Wq, rowBuf + 2 * Wq, rowBuf + 3 * Wq, Wq, 0,
+                    planes + (c4 * phases + ph) * plane + i * Wq * 4);
+      }
+    }
+}
+
+/// One image and group of a flat convolution (QuantizedLayout.h): \p x its Cg input planes
+/// (H x W), the result's Mg planes at \p out (or, requantized, at f.Q), at stride \p S (1 or
+/// 2, both ways). \p A views the group's filter (packAFlat's, or permuted when compiled), \p f
+/// its row terms; \p work is the pieces of QConvFlatBytes.
+template <typename Tile>
+EMBER_INLINE void convFlat(const u8 *x, u32 *out, const AView &A, const Finish &f, bool colTerm,
+                           i64 Cg, i64 Mg, i64 H, i64 W, i64 OH, i64 OW, i64 KH, i64 KW, i64 S,
+                           i64 PH, i64 PW, i64 DH, i64 DW, u8 xFlip, u8 zxq,
+                           const QConvFlatBytes &bytes, u8 *work, parallel::Team *team) {
+  const TileShape s{Tile::MR, Tile::NR, Tile::U};
+  i64 Hq = qconvFlatExtent(OH, KH, S, DH), Wq = qconvFlatExtent(OW, KW, S, DW);
+  i64 C4 = (Cg + 3) / 4, taps = KH * KW, Kq = taps * C4, cells = Hq * Wq, phases = S * S;
+  i64 N = qconvFlatColumns(OH, OW, Wq), plane = qconvFlatPlaneBytes(Hq, Wq);
+  u8 *padded = work, *planes = padded + bytes.padded;
+  i64 *offsets = (i64 *)(planes + bytes.planes);
+  u32 *sums = (u32 *)((u8 *)offsets + bytes.offsets), *colSum = (u32 *)((u8 *)sums + bytes.sums);
+  // Without dropped columns the grid is the result itself (requantized: its 8-bit one).
+  u32 *grid = Wq == OW ? out : (u32 *)((u8 *)colSum + bytes.colSum);
+  Finish fg = f;
+  if (f.rowScale && Wq != OW)
+    fg.Q = (u8 *)grid + bytes.grid;
+
+  // Tap (kh, kw) reads phase tapPhase at tapShift cells from an output's own.
+  auto tapPhase = [&](i64 kh, i64 kw) { return (kh * DH % S) * S + kw * DW % S; };
+  auto tapShift = [&](i64 kh, i64 kw) { return kh * DH / S * Wq + kw * DW / S; };
+  bool read[4] = {false, false, false, false}; // the phases some tap reads
+  for (i64 kh = 0; kh < KH; ++kh)
+    for (i64 kw = 0; kw < KW; ++kw)
+      read[tapPhase(kh, kw)] = true;
+
+  if (S == 1)
+    flatPlanesStride1(x, Cg, H, W, Hq, Wq, PH, PW, xFlip, zxq, colTerm, padded, planes, plane,
+                      sums);
+  else
+    flatPlanesStride2(x, Cg, H, W, Hq, Wq, PH, PW, xFlip, zxq, colTerm, read, padded, planes,
+                      plane, sums);
   for (i64 kh = 0, q = 0; kh < KH; ++kh)
     for (i64 kw = 0; kw < KW; ++kw)
       for (i64 c4 = 0; c4 < C4; ++c4, ++q)
-        offsets[q] = c4 * plane + (kh * DH * Wp + kw * DW) * 4;
-  // Column sums of B: each cell's sum over the channels, then each window's sum of those.
+        offsets[q] = (c4 * phases + tapPhase(kh, kw)) * plane + tapShift(kh, kw) * 4;
+  // Column sums of B: each window's sum of its cells' sums over the channels.
   if (colTerm) {
-    for (i64 i = 0; i < cells; ++i)
-      sums[i] = 0;
-    for (i64 c = 0; c < Cg; ++c) {
-      const u8 *cx = channel(c);
-      for (i64 i = 0; i < cells; ++i)
-        sums[i] += u8(cx[i] ^ flip);
-    }
     for (i64 f = 0; f < N; ++f)
       colSum[f] = 0;
     for (i64 kh = 0; kh < KH; ++kh)
       for (i64 kw = 0; kw < KW; ++kw) {
-        const u32 *shifted = sums + kh * DH * Wp + kw * DW;
+        const u32 *shifted = sums + tapPhase(kh, kw) * cells + tapShift(kh, kw);
         for (i64 f = 0; f < N; ++f)
           colSum[f] += shifted[f];
       }
@@ -437,17 +513,17 @@ EMBER_INLINE void convFlat(const u8 *x, u32 *out, const AView &A, const Finish &
     Tile::end();
   });
   // The grid's rows, less their dropped columns.
-  if (Wp == OW)
+  if (Wq == OW)
     return;
   if (f.rowScale) {
     for (i64 m = 0; m < Mg; ++m)
       for (i64 oh = 0; oh < OH; ++oh)
-        __builtin_memcpy(f.Q + (m * OH + oh) * OW, fg.Q + m * N + oh * Wp, OW);
+        __builtin_memcpy(f.Q + (m * OH + oh) * OW, fg.Q + m * N + oh * Wq, OW);
     return;
   }
   for (i64 m = 0; m < Mg; ++m)
     for (i64 oh = 0; oh < OH; ++oh) {
-      const u32 *src = grid + m * N + oh * Wp;
+      const u32 *src = grid + m * N + oh * Wq;
       u32 *dst = out + (m * OH + oh) * OW;
       for (i64 ow = 0; ow < OW; ++ow)
         dst[ow] = src[ow];
@@ -532,7 +608,7 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
     for (i64 n = 0; n < N; ++n)
       for (i64 g = 0; g < G; ++g)
         convFlat<Tile>(in + (n * C + g * Cg) * H * W, (u32 *)out + (n * Cout + g * Mg) * P,
-                       viewOf(g), finishOf(n, g), colTerm, Cg, Mg, H, W, OH, OW, KH, KW,
+                       viewOf(g), finishOf(n, g), colTerm, Cg, Mg, H, W, OH, OW, KH, KW, SH,
                        PH, PW, DH, DW, xFlip, zxq, bytes, work, team);
     return;
   }

@@ -127,43 +127,62 @@ constexpr idx qconvPaddedBytes(idx Cg, idx OH, idx OW, idx KH, idx KW, idx SH, i
 // (kh, kw, four channels), row (kh, kw, c4) of the im2col matrix on the grid of the padded
 // input's rows (output (oh, ow) at oh * Wp + ow, the Wp - OW columns past each row computed and
 // dropped) is the channel-interleaved padded input ([C/4][Hp * Wp][4 channels]) shifted by
-// kh * DH * Wp + kw * DW: the GEMM reads B in place, packing nothing.
+// kh * DH * Wp + kw * DW: the GEMM reads B in place, packing nothing. With stride 2 the padded
+// input is split into its four phases, phase (a, b) holding cells (2 i + a, 2 j + b): tap
+// (kh, kw) of output (oh, ow) reads cell (2 oh + kh, 2 ow + kw), which is phase (kh % 2,
+// kw % 2) at (oh + kh / 2, ow + kw / 2), so each row of the im2col matrix is again one plane
+// shifted, on a grid of the phases' rows ([C/4][phase][Hq * Wq][4 channels]).
 
+/// Rows (or columns) of a flat convolution's planes, for \p out outputs of a \p k tap window
+/// of dilation \p dilation at stride \p stride (1 or 2): the padded extent at stride 1, a
+/// phase's at stride 2.
+constexpr idx qconvFlatExtent(idx out, idx k, idx stride, idx dilation) {
+  return out + (k - 1) * dilation / stride;
+}
 /// Grid columns of a flat convolution: every output's, up to the last one.
 constexpr idx qconvFlatColumns(idx OH, idx OW, idx Wp) { return (OH - 1) * Wp + OW; }
 /// Bytes from one interleaved plane of four channels to the next: a tile may read 16 columns
 /// past the last grid column at the farthest tap.
 constexpr idx qconvFlatPlaneBytes(idx Hp, idx Wp) { return roundUp64((Hp * Wp + 16) * 4); }
 
-/// Whether a 2-D IntegerConv (parameters \p p) is flat: stride 1, at most a quarter of the
-/// grid's columns dropped, and at least twice as many grid columns as output channels a group
-/// (the filter is reordered every call, in time proportional to its size, where packing B would
-/// take time proportional to the columns').
+/// Whether a 2-D IntegerConv (parameters \p p) is flat: stride 1, or stride 2 of a window
+/// wider than a tap each way with no dilation on input channels a multiple of four a group
+/// (resnet's downsampling 3x3s; its first 7x7 on 3 channels is faster as packed panels); at
+/// most a quarter of the grid's columns dropped, and at least twice as many grid columns as
+/// output channels a group (the filter is reordered every call, in time proportional to its
+/// size, where packing B would take time proportional to the columns').
 template <typename Int> bool qconvIsFlat(const Int *p) {
-  idx Wp = qconvPaddedExtent(p[kQcOW], p[kQcKW], 1, p[kQcDW]), OW = p[kQcOW];
-  return p[kQcSH] == 1 && p[kQcSW] == 1 && 4 * (Wp - OW) <= Wp &&
-         qconvFlatColumns(p[kQcOH], OW, Wp) >= 2 * (p[kQcCout] / p[kQcGroup]);
+  idx S = p[kQcSH];
+  bool stride2 = S == 2 && p[kQcSW] == 2 && p[kQcDH] == 1 && p[kQcDW] == 1 && p[kQcKH] > 1 &&
+                 p[kQcKW] > 1 && (p[kQcC] / p[kQcGroup]) % 4 == 0;
+  if (!((S == 1 && p[kQcSW] == 1) || stride2))
+    return false;
+  idx Wq = qconvFlatExtent(p[kQcOW], p[kQcKW], S, p[kQcDW]), OW = p[kQcOW];
+  return 4 * (Wq - OW) <= Wq &&
+         qconvFlatColumns(p[kQcOH], OW, Wq) >= 2 * (p[kQcCout] / p[kQcGroup]);
 }
 
 /// The pieces of a flat convolution's scratch after A's panels and the row terms, in order.
 struct QConvFlatBytes {
-  idx padded;  ///< the zero-padded input, its channels rounded up to four (the extra ones 0)
+  idx padded;  ///< stride 1: the zero-padded input, then a plane of 0 for the channels past
+               ///< the last (rounding them up to four); stride 2: four rows of a phase
   idx planes;  ///< the interleaved planes
   idx offsets; ///< where each quad of k reads, from the grid's first column (i64 each)
-  idx sums;    ///< per padded cell, the sum over the channels (u32)
+  idx sums;    ///< per padded cell (of each phase), the sum over the channels (u32)
   idx colSum;  ///< per grid column, the sum of its column of B (u32)
   idx grid;    ///< the product on the grid (u32), copied out row by row
   idx grid8;   ///< requantized, the 8-bit result on the grid (the other holds partial sums)
 };
 template <typename Int> QConvFlatBytes qconvFlatBytes(const Int *p) {
   idx Cg = p[kQcC] / p[kQcGroup], C4 = (Cg + 3) / 4, Mg = p[kQcCout] / p[kQcGroup];
-  idx Hp = qconvPaddedExtent(p[kQcOH], p[kQcKH], 1, p[kQcDH]),
-      Wp = qconvPaddedExtent(p[kQcOW], p[kQcKW], 1, p[kQcDW]);
-  idx cols = qconvFlatColumns(p[kQcOH], p[kQcOW], Wp);
-  return {roundUp64(4 * C4 * Hp * Wp + kQGemmSlack),
-          C4 * qconvFlatPlaneBytes(Hp, Wp) + kQGemmSlack,
+  idx S = p[kQcSH], phases = S * S;
+  idx Hq = qconvFlatExtent(p[kQcOH], p[kQcKH], S, p[kQcDH]),
+      Wq = qconvFlatExtent(p[kQcOW], p[kQcKW], S, p[kQcDW]);
+  idx cols = qconvFlatColumns(p[kQcOH], p[kQcOW], Wq);
+  return {roundUp64((S == 1 ? (Cg + 1) * Hq * Wq : 4 * Wq) + kQGemmSlack),
+          C4 * phases * qconvFlatPlaneBytes(Hq, Wq) + kQGemmSlack,
           roundUp64(8 * p[kQcKH] * p[kQcKW] * C4),
-          roundUp64(4 * Hp * Wp + kQGemmSlack),
+          roundUp64(4 * phases * Hq * Wq + kQGemmSlack),
           roundUp64(4 * (cols + kQGemmSlack)),
           roundUp64(4 * Mg * cols + kQGemmSlack),
           roundUp64(Mg * cols + kQGemmSlack)};
