@@ -66,26 +66,6 @@ EMBER_INLINE U8x16 evenBytes16(const u8 *src) {
   return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
 }
 
-/// \p n bytes, every second from \p src (\p avail bytes readable from there), each xor \p flip,
-/// to \p dst: vectors of 16, the last one overlapping the one before, when they read nothing
-/// past \p avail.
-EMBER_INLINE void evenBytesFlipped(const u8 *src, i64 n, i64 avail, u8 flip, u8 *dst) {
-  i64 j = 0;
-  if (n >= 16 && 2 * n <= avail) {
-    for (; j + 16 <= n; j += 16) {
-      U8x16 v = evenBytes16(src + 2 * j) ^ flip;
-      __builtin_memcpy(dst + j, &v, 16);
-    }
-    if (j < n) {
-      U8x16 v = evenBytes16(src + 2 * (n - 16)) ^ flip;
-      __builtin_memcpy(dst + n - 16, &v, 16);
-    }
-    return;
-  }
-  for (; j < n; ++j)
-    dst[j] = src[2 * j] ^ flip;
-}
-
 /// One output row's segment of an im2col row: \p len <= 16 bytes of a padded input row (every
 /// \p SW-th from \p src; SW 1 or 2) to \p dst as one vector, over-reading and over-writing as
 /// fillRow allows.

@@ -391,53 +391,77 @@ EMBER_INLINE void flatPlanesStride1(const u8 *x, i64 Cg, i64 H, i64 W, i64 Hq, i
 }
 
 /// flatPlanesStride1 at stride 2: the zero-padded input's phases (\p read says which a tap
-/// reads), phase (a, b) holding cells (2 i + a, 2 j + b), the four channels of each plane
-/// ([C/4][phase]) built a row at a time in \p rowBuf and interleaved from there; the sums per
-/// phase (Hq x Wq each).
+/// reads), phase (a, b) holding cells (2 i + a, 2 j + b). For each phase row i of four
+/// channels, their padded input rows 2 i + a go to \p rowBuf (qconvFlatStride2RowBytes each),
+/// and each 32 bytes of those, four channels at a time, give 16 cells of phase (a, 0) (the even
+/// bytes) and of (a, 1) (the odd ones) interleaved, written whole: past a row's Wq cells they
+/// land on the next row (written after) or the plane's slack. The sums per phase (Hq x Wq each).
 EMBER_INLINE void flatPlanesStride2(const u8 *x, i64 Cg, i64 H, i64 W, i64 Hq, i64 Wq, i64 PH,
                                     i64 PW, u8 xFlip, u8 zxq, bool colTerm, const bool *read,
                                     u8 *rowBuf, u8 *planes, i64 plane, u32 *sums) {
+  typedef u8 U8x32 __attribute__((ext_vector_type(32)));
+  typedef u16 U16x32 __attribute__((ext_vector_type(32)));
   constexpr i64 S = 2, phases = 4;
-  i64 C4 = (Cg + 3) / 4, cells = Hq * Wq;
-  const u8 *end = x + Cg * H * W;
+  i64 C4 = (Cg + 3) / 4, cells = Hq * Wq, rowBytes = qconvFlatStride2RowBytes(Wq);
+  // Columns [lo, hi) of a padded row are the input's.
+  i64 lo = minI(PW, S * Wq), hi = minI(S * Wq, PW + W);
   for (i64 ph = 0; ph < phases && colTerm; ++ph)
     for (i64 i = 0; read[ph] && i < cells; ++i)
       sums[ph * cells + i] = 0;
   for (i64 c4 = 0; c4 < C4; ++c4)
-    for (i64 ph = 0; ph < phases; ++ph) {
-      if (!read[ph])
+    for (i64 a = 0; a < S; ++a) {
+      if (!read[a * S] && !read[a * S + 1])
         continue;
-      i64 a = ph / S, b = ph % S;
-      // Columns [lo, hi) of the phase's rows are the input's: S j + b - PW in [0, W).
-      i64 last = W - 1 + PW - b; // S j <= last
-      i64 lo = minI(Wq, (PW - b + S - 1) / S), hi = last < 0 ? 0 : minI(Wq, last / S + 1);
-      hi = hi < lo ? lo : hi;
       for (i64 i = 0; i < Hq; ++i) {
         i64 ih = S * i + a - PH;
         bool inside = ih >= 0 && ih < H;
         for (i64 l = 0; l < 4; ++l) {
           i64 c = 4 * c4 + l;
-          u8 *r = rowBuf + l * Wq;
-          if (c >= Cg) {
-            for (i64 j = 0; j < Wq; ++j)
-              r[j] = 0;
-            continue;
-          }
-          i64 from = inside ? lo : Wq, to = inside ? hi : Wq;
-          for (i64 j = 0; j < from; ++j)
-            r[j] = zxq;
-          if (inside) {
-            const u8 *src = x + (c * H + ih) * W + S * lo + b - PW;
-            evenBytesFlipped(src, to - from, end - src, xFlip, r + from);
-          }
-          for (i64 j = to; j < Wq; ++j)
-            r[j] = zxq;
+          u8 *r = rowBuf + l * rowBytes;
+          u8 fill = c < Cg ? zxq : 0;
+          i64 from = c < Cg && inside ? lo : S * Wq, to = c < Cg && inside ? hi : S * Wq;
+          for (i64 k = 0; k < from; ++k)
+            r[k] = fill;
+          if (to > from)
+            copyFlipped(x + (c * H + ih) * W + from - PW, to - from, xFlip, r + from);
+          for (i64 k = to; k < S * Wq; ++k)
+            r[k] = fill;
           if (colTerm)
-            for (i64 j = 0; j < Wq; ++j)
-              sums[ph * cells + i * Wq + j] += r[j];
+            for (i64 b = 0; b < S; ++b)
+              for (i64 j = 0; read[a * S + b] && j < Wq; ++j)
+                sums[(a * S + b) * cells + i * Wq + j] += r[S * j + b];
         }
-        interleave4(rowBuf, rowBuf + Wq, rowBuf + 2 * Wq, rowBuf + 3 * Wq, Wq, 0,
-                    planes + (c4 * phases + ph) * plane + i * Wq * 4);
+        u8 *even = planes + (c4 * phases + a * S) * plane + i * Wq * 4, *odd = even + plane;
+        for (i64 j = 0; j < Wq; j += 16) {
+          U8x32 v[4];
+          for (int l = 0; l < 4; ++l)
+            __builtin_memcpy(&v[l], rowBuf + l * rowBytes + S * j, 32);
+          // Bytes (2 j', channel) of the four rows as u16 pairs: v0 v1 interleaved, v2 v3.
+          U8x32 e01 = __builtin_shufflevector(v[0], v[1], 0, 32, 2, 34, 4, 36, 6, 38, 8, 40, 10,
+                                              42, 12, 44, 14, 46, 16, 48, 18, 50, 20, 52, 22, 54,
+                                              24, 56, 26, 58, 28, 60, 30, 62);
+          U8x32 e23 = __builtin_shufflevector(v[2], v[3], 0, 32, 2, 34, 4, 36, 6, 38, 8, 40, 10,
+                                              42, 12, 44, 14, 46, 16, 48, 18, 50, 20, 52, 22, 54,
+                                              24, 56, 26, 58, 28, 60, 30, 62);
+          U8x32 o01 = __builtin_shufflevector(v[0], v[1], 1, 33, 3, 35, 5, 37, 7, 39, 9, 41, 11,
+                                              43, 13, 45, 15, 47, 17, 49, 19, 51, 21, 53, 23, 55,
+                                              25, 57, 27, 59, 29, 61, 31, 63);
+          U8x32 o23 = __builtin_shufflevector(v[2], v[3], 1, 33, 3, 35, 5, 37, 7, 39, 9, 41, 11,
+                                              43, 13, 45, 15, 47, 17, 49, 19, 51, 21, 53, 23, 55,
+                                              25, 57, 27, 59, 29, 61, 31, 63);
+          U16x16 e0 = __builtin_bit_cast(U16x16, e01), e1 = __builtin_bit_cast(U16x16, e23),
+                 o0 = __builtin_bit_cast(U16x16, o01), o1 = __builtin_bit_cast(U16x16, o23);
+          U16x32 ce = __builtin_shufflevector(e0, e1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
+                                              6, 22, 7, 23, 8, 24, 9, 25, 10, 26, 11, 27, 12,
+                                              28, 13, 29, 14, 30, 15, 31);
+          U16x32 co = __builtin_shufflevector(o0, o1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
+                                              6, 22, 7, 23, 8, 24, 9, 25, 10, 26, 11, 27, 12,
+                                              28, 13, 29, 14, 30, 15, 31);
+          if (read[a * S])
+            __builtin_memcpy(even + 4 * j, &ce, 64);
+          if (read[a * S + 1])
+            __builtin_memcpy(odd + 4 * j, &co, 64);
+        }
       }
     }
 }

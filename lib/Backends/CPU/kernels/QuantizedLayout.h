@@ -139,6 +139,10 @@ constexpr idx qconvPaddedBytes(idx Cg, idx OH, idx OW, idx KH, idx KW, idx SH, i
 constexpr idx qconvFlatExtent(idx out, idx k, idx stride, idx dilation) {
   return out + (k - 1) * dilation / stride;
 }
+/// Bytes of each of the four padded input rows a stride-2 flat convolution builds its phase
+/// rows from (QuantizedIntegerGemm.h: flatPlanesStride2): 2 Wq, and 32 more for the last
+/// vector's read.
+constexpr idx qconvFlatStride2RowBytes(idx Wq) { return roundUp64(2 * Wq + 32); }
 /// Grid columns of a flat convolution: every output's, up to the last one.
 constexpr idx qconvFlatColumns(idx OH, idx OW, idx Wp) { return (OH - 1) * Wp + OW; }
 /// Bytes from one interleaved plane of four channels to the next: a tile may read 16 columns
@@ -165,7 +169,7 @@ template <typename Int> bool qconvIsFlat(const Int *p) {
 /// The pieces of a flat convolution's scratch after A's panels and the row terms, in order.
 struct QConvFlatBytes {
   idx padded;  ///< stride 1: the zero-padded input, then a plane of 0 for the channels past
-               ///< the last (rounding them up to four); stride 2: four rows of a phase
+               ///< the last (rounding them up to four); stride 2: four padded input rows
   idx planes;  ///< the interleaved planes
   idx offsets; ///< where each quad of k reads, from the grid's first column (i64 each)
   idx sums;    ///< per padded cell (of each phase), the sum over the channels (u32)
@@ -179,7 +183,8 @@ template <typename Int> QConvFlatBytes qconvFlatBytes(const Int *p) {
   idx Hq = qconvFlatExtent(p[kQcOH], p[kQcKH], S, p[kQcDH]),
       Wq = qconvFlatExtent(p[kQcOW], p[kQcKW], S, p[kQcDW]);
   idx cols = qconvFlatColumns(p[kQcOH], p[kQcOW], Wq);
-  return {roundUp64((S == 1 ? (Cg + 1) * Hq * Wq : 4 * Wq) + kQGemmSlack),
+  return {roundUp64((S == 1 ? (Cg + 1) * Hq * Wq : 4 * qconvFlatStride2RowBytes(Wq)) +
+                   kQGemmSlack),
           C4 * phases * qconvFlatPlaneBytes(Hq, Wq) + kQGemmSlack,
           roundUp64(8 * p[kQcKH] * p[kQcKW] * C4),
           roundUp64(4 * phases * Hq * Wq + kQGemmSlack),
