@@ -390,6 +390,26 @@ EMBER_INLINE void flatPlanesStride1(const u8 *x, i64 Cg, i64 H, i64 W, i64 Hq, i
   }
 }
 
+typedef u8 U8x32 __attribute__((ext_vector_type(32)));
+typedef u16 U16x32 __attribute__((ext_vector_type(32)));
+
+/// Bytes B (0: the even ones, 1: the odd) of 32 bytes of each of four rows \p v, interleaved:
+/// 16 cells of four channels, byte 4 j + l being row l's byte 2 j + B.
+template <int B> EMBER_INLINE U16x32 interleavePhase(const U8x32 (&v)[4]) {
+  // Rows 0 and 1, and rows 2 and 3, as pairs of bytes (a u16 a cell), then the pairs in turn.
+  auto pairs = [](U8x32 x, U8x32 y) {
+    U8x32 p = __builtin_shufflevector(x, y, 0 + B, 32 + B, 2 + B, 34 + B, 4 + B, 36 + B, 6 + B,
+                                      38 + B, 8 + B, 40 + B, 10 + B, 42 + B, 12 + B, 44 + B,
+                                      14 + B, 46 + B, 16 + B, 48 + B, 18 + B, 50 + B, 20 + B,
+                                      52 + B, 22 + B, 54 + B, 24 + B, 56 + B, 26 + B, 58 + B,
+                                      28 + B, 60 + B, 30 + B, 62 + B);
+    return __builtin_bit_cast(U16x16, p);
+  };
+  U16x16 p01 = pairs(v[0], v[1]), p23 = pairs(v[2], v[3]);
+  return __builtin_shufflevector(p01, p23, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7,
+                                 23, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+}
+
 /// flatPlanesStride1 at stride 2: the zero-padded input's phases (\p read says which a tap
 /// reads), phase (a, b) holding cells (2 i + a, 2 j + b). For each phase row i of four
 /// channels, their padded input rows 2 i + a go to \p rowBuf (qconvFlatStride2RowBytes each),
@@ -399,8 +419,6 @@ EMBER_INLINE void flatPlanesStride1(const u8 *x, i64 Cg, i64 H, i64 W, i64 Hq, i
 EMBER_INLINE void flatPlanesStride2(const u8 *x, i64 Cg, i64 H, i64 W, i64 Hq, i64 Wq, i64 PH,
                                     i64 PW, u8 xFlip, u8 zxq, bool colTerm, const bool *read,
                                     u8 *rowBuf, u8 *planes, i64 plane, u32 *sums) {
-  typedef u8 U8x32 __attribute__((ext_vector_type(32)));
-  typedef u16 U16x32 __attribute__((ext_vector_type(32)));
   constexpr i64 S = 2, phases = 4;
   i64 C4 = (Cg + 3) / 4, cells = Hq * Wq, rowBytes = qconvFlatStride2RowBytes(Wq);
   // Columns [lo, hi) of a padded row are the input's.
@@ -436,27 +454,7 @@ EMBER_INLINE void flatPlanesStride2(const u8 *x, i64 Cg, i64 H, i64 W, i64 Hq, i
           U8x32 v[4];
           for (int l = 0; l < 4; ++l)
             __builtin_memcpy(&v[l], rowBuf + l * rowBytes + S * j, 32);
-          // Bytes (2 j', channel) of the four rows as u16 pairs: v0 v1 interleaved, v2 v3.
-          U8x32 e01 = __builtin_shufflevector(v[0], v[1], 0, 32, 2, 34, 4, 36, 6, 38, 8, 40, 10,
-                                              42, 12, 44, 14, 46, 16, 48, 18, 50, 20, 52, 22, 54,
-                                              24, 56, 26, 58, 28, 60, 30, 62);
-          U8x32 e23 = __builtin_shufflevector(v[2], v[3], 0, 32, 2, 34, 4, 36, 6, 38, 8, 40, 10,
-                                              42, 12, 44, 14, 46, 16, 48, 18, 50, 20, 52, 22, 54,
-                                              24, 56, 26, 58, 28, 60, 30, 62);
-          U8x32 o01 = __builtin_shufflevector(v[0], v[1], 1, 33, 3, 35, 5, 37, 7, 39, 9, 41, 11,
-                                              43, 13, 45, 15, 47, 17, 49, 19, 51, 21, 53, 23, 55,
-                                              25, 57, 27, 59, 29, 61, 31, 63);
-          U8x32 o23 = __builtin_shufflevector(v[2], v[3], 1, 33, 3, 35, 5, 37, 7, 39, 9, 41, 11,
-                                              43, 13, 45, 15, 47, 17, 49, 19, 51, 21, 53, 23, 55,
-                                              25, 57, 27, 59, 29, 61, 31, 63);
-          U16x16 e0 = __builtin_bit_cast(U16x16, e01), e1 = __builtin_bit_cast(U16x16, e23),
-                 o0 = __builtin_bit_cast(U16x16, o01), o1 = __builtin_bit_cast(U16x16, o23);
-          U16x32 ce = __builtin_shufflevector(e0, e1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
-                                              6, 22, 7, 23, 8, 24, 9, 25, 10, 26, 11, 27, 12,
-                                              28, 13, 29, 14, 30, 15, 31);
-          U16x32 co = __builtin_shufflevector(o0, o1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
-                                              6, 22, 7, 23, 8, 24, 9, 25, 10, 26, 11, 27, 12,
-                                              28, 13, 29, 14, 30, 15, 31);
+          U16x32 ce = interleavePhase<0>(v), co = interleavePhase<1>(v);
           if (read[a * S])
             __builtin_memcpy(even + 4 * j, &ce, 64);
           if (read[a * S + 1])
