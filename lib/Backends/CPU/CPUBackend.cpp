@@ -142,8 +142,10 @@ public:
   Error writeConstants(const IRFunction &IR, uint8_t *region) const override {
     EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, createTargetMachine(target_));
     EMBER_ASSIGN_OR_RETURN(const KernelVariant *variant, selectKernelVariant(*TM));
+    EMBER_ASSIGN_OR_RETURN(const IntegerKernelVariant *integerRow,
+                           selectIntegerKernelVariant(*TM));
     EMBER_TRY(Backend::writeConstants(IR, region));
-    packFilters(IR, variant->MR, region);
+    packFilters(IR, variant->MR, integerRow->name, region);
     return Error::success();
   }
 

@@ -4,15 +4,20 @@
 #include "CodeGenNN.h"
 #include "CodeGenQuantized.h"
 #include "kernels/PackedPanels.h"
+#include "kernels/QuantizedLayout.h"
 
 #include "ember/Graph/Node.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+#include <algorithm>
 
 using namespace llvm;
 
 namespace ember {
 namespace cpu {
 
-DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR) {
+DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR, StringRef integerVariant) {
   DenseMap<const IRValue *, int64_t> groups;
   DenseSet<const IRValue *> refused;
   for (const auto &I : IR.getInstrs())
@@ -24,7 +29,8 @@ DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR) {
         continue;
       bool asFilter = v == w && ((convFilterFeedsGemm(*I) &&
                                   i == I->getNumOutputs() + ops::Conv::Filter) ||
-                                 (integerConvFilterTapMajor(*I) &&
+                                 (integerConvFilterLayout(*I, integerVariant) !=
+                                      quantlayout::kQcFilterAsImported &&
                                   i == I->getNumOutputs() + ops::IntegerConv::Filter));
       if (!asFilter) {
         refused.insert(w);
@@ -41,21 +47,43 @@ DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR) {
   return groups;
 }
 
-void packFilters(const IRFunction &IR, int64_t MR, uint8_t *region) {
-  for (const auto &[v, G] : packedFilters(IR)) {
+void packFilters(const IRFunction &IR, int64_t MR, StringRef integerVariant, uint8_t *region) {
+  // The int8 filters in panels (integerConvFilterLayout; all readers of a packed filter have
+  // its shape, so agree).
+  DenseSet<const IRValue *> inPanels;
+  for (const auto &I : IR.getInstrs())
+    if (integerConvFilterLayout(*I, integerVariant) == quantlayout::kQcFilterCoutPanels)
+      inPanels.insert(I->getOperand(I->getNumOutputs() + ops::IntegerConv::Filter));
+  for (const auto &[v, G] : packedFilters(IR, integerVariant)) {
     const auto *w = cast<WeightVar>(v);
     // Each group's filters: Cout/G rows of Cin/G * KH * KW weights.
     const DimsVec &dims = w->getType().dims;
     const uint8_t *payload = static_cast<const Constant *>(w->getOrigin())->getPayload().data();
     if (w->getType().kind == ElemKind::Int8) {
-      // An int8 GEMM's flat convolution filter: each row [Cg][taps] to [taps][Cg].
-      int64_t Cg = int64_t(dims[1]), taps = int64_t(w->getType().numElements()) /
-                                               (int64_t(dims[0]) * Cg);
+      // An int8 GEMM's flat convolution filter: each row [Cg][taps] to [taps][Cg], k = t * Cg
+      // + c; or, in panels, each group's blocks of kQcPanelCout rows to [k / 4][row][k % 4].
+      int64_t Cout = int64_t(dims[0]), Cg = int64_t(dims[1]),
+              taps = int64_t(w->getType().numElements()) / (Cout * Cg), K = taps * Cg;
       uint8_t *out = region + w->offset;
-      for (int64_t m = 0; m < int64_t(dims[0]); ++m)
-        for (int64_t c = 0; c < Cg; ++c)
-          for (int64_t t = 0; t < taps; ++t)
-            out[(m * taps + t) * Cg + c] = payload[(m * Cg + c) * taps + t];
+      auto weight = [&](int64_t m, int64_t k) {
+        return payload[(m * Cg + k % Cg) * taps + k / Cg];
+      };
+      if (!inPanels.count(w)) {
+        for (int64_t m = 0; m < Cout; ++m)
+          for (int64_t k = 0; k < K; ++k)
+            out[m * K + k] = weight(m, k);
+        continue;
+      }
+      int64_t Mg = Cout / G;
+      for (int64_t g = 0; g < G; ++g)
+        for (int64_t c0 = 0; c0 < Mg; c0 += quantlayout::kQcPanelCout) {
+          int64_t width = std::min<int64_t>(quantlayout::kQcPanelCout, Mg - c0),
+                  first = g * Mg + c0;
+          uint8_t *block = out + first * K;
+          for (int64_t k = 0; k < K; ++k)
+            for (int64_t j = 0; j < width; ++j)
+              block[(k / 4 * width + j) * 4 + k % 4] = weight(first + j, k);
+        }
       continue;
     }
     int64_t rows = int64_t(dims[0]) / G,

@@ -3,8 +3,10 @@
 // the target's register tile (kernels/PackedPanels.h): the micro-kernel then reads the weights
 // as one sequential stream rather than MR rows a filter apart, which on resnet50's convolutions
 // more than doubles their speed. An int8 filter of the int8 GEMM's flat convolutions is
-// permuted to [Cout][taps][Cg] (CodeGenQuantized.h: integerConvFilterTapMajor), the order in
-// which its tiles read k, so that they read it in place instead of packing it every call. A
+// permuted to [Cout][taps][Cg] (CodeGenQuantized.h: integerConvFilterLayout), the order in
+// which its tiles read k, so that they read it in place instead of packing it every call; for
+// the VNNI row's tile over pixels, whose vectors are 16 output channels, it goes in panels of
+// output channels instead (kernels/QuantizedLayout.h: kQcFilterCoutPanels). A
 // packed constant keeps its type, size and offset, so the memory plan and the bundle ABI do not
 // change; only the bytes of weights.bin do. Private to lib/Backends/CPU.
 #ifndef EMBER_LIB_BACKENDS_CPU_CPUCONSTANTS_H
@@ -13,6 +15,7 @@
 #include "ember/IR/IR.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 
@@ -21,14 +24,18 @@ namespace cpu {
 
 /// The filters the kernels read packed, each with its convolutions' group count: constants that
 /// every reader reads directly (not through a view) as the filter of a convolution on the GEMM
-/// path (a float32 one, or an int8 flat one: integerConvFilterTapMajor), all with one group
-/// count.
-llvm::DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR);
+/// path (a float32 one, or an int8 flat one: integerConvFilterLayout for the int8 row
+/// \p integerVariant), all with one group count.
+llvm::DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR,
+                                                       llvm::StringRef integerVariant);
 
 /// Writes the packedFilters of \p IR over their planned places in \p region, from their
 /// payloads: float32 ones in panels of \p MR rows (the register tile of the kernel variant
-/// codegen calls), int8 ones permuted to [Cout][taps][Cg]. The other constants are written as they are by Backend::writeConstants.
-void packFilters(const IRFunction &IR, int64_t MR, uint8_t *region);
+/// codegen calls), int8 ones permuted to [Cout][taps][Cg], or in panels of output channels
+/// where the int8 row \p integerVariant reads them so (integerConvFilterLayout). The other
+/// constants are written as they are by Backend::writeConstants.
+void packFilters(const IRFunction &IR, int64_t MR, llvm::StringRef integerVariant,
+                 uint8_t *region);
 
 } // namespace cpu
 } // namespace ember

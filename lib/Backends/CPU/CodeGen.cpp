@@ -27,10 +27,11 @@ Error instrError(const Instruction &I, const Twine &why) {
 }
 
 Emitter::Emitter(llvm::Module &M, const llvm::Module &library, IRBuilder<> &B,
-                 ArrayRef<Value *> regions, StringRef variant, int64_t threads,
-                 std::vector<std::string> &runtimeErrors, const IRFunction &IR)
-    : M_(M), library_(library), B_(B), variant_(variant), threads_(threads),
-      runtimeErrors_(runtimeErrors), packedFilters_(packedFilters(IR)) {
+                 ArrayRef<Value *> regions, StringRef variant, StringRef integerVariant,
+                 int64_t threads, std::vector<std::string> &runtimeErrors, const IRFunction &IR)
+    : M_(M), library_(library), B_(B), variant_(variant), integerVariant_(integerVariant),
+      threads_(threads), runtimeErrors_(runtimeErrors),
+      packedFilters_(packedFilters(IR, integerVariant)) {
   for (unsigned i = 0; i < 3; ++i)
     regions_[i] = regions[i];
   for (const auto &I : IR.getInstrs())
@@ -268,7 +269,9 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   if (largest < 2 * scratch::kMinFlopsPerPart)
     threads = 1;
   EMBER_ASSIGN_OR_RETURN(const KernelVariant *variant, selectKernelVariant(TM));
-  Emitter E(M, *library, B, regions, variant->name, threads, G.runtimeErrors, IR);
+  EMBER_ASSIGN_OR_RETURN(const IntegerKernelVariant *integerRow, selectIntegerKernelVariant(TM));
+  Emitter E(M, *library, B, regions, variant->name, integerRow->name, threads, G.runtimeErrors,
+            IR);
   EMBER_TRY(E.startTeam());
   // Profiling: hook(ctx, k) before the k-th computing instruction, hook(ctx, -1) at the end.
   auto mark = [&](int32_t slot) {

@@ -36,6 +36,7 @@ class Emitter {
   llvm::IRBuilder<> &B_;
   llvm::Value *regions_[3];
   llvm::StringRef variant_; ///< the kernels/Variants.def row this target runs
+  llvm::StringRef integerVariant_; ///< the kernels/QuantizedIntegerVariants.def row
   int64_t threads_;
   llvm::Value *team_ = nullptr;
   std::vector<std::string> &runtimeErrors_;
@@ -51,9 +52,15 @@ class Emitter {
   llvm::DenseMap<const IRValue *, int64_t> packedFilters_;
 
 public:
+  /// \p variant and \p integerVariant: the rows of kernels/Variants.def and
+  /// kernels/QuantizedIntegerVariants.def the target runs.
   Emitter(llvm::Module &M, const llvm::Module &library, llvm::IRBuilder<> &B,
-          llvm::ArrayRef<llvm::Value *> regions, llvm::StringRef variant, int64_t threads,
+          llvm::ArrayRef<llvm::Value *> regions, llvm::StringRef variant,
+          llvm::StringRef integerVariant, int64_t threads,
           std::vector<std::string> &runtimeErrors, const IRFunction &IR);
+
+  /// The int8 GEMM's row (kernels/QuantizedIntegerVariants.def) the target runs.
+  llvm::StringRef integerVariant() const { return integerVariant_; }
 
   /// Threads the heavy kernels split their work over (BackendOptions::threads).
   int64_t threads() const { return threads_; }

@@ -202,13 +202,6 @@ bool onesBut(ArrayRef<dim_t> dims, size_t except) {
   return true;
 }
 
-/// The int8 GEMM entry \p base of the variant the target CPU runs.
-Expected<std::string> integerVariant(Emitter &E, StringRef base) {
-  EMBER_ASSIGN_OR_RETURN(const IntegerKernelVariant *v,
-                         selectIntegerKernelVariant(*E.builder().GetInsertBlock()->getParent()));
-  return (base + "_" + v->name).str();
-}
-
 /// IntegerMatMul's parameters for the int8 GEMM (kernels/QuantizedLayout.h: QMatMulParam), if
 /// its zero points are a per-tensor one for the RHS and a per-tensor or per-row one for the LHS.
 std::optional<std::vector<int64_t>> fastMatMulParams(const Instruction &I) {
@@ -248,7 +241,7 @@ Error emitIntegerMatMul(Emitter &E, const Instruction &I) {
   int64_t M = int64_t(a[rank - 2]), K = int64_t(a[rank - 1]), N = int64_t(b[rank - 1]);
   MatMulBatches batches = matmulBatches(a, b, r);
   if (auto p = fastMatMulParams(I)) {
-    EMBER_ASSIGN_OR_RETURN(std::string entry, integerVariant(E, "ember_integer_matmul"));
+    std::string entry = ("ember_integer_matmul_" + E.integerVariant()).str();
     return E.call(entry, {E.out(I), E.in(I, ops::IntegerMatMul::LHS),
                           E.in(I, ops::IntegerMatMul::RHS),
                           E.in(I, ops::IntegerMatMul::LHSZeroPoint),
@@ -353,11 +346,39 @@ SmallVector<Value *, 12> integerConvArgs(Emitter &E, const Instruction &I,
 
 namespace {
 
+/// Whether the int8 GEMM's convolution of parameters \p p is flat with an int8 filter of input
+/// channels a multiple of four a group: its tiles can read such a filter in place when it is
+/// [Cout][taps][Cg] (k as (tap, four channels)).
+bool tapMajorFlatFilter(const std::vector<int64_t> &p) {
+  using namespace quantlayout;
+  return qconvIsFlat(p.data()) && !p[kQcFilterUnsigned] && (p[kQcC] / p[kQcGroup]) % 4 == 0;
+}
+
+/// \p I's parameters with its filter in panels of output channels (for VNNI's tile over
+/// pixels), if it may be so: flat so (tapMajorFlatFilter), more than one tap, groups of a
+/// multiple of 16 filters.
+std::optional<std::vector<int64_t>> inPanelsParams(const Instruction &I) {
+  using namespace quantlayout;
+  std::optional<std::vector<int64_t>> p = fastConvParams(I);
+  if (!p || (*p)[kQcKH] * (*p)[kQcKW] == 1 || ((*p)[kQcCout] / (*p)[kQcGroup]) % 16 != 0)
+    return std::nullopt;
+  (*p)[kQcFilterLayout] = kQcFilterCoutPanels;
+  if (!tapMajorFlatFilter(*p))
+    return std::nullopt;
+  return p;
+}
+
 uint64_t integerConvScratch(const Instruction &I, int64_t threads) {
   // The memory plan does not know which convolutions are requantized as they finish: every
   // one on the int8 GEMM or the depthwise kernel keeps room for the staged 8-bit result.
-  if (auto p = fastConvParams(I))
-    return requantStagingBytes(I) + uint64_t(quantlayout::qconvScratchBytes(p->data(), threads));
+  if (auto p = fastConvParams(I)) {
+    // Nor which int8 row runs them: a filter in panels (integerConvFilterLayout) may make a
+    // convolution flat, whose scratch differs.
+    int64_t bytes = quantlayout::qconvScratchBytes(p->data(), threads);
+    if (auto inPanels = inPanelsParams(I))
+      bytes = std::max<int64_t>(bytes, quantlayout::qconvScratchBytes(inPanels->data(), threads));
+    return requantStagingBytes(I) + uint64_t(bytes);
+  }
   if (auto p = depthwiseIntegerConvParams(I))
     return requantStagingBytes(I) + depthwiseIntegerConvScratch(*p, threads);
   return shiftedPairScratch(I, ops::IntegerConv::Input, ops::IntegerConv::Filter);
@@ -390,14 +411,6 @@ std::optional<std::vector<int32_t>> constantFilterSums(const Instruction &I) {
   return sums;
 }
 
-/// Whether the int8 GEMM's convolution of parameters \p p is flat with an int8 filter of input
-/// channels a multiple of four a group: its tiles can read such a filter in place when it is
-/// [Cout][taps][Cg] (k as (tap, four channels)).
-bool tapMajorFlatFilter(const std::vector<int64_t> &p) {
-  using namespace quantlayout;
-  return qconvIsFlat(p.data()) && !p[kQcFilterUnsigned] && (p[kQcC] / p[kQcGroup]) % 4 == 0;
-}
-
 /// Whether such a filter is [Cout][taps][Cg] as it is: one tap.
 bool flatFilterInPlace(const std::vector<int64_t> &p) {
   using namespace quantlayout;
@@ -408,10 +421,13 @@ bool flatFilterInPlace(const std::vector<int64_t> &p) {
 /// Requantize (p's requantization set by the caller) to \p q.
 Error emitFastIntegerConv(Emitter &E, const Instruction &I, const std::vector<int64_t> &params,
                           const Instruction *rq, Value *q) {
-  EMBER_ASSIGN_OR_RETURN(std::string entry, integerVariant(E, "ember_integer_conv2d"));
+  using namespace quantlayout;
+  std::string entry = ("ember_integer_conv2d_" + E.integerVariant()).str();
   std::vector<int64_t> p = params;
-  p[quantlayout::kQcFilterTapMajor] =
-      E.isPackedFilter(I.getInput(ops::IntegerConv::Filter)) || flatFilterInPlace(p);
+  if (E.isPackedFilter(I.getInput(ops::IntegerConv::Filter)))
+    p[kQcFilterLayout] = integerConvFilterLayout(I, E.integerVariant());
+  else
+    p[kQcFilterLayout] = flatFilterInPlace(p) ? kQcFilterTapMajor : kQcFilterAsImported;
   SmallVector<Value *, 12> args = integerConvArgs(E, I, p, "integer_conv2d", rq, q);
   std::optional<std::vector<int32_t>> sums = constantFilterSums(I);
   args.push_back(sums ? E.int32Array(*sums, "filter_sums") : E.nullPtr());
@@ -506,12 +522,15 @@ std::optional<FusedConv> fusedConvParams(const Instruction &conv, const Instruct
 
 } // namespace
 
-bool integerConvFilterTapMajor(const Instruction &I) {
+int64_t integerConvFilterLayout(const Instruction &I, StringRef integerVariant) {
+  using namespace quantlayout;
   if (I.getKind() != InstrKind::IntegerConv)
-    return false;
-  auto p = fastConvParams(I);
-  return p && tapMajorFlatFilter(*p) &&
-         (*p)[quantlayout::kQcKH] * (*p)[quantlayout::kQcKW] > 1;
+    return kQcFilterAsImported;
+  if (integerVariant == "vnni" && inPanelsParams(I))
+    return kQcFilterCoutPanels;
+  std::optional<std::vector<int64_t>> p = fastConvParams(I);
+  return p && (*p)[kQcKH] * (*p)[kQcKW] > 1 && tapMajorFlatFilter(*p) ? kQcFilterTapMajor
+                                                                       : kQcFilterAsImported;
 }
 
 bool fusesIntegerConvRequantize(const Instruction &conv, const Instruction &rq) {

@@ -28,12 +28,15 @@ bool fusesIntegerConvRequantize(const Instruction &conv, const Instruction &rq);
 /// Emits such a pair (fusesIntegerConvRequantize) as one call.
 llvm::Error emitIntegerConvRequantize(Emitter &E, const Instruction &conv, const Instruction &rq);
 
-/// Whether \p I is an IntegerConv on the int8 GEMM's flat path (kernels/QuantizedLayout.h:
-/// qconvIsFlat) whose int8 filter, of input channels a multiple of four a group and more than
-/// one tap, the tiles can read in place once it is permuted to [Cout][taps][Cg] (k as (tap,
-/// four channels), the order of the flat path's quads): a constant filter is permuted when
-/// compiled (CPUConstants.h), which spares packing it every call.
-bool integerConvFilterTapMajor(const Instruction &I);
+/// How the constant region holds \p I's filter when \p I is an IntegerConv on the int8
+/// GEMM's flat path (kernels/QuantizedLayout.h: qconvIsFlat, QConvFilterLayout) with an int8
+/// filter of input channels a multiple of four a group and more than one tap, for the int8 row
+/// \p integerVariant (kernels/QuantizedIntegerVariants.def): in panels of output channels for
+/// the VNNI row's tile over pixels (groups of a multiple of 16 filters; flat on that account
+/// too), else permuted to [Cout][taps][Cg] (k as (tap, four channels), the order of the flat
+/// path's quads), which the tiles read in place. Either spares packing the filter every call
+/// (CPUConstants.h); kQcFilterAsImported: not packed.
+int64_t integerConvFilterLayout(const Instruction &I, llvm::StringRef integerVariant);
 
 /// A depthwise IntegerConv's parameters for kernels/QuantizedDepthwise.cpp (layout:
 /// kernels/QuantizedDepthwise.h), if that kernel takes it: 1-D or 2-D, one input channel a

@@ -4,10 +4,7 @@
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/IR/Function.h"
-#include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -54,22 +51,13 @@ Expected<const KernelVariant *> selectKernelVariant(const TargetMachine &TM) {
                    "' (kernels/Variants.def lists what each needs)");
 }
 
-Expected<const IntegerKernelVariant *> selectIntegerKernelVariant(const llvm::Function &entry) {
-  Triple triple(entry.getParent()->getTargetTriple());
-  StringRef cpu = entry.getFnAttribute("target-cpu").getValueAsString(),
-            features = entry.getFnAttribute("target-features").getValueAsString();
-  std::string error;
-  const Target *target = TargetRegistry::lookupTarget(triple.str(), error);
-  if (!target)
-    return makeError("no LLVM target for " + triple.str() + ": " + error);
-  std::unique_ptr<MCSubtargetInfo> STI(
-      target->createMCSubtargetInfo(triple.str(), cpu, features));
-  StringRef arch = Triple::getArchTypeName(triple.getArch());
+Expected<const IntegerKernelVariant *> selectIntegerKernelVariant(const TargetMachine &TM) {
+  StringRef arch = Triple::getArchTypeName(TM.getTargetTriple().getArch());
   for (const IntegerKernelVariant &v : kIntegerVariants)
-    if (v.arch == arch && hasFeatures(*STI, v.features))
+    if (v.arch == arch && hasFeatures(TM, v.features))
       return &v;
-  return makeError("no int8 CPU kernel variant for " + arch + " CPU '" + cpu +
-                   "' with features '" + features +
+  return makeError("no int8 CPU kernel variant for " + arch + " CPU '" + TM.getTargetCPU() +
+                   "' with features '" + TM.getTargetFeatureString() +
                    "' (kernels/QuantizedIntegerVariants.def lists what each needs)");
 }
 

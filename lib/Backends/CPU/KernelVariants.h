@@ -8,7 +8,6 @@
 #include "llvm/Support/Error.h"
 
 namespace llvm {
-class Function;
 class TargetMachine;
 } // namespace llvm
 
@@ -37,10 +36,9 @@ struct IntegerKernelVariant {
   llvm::StringRef features; ///< clang target features, comma-separated
 };
 
-/// The first int8 row the CPU that \p entry is compiled for can run (its module's triple, its
-/// "target-cpu" and "target-features" attributes, which codegen sets from the TargetMachine).
+/// The first int8 row the CPU \p TM compiles for can run (its CPU name and -mattr features).
 llvm::Expected<const IntegerKernelVariant *>
-selectIntegerKernelVariant(const llvm::Function &entry);
+selectIntegerKernelVariant(const llvm::TargetMachine &TM);
 
 } // namespace cpu
 } // namespace ember

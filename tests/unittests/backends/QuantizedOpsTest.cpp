@@ -423,12 +423,14 @@ TEST_P(IntegerConvShapes, RequantizedMatchesInterpreter) {
   // right after it is its only reader: per-channel scales to uint8, and a per-tensor scale with
   // per-channel zero points to int8, both saturating; the result a model output, or read by a
   // DequantizeLinear (the memory plan then may place it over the convolution's scratch, and the
-  // tiles write it to the scratch first).
+  // tiles write it to the scratch first). Two of the four with a constant filter, which the
+  // VNNI row may hold in panels of output channels for its tile over pixels (flat ones).
   IntegerConvCase p = GetParam();
   for (int variant = 0; variant < 4; ++variant) {
-    bool toInt8 = variant & 1, dequantized = variant & 2;
+    bool toInt8 = variant & 1, dequantized = variant & 2, constantFilter = toInt8 != dequantized;
     SCOPED_TRACE(std::string(toInt8 ? "to int8" : "to uint8") +
-                 (dequantized ? ", dequantized" : ""));
+                 (dequantized ? ", dequantized" : "") +
+                 (constantFilter ? ", constant filter" : ""));
     expectIntegerConvCaseAgrees(p, [=](Module &M, Function *F) -> std::vector<NodeValue> {
       std::vector<dim_t> ones(p.x.size(), 1), perChannel = ones;
       perChannel[1] = p.cout;
@@ -439,12 +441,13 @@ TEST_P(IntegerConvShapes, RequantizedMatchesInterpreter) {
       Constant *zp = toInt8
                          ? constantOf(M, ElemKind::Int8, perChannel, {-128, 0, 127, -3, 5}, "zi")
                          : constantOf(M, ElemKind::UInt8, ones, {37}, "zu");
-      Node *rq = node(F, NodeKind::Requantize, {integerConvOf(M, F, p), scale, zp});
+      Node *rq =
+          node(F, NodeKind::Requantize, {integerConvOf(M, F, p, constantFilter), scale, zp});
       if (!dequantized)
         return {rq};
       return {node(F, NodeKind::DequantizeLinear,
                    {rq, constantOf(M, ElemKind::Float32, ones, {1.0}, "one"), zp})};
-    });
+    }, constantFilter);
   }
 }
 
@@ -489,6 +492,14 @@ INSTANTIATE_TEST_SUITE_P(
                         ElemKind::UInt8, true, {-128}, {255, 0, 7}},
         IntegerConvCase{{1, 8, 20, 21}, 10, {5, 5}, 2, 2, 1, 1, false, ElemKind::UInt8,
                         ElemKind::Int8, true, {201}, {-3}},
+        // VNNI's tile over pixels (8 pixels x 32 or 16 output channels; a constant int8
+        // filter in panels): two images of two groups of 48 filters (a panel of 32, one of
+        // 16) with per-channel filter zero points, 143 pixels (the last tile 7); stride 2 with
+        // symmetric filters (no column terms), 90 pixels.
+        IntegerConvCase{{2, 24, 11, 13}, 96, {3, 3}, 1, 1, 1, 2, true, ElemKind::Int8,
+                        ElemKind::Int8, true, {-128}, {0, 3, -128, 127, 1}},
+        IntegerConvCase{{1, 32, 19, 18}, 48, {3, 3}, 2, 1, 1, 1, false, ElemKind::UInt8,
+                        ElemKind::Int8, true, {9}, {0}},
         // 7x7 stride 2 with 3 input channels (K = 147, not a multiple of 4).
         IntegerConvCase{{1, 3, 29, 31}, 16, {7, 7}, 2, 3, 1, 1, true, ElemKind::Int8,
                         ElemKind::UInt8, true, {127}, {0, 255, 17}},

@@ -99,12 +99,147 @@ EMBER_NOINLINE EMBER_VARIANT_TARGET("avx512f,avx512bw,avx512vnni") void vnniStri
   finishRows<MR, kQGemmStripCols>(sums, t, NC);
 }
 
+typedef u8 U8x16 __attribute__((ext_vector_type(16)));
+typedef u16 U16x8 __attribute__((ext_vector_type(8)));
+typedef u32 U32x4v __attribute__((ext_vector_type(4)));
+typedef u64 U64x2 __attribute__((ext_vector_type(2)));
+
+/// The columns of the 8 x 16 bytes \p x (row r in x[r]) as 16 words of 8 bytes, row r in
+/// byte r: three rounds of interleaving, pairs of rows' bytes, then of their halves' pairs.
+EMBER_INLINE void columnsOf8Rows(const U8x16 (&x)[8], u64 (&cols)[16]) {
+  U16x8 lo[4], hi[4]; // lanes: columns 0-7 (lo) or 8-15 (hi), rows 2i and 2i + 1
+  for (int i = 0; i < 4; ++i) {
+    lo[i] = (U16x8)__builtin_shufflevector(x[2 * i], x[2 * i + 1], 0, 16, 1, 17, 2, 18, 3, 19,
+                                           4, 20, 5, 21, 6, 22, 7, 23);
+    hi[i] = (U16x8)__builtin_shufflevector(x[2 * i], x[2 * i + 1], 8, 24, 9, 25, 10, 26, 11, 27,
+                                           12, 28, 13, 29, 14, 30, 15, 31);
+  }
+  for (int h = 0; h < 2; ++h) {
+    const U16x8 *y = h ? hi : lo;
+    // Lanes: columns 0-3 or 4-7 of the half, rows 0-3 (a) or 4-7 (b).
+    U32x4v a0 = (U32x4v)__builtin_shufflevector(y[0], y[1], 0, 8, 1, 9, 2, 10, 3, 11),
+           a1 = (U32x4v)__builtin_shufflevector(y[0], y[1], 4, 12, 5, 13, 6, 14, 7, 15),
+           b0 = (U32x4v)__builtin_shufflevector(y[2], y[3], 0, 8, 1, 9, 2, 10, 3, 11),
+           b1 = (U32x4v)__builtin_shufflevector(y[2], y[3], 4, 12, 5, 13, 6, 14, 7, 15);
+    U64x2 c[4] = {(U64x2)__builtin_shufflevector(a0, b0, 0, 4, 1, 5),
+                  (U64x2)__builtin_shufflevector(a0, b0, 2, 6, 3, 7),
+                  (U64x2)__builtin_shufflevector(a1, b1, 0, 4, 1, 5),
+                  (U64x2)__builtin_shufflevector(a1, b1, 2, 6, 3, 7)};
+    for (int i = 0; i < 4; ++i) {
+      cols[8 * h + 2 * i] = c[i][0];
+      cols[8 * h + 2 * i + 1] = c[i][1];
+    }
+  }
+}
+
+typedef float V16SF __attribute__((ext_vector_type(16)));
+
+/// vnniPixelTile's finish (without the tile's target features: the vectors it passes by value
+/// to the requantization must not change ABI between caller and callee).
+template <int NV>
+EMBER_INLINE void finishPixels(const V16SI (&acc)[8][NV], const PixelArgs &a, i64 c0, i64 p0,
+                               i64 npx, const i64 (&cells)[8]) {
+  constexpr int NR = 8;
+  const Finish &f = a.f;
+  for (int v = 0; v < NV; ++v) {
+    i64 m = c0 + 16 * v;
+    V16SU rc, sums[NR];
+    __builtin_memcpy(&rc, f.rowConst + m, 64);
+    for (int r = 0; r < NR; ++r)
+      sums[r] = (V16SU)acc[r][v] + rc;
+    if (a.colSum) {
+      V16SU rz;
+      __builtin_memcpy(&rz, f.rowZp + m, 64);
+      for (int r = 0; r < NR; ++r)
+        sums[r] -= rz * a.colSum[cells[r]];
+    }
+    if (!f.rowScale) {
+      for (int l = 0; l < 16; ++l)
+        for (i64 r = 0; r < npx; ++r)
+          a.out[(m + l) * a.P + p0 + r] = sums[r][l];
+      continue;
+    }
+    V16SF scale, zp;
+    __builtin_memcpy(&scale, f.rowScale + m, 64);
+    __builtin_memcpy(&zp, f.rowOutZp + m, 64);
+    U8x16 bytes[NR];
+    for (int r = 0; r < NR; ++r)
+      storeRequantized<16>(sums[r], scale, zp, f.lo, f.hi, (u8 *)&bytes[r]);
+    u64 cols[16];
+    columnsOf8Rows(bytes, cols);
+    u8 *Q = f.Q + m * a.P + p0;
+    if (npx == NR)
+      for (int l = 0; l < 16; ++l)
+        __builtin_memcpy(Q + l * a.P, &cols[l], 8);
+    else
+      for (int l = 0; l < 16; ++l)
+        for (i64 r = 0; r < npx; ++r)
+          Q[l * a.P + r] = u8(cols[l] >> (8 * r));
+  }
+}
+
+/// AVX-512 VNNI over pixels (PixelArgs): 8 pixels x NV vectors of 16 output channels; per quad
+/// of k, NV loads of the filter's panel (16 channels x 4 int8) and, per pixel, a broadcast of
+/// its 4 uint8 inputs into vpdpbusd. All of k in one pass; the sums finish as the row tiles'
+/// (finishVectors) do, transposed: each channel's 8 pixels are 8 bytes of its result row.
+/// Pixels past \p npx read pixel npx - 1, their sums never stored.
+template <int NV>
+EMBER_NOINLINE EMBER_VARIANT_TARGET("avx512f,avx512bw,avx512vnni") void vnniPixelTile(
+    const PixelArgs &a, i64 c0, i64 p0, i64 npx) {
+  constexpr int NR = 8;
+  i64 cells[NR], oh = p0 / a.OW, ow = p0 % a.OW;
+  const u8 *rows[NR];
+  for (int r = 0; r < NR; ++r) {
+    cells[r] = oh * a.Wq + ow;
+    rows[r] = a.planes + 4 * cells[r];
+    if (r + 1 < npx && ++ow == a.OW) {
+      ow = 0;
+      ++oh;
+    }
+  }
+  V16SI acc[NR][NV];
+  for (int r = 0; r < NR; ++r)
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = (V16SI){};
+  const u8 *w = a.filter + c0 * a.kq * 4; // the block's panel: blocks before it are whole
+  // Not unrolled: two steps' broadcasts at once outgrew the registers.
+#pragma clang loop unroll(disable)
+  for (i64 q = 0; q < a.kq; ++q, w += NV * 64) {
+    i64 at = a.offsets[q];
+    V16SI b[NV];
+    for (int v = 0; v < NV; ++v)
+      __builtin_memcpy(&b[v], w + 64 * v, 64);
+#pragma unroll
+    for (int r = 0; r < NR; ++r) {
+      int x;
+      __builtin_memcpy(&x, rows[r] + at, 4);
+      V16SI xs = (V16SI){} + x;
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = __builtin_ia32_vpdpbusd512(acc[r][v], xs, b[v]);
+    }
+  }
+  finishPixels<NV>(acc, a, c0, p0, npx, cells);
+}
+
 struct VnniTile {
   static constexpr i64 MR = 8, U = 16, NR = 48, KQ = 1, kStripCols = kQGemmStripCols;
   static constexpr u32 kBShift = 0; // B as it is
-  static constexpr bool kRowMajorA = false;
+  static constexpr bool kRowMajorA = false, kPixelTile = true;
   static void begin() {}
   static void end() {}
+  /// A part's pixels, a block of output channels (two vectors, or one for the last 16) at a
+  /// time, its panel of the filter staying in the caches over the pixels. (Prefetching the
+  /// next block's panel, a share in each tile, measured no faster.)
+  static void pixels(const PixelArgs &a) {
+    for (i64 c0 = 0; c0 < a.Mg; c0 += kQcPanelCout)
+      for (i64 p0 = a.begin; p0 < a.end; p0 += 8) {
+        i64 npx = minI(8, a.end - p0);
+        if (a.Mg - c0 >= 32)
+          vnniPixelTile<2>(a, c0, p0, npx);
+        else
+          vnniPixelTile<1>(a, c0, p0, npx);
+      }
+  }
   static void strip(const TileArgs &t) {
     if (t.ncols == 1)
       vnniStrip<1>(t);
@@ -209,7 +344,7 @@ struct AmxTile {
   static constexpr i64 MR = 32, U = 16, NR = 32, KQ = 16, kStripCols = 0;
   static constexpr u32 kBShift = 0; // B as it is
   static void strip(const TileArgs &) {}
-  static constexpr bool kRowMajorA = true;
+  static constexpr bool kRowMajorA = true, kPixelTile = false;
   static void begin() { amxConfigure(); }
   static void end() { amxRelease(); }
   EMBER_INLINE void run(i64 nv, const TileArgs &t) {
@@ -284,7 +419,7 @@ struct Avx2Tile {
   static constexpr i64 MR = 6, U = 8, NR = 8, KQ = 1, kStripCols = 0;
   static constexpr u32 kBShift = 0; // B as it is
   static void strip(const TileArgs &) {}
-  static constexpr bool kRowMajorA = false;
+  static constexpr bool kRowMajorA = false, kPixelTile = false;
   static void begin() {}
   static void end() {}
   EMBER_INLINE void run(i64, const TileArgs &t) {
@@ -348,7 +483,7 @@ struct PlainTile {
   static constexpr i64 MR = 4, U = 8, NR = 8, KQ = 1, kStripCols = 0;
   static constexpr u32 kBShift = 0; // B as it is
   static void strip(const TileArgs &) {}
-  static constexpr bool kRowMajorA = false;
+  static constexpr bool kRowMajorA = false, kPixelTile = false;
   static void begin() {}
   static void end() {}
   EMBER_INLINE void run(i64, const TileArgs &t) {
@@ -431,7 +566,7 @@ struct DotTile {
   static constexpr i64 MR = 8, U = 4, NR = 12, KQ = 1, kStripCols = 0;
   static constexpr u32 kBShift = 128; // B's bytes less 128 (dotTile)
   static void strip(const TileArgs &) {}
-  static constexpr bool kRowMajorA = false;
+  static constexpr bool kRowMajorA = false, kPixelTile = false;
   static void begin() {}
   static void end() {}
   EMBER_INLINE void run(i64 nv, const TileArgs &t) {

@@ -22,7 +22,8 @@
 // requantizing them to its 8-bit result. Threads split the columns, by whole panels. A flat
 // convolution (QuantizedLayout.h: qconvIsFlat) packs no B: the tiles read its
 // channel-interleaved padded input in place, a table giving where each quad of k starts
-// (convFlat).
+// (convFlat); on a row whose tile has a form over pixels (VNNI's), one whose filter is compiled
+// in panels of output channels runs that instead (PixelArgs), its rows the result's pixels.
 #ifndef EMBER_CPU_KERNELS_QUANTIZEDINTEGERGEMM_H
 #define EMBER_CPU_KERNELS_QUANTIZEDINTEGERGEMM_H
 
@@ -83,6 +84,24 @@ struct TileArgs {
   const i64 *bOffsets;
 };
 
+/// A part of a flat convolution's work for a tile over pixels (Tile::pixels, where
+/// Tile::kPixelTile; the filter in panels of output channels, QuantizedLayout.h): output pixels
+/// [begin, end) of one image and group, against all its filters. The tile's rows are pixels,
+/// each reading its quads of k from the planes as the grid's column does (pixel (oh, ow) is
+/// grid column oh * Wq + ow), its vectors output channels; its products are the same as the
+/// row tiles', transposed.
+struct PixelArgs {
+  const u8 *planes;   ///< the flat planes; quad q of grid column j at planes + offsets[q] + 4 * j
+  const i64 *offsets;
+  i64 kq;             ///< quads of k (all of k: the sums stay in registers)
+  const u8 *filter;   ///< the group's panels
+  i64 Mg, OW, Wq, P;  ///< filters, the result's width, the grid's, the result's pixels
+  i64 begin, end;     ///< the part's pixels
+  Finish f;           ///< the group's rows' terms; requantized: f.Q the 8-bit result [Mg][P]
+  u32 *out;           ///< else the int32 result [Mg][P]
+  const u32 *colSum;  ///< per grid column, its sum of B; null when every za is 0
+};
+
 /// Requantize's rule (kernels/Quantized.cpp, the Interpreter's): float(sum) * scale rounded
 /// half to even, plus the zero point, saturated (NaN to lo), as the result's byte.
 EMBER_INLINE u8 requantized(u32 sum, float scale, float zp, float lo, float hi) {
@@ -92,9 +111,10 @@ EMBER_INLINE u8 requantized(u32 sum, float scale, float zp, float lo, float hi) 
   return u8(i32(q));
 }
 
-/// requantized for the L lanes of \p x (u32 lanes), to \p dst.
-template <int L, typename V>
-EMBER_INLINE void storeRequantized(V x, float scale, float zp, float lo, float hi, u8 *dst) {
+/// requantized for the L lanes of \p x (u32 lanes), to \p dst; \p scale and \p zp a float
+/// for every lane, or one each (S: a vector of L floats).
+template <int L, typename V, typename S>
+EMBER_INLINE void storeRequantized(V x, S scale, S zp, float lo, float hi, u8 *dst) {
   typedef float FV __attribute__((ext_vector_type(L)));
   typedef i32 IV __attribute__((ext_vector_type(L)));
   typedef u8 BV __attribute__((ext_vector_type(L)));
@@ -466,13 +486,14 @@ EMBER_INLINE void flatPlanesStride2(const u8 *x, i64 Cg, i64 H, i64 W, i64 Hq, i
 
 /// One image and group of a flat convolution (QuantizedLayout.h): \p x its Cg input planes
 /// (H x W), the result's Mg planes at \p out (or, requantized, at f.Q), at stride \p S (1 or
-/// 2, both ways). \p A views the group's filter (packAFlat's, or permuted when compiled), \p f
-/// its row terms; \p work is the pieces of QConvFlatBytes.
+/// 2, both ways). \p A views the group's filter (packAFlat's, or permuted when compiled), or
+/// \p panels, if not null, is it in panels of output channels, for Tile::pixels; \p f its row
+/// terms; \p work is the pieces of QConvFlatBytes.
 template <typename Tile>
-EMBER_INLINE void convFlat(const u8 *x, u32 *out, const AView &A, const Finish &f, bool colTerm,
-                           i64 Cg, i64 Mg, i64 H, i64 W, i64 OH, i64 OW, i64 KH, i64 KW, i64 S,
-                           i64 PH, i64 PW, i64 DH, i64 DW, u8 xFlip, u8 zxq,
-                           const QConvFlatBytes &bytes, u8 *work, parallel::Team *team) {
+EMBER_INLINE void convFlat(const u8 *x, u32 *out, const AView &A, const u8 *panels,
+                           const Finish &f, bool colTerm, i64 Cg, i64 Mg, i64 H, i64 W, i64 OH,
+                           i64 OW, i64 KH, i64 KW, i64 S, i64 PH, i64 PW, i64 DH, i64 DW, u8 xFlip,
+                           u8 zxq, const QConvFlatBytes &bytes, u8 *work, parallel::Team *team) {
   const TileShape s{Tile::MR, Tile::NR, Tile::U};
   i64 Hq = qconvFlatExtent(OH, KH, S, DH), Wq = qconvFlatExtent(OW, KW, S, DW);
   i64 C4 = (Cg + 3) / 4, taps = KH * KW, Kq = taps * C4, cells = Hq * Wq, phases = S * S;
@@ -514,6 +535,20 @@ EMBER_INLINE void convFlat(const u8 *x, u32 *out, const AView &A, const Finish &
         for (i64 f = 0; f < N; ++f)
           colSum[f] += shifted[f];
       }
+  }
+
+  if constexpr (Tile::kPixelTile) {
+    if (panels) {
+      // The filter in panels: tiles over the result's pixels, none on dropped grid columns.
+      i64 P = OH * OW, parts = minI(parallel::partsFor(team, 8 * Mg * P * Kq), (P + 7) / 8);
+      parallel::forEachPart(team, parts, [&](i64 part) {
+        i64 begin, end;
+        parallel::partRange(P, parts, 8, part, begin, end);
+        Tile::pixels(PixelArgs{planes, offsets, Kq, panels, Mg, OW, Wq, P, begin, end,
+                               f.at(0, P, 0), out, colTerm ? colSum : nullptr});
+      });
+      return;
+    }
   }
 
   i64 blocks = (Kq + kQGemmKCQ - 1) / kQGemmKCQ, kc = (Kq + blocks - 1) / blocks;
@@ -608,16 +643,20 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
                   requant ? q + (n * Cout + g * Mg) * P : nullptr};
   };
   if (flat) {
-    // A filter that is [Cout][taps][Cg] (p[kQcFilterTapMajor]: int8, Cg a multiple of 4, one
-    // tap or permuted when compiled) is read in place; another is packed every call.
+    // A filter that is [Cout][taps][Cg] (int8, Cg a multiple of 4, one tap or permuted when
+    // compiled) is read in place, as are panels of output channels (compiled for a tile over
+    // pixels: codegen asks for them only of a row whose tile has one); another is packed every
+    // call.
     i64 Kq = KH * KW * ((Cg + 3) / 4), groupA = (Mg + Tile::MR - 1) / Tile::MR * Kq * Tile::MR * 4;
-    bool tapMajor = p[kQcFilterTapMajor];
+    i64 layout = p[kQcFilterLayout];
+    bool tapMajor = layout == kQcFilterTapMajor, panels = layout == kQcFilterCoutPanels;
     auto viewOf = [&](i64 g) {
-      return tapMajor ? inPlaceView(w + g * Mg * K, K) : flatView<Tile>(Ap + g * groupA, Kq);
+      return tapMajor || panels ? inPlaceView(w + g * Mg * K, K)
+                                : flatView<Tile>(Ap + g * groupA, Kq);
     };
     u8 *work = rowMemory + qgemmRowBytes(Cout);
     for (i64 g = 0; g < G; ++g) {
-      if (!tapMajor)
+      if (!tapMajor && !panels)
         packAFlat<Tile::kRowMajorA ? 1 : Tile::MR>(w + g * Mg * K, Mg, Cg, KH * KW, wFlip,
                                                    Ap + g * groupA);
       filterSums(w + g * Mg * K, K, Mg, K, wFlip, wSums ? wSums + g * Mg : nullptr,
@@ -630,8 +669,9 @@ EMBER_INLINE void integerConv2d(i32 *out, const u8 *in, const u8 *w, const i32 *
     for (i64 n = 0; n < N; ++n)
       for (i64 g = 0; g < G; ++g)
         convFlat<Tile>(in + (n * C + g * Cg) * H * W, (u32 *)out + (n * Cout + g * Mg) * P,
-                       viewOf(g), finishOf(n, g), colTerm, Cg, Mg, H, W, OH, OW, KH, KW, SH,
-                       PH, PW, DH, DW, xFlip, zxq, bytes, work, team);
+                       viewOf(g), panels ? w + g * Mg * K : nullptr, finishOf(n, g), colTerm,
+                       Cg, Mg, H, W, OH, OW, KH, KW, SH, PH, PW, DH, DW, xFlip, zxq, bytes, work,
+                       team);
     return;
   }
   u8 *padded = rowMemory + qgemmRowBytes(Cout);

@@ -105,9 +105,16 @@ enum QConvParam : idx {
   kQcRequantize,          // the result requantized (QConvRequantize) as the tiles finish
   kQcOutScalePerChannel,  // the requantization's scale is per output channel
   kQcOutZpPerChannel,     // and its zero point
-  kQcFilterTapMajor,      // a flat one's int8 filter is [Cout][taps][Cg] (one tap, or permuted)
+  kQcFilterLayout,        // a flat one's filter layout (QConvFilterLayout)
   kQcCount
 };
+/// p[kQcFilterLayout]: a flat convolution's filter as imported ([Cout][Cg][taps], packed every
+/// call), its int8 rows [Cout][taps][Cg] (one tap, or permuted when compiled: CPUConstants.h),
+/// or, for a tile over pixels (QuantizedIntegerGemm.h: convFlat), in panels of output channels:
+/// per group, blocks of kQcPanelCout filters (the last may be narrower, a multiple of 16), each
+/// block [quad of k][its filters][4 bytes], k as in the rows.
+enum QConvFilterLayout : idx { kQcFilterAsImported = 0, kQcFilterTapMajor, kQcFilterCoutPanels };
+constexpr idx kQcPanelCout = 32;
 /// p[kQcRequantize]: the convolution's int32 result, or its Requantize to uint8 or int8.
 enum QConvRequantize : idx { kQcNoRequantize = 0, kQcRequantizeUInt8, kQcRequantizeInt8 };
 /// Whether a convolution reads its input in place (no zero-padded copy): 1x1, stride 1, no
@@ -152,9 +159,11 @@ constexpr idx qconvFlatPlaneBytes(idx Hp, idx Wp) { return roundUp64((Hp * Wp + 
 /// Whether a 2-D IntegerConv (parameters \p p) is flat: stride 1, or stride 2 of a window
 /// wider than a tap each way with no dilation on input channels a multiple of four a group
 /// (resnet's downsampling 3x3s; its first 7x7 on 3 channels is faster as packed panels); at
-/// most a quarter of the grid's columns dropped, and at least twice as many grid columns as
-/// output channels a group (the filter is reordered every call, in time proportional to its
-/// size, where packing B would take time proportional to the columns').
+/// most a quarter of the grid's columns dropped, and, unless its filter is in panels for a
+/// tile over pixels (which reads them all from the caches for every 8 pixels, however few the
+/// pixels), at least twice as many grid columns as output channels a group (the row tiles
+/// pass over every grid column, and the filter is reordered every call, in time proportional
+/// to its size, where packing B would take time proportional to the columns').
 template <typename Int> bool qconvIsFlat(const Int *p) {
   idx S = p[kQcSH];
   bool stride2 = S == 2 && p[kQcSW] == 2 && p[kQcDH] == 1 && p[kQcDW] == 1 && p[kQcKH] > 1 &&
@@ -163,7 +172,8 @@ template <typename Int> bool qconvIsFlat(const Int *p) {
     return false;
   idx Wq = qconvFlatExtent(p[kQcOW], p[kQcKW], S, p[kQcDW]), OW = p[kQcOW];
   return 4 * (Wq - OW) <= Wq &&
-         qconvFlatColumns(p[kQcOH], OW, Wq) >= 2 * (p[kQcCout] / p[kQcGroup]);
+         ((S == 1 && p[kQcFilterLayout] == kQcFilterCoutPanels) ||
+          qconvFlatColumns(p[kQcOH], OW, Wq) >= 2 * (p[kQcCout] / p[kQcGroup]));
 }
 
 /// The pieces of a flat convolution's scratch after A's panels and the row terms, in order.
