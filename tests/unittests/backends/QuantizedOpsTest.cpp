@@ -573,7 +573,11 @@ INSTANTIATE_TEST_SUITE_P(
         IntegerConvCase{{1, 3, 33, 35}, 32, {3, 3}, 2, 1, 1, 1, false, ElemKind::UInt8,
                         ElemKind::Int8, true, {200}, {0}},
         IntegerConvCase{{1, 64, 16, 16}, 64, {1, 1}, 1, 0, 1, 1, false, ElemKind::Int8,
-                        ElemKind::Int8, true, {-3}, {0}}));
+                        ElemKind::Int8, true, {-3}, {0}},
+        // A dense B of int8 (a 1x1 on packed panels: fewer columns than twice the filters),
+        // flipped as packB reads it in place, and a strip column.
+        IntegerConvCase{{1, 128, 7, 7}, 64, {1, 1}, 1, 0, 1, 1, false, ElemKind::Int8,
+                        ElemKind::Int8, true, {-128}, {0}}));
 
 /// MaxPool attributes (storage order 0).
 TEST(QuantizedOps, ByteMaxPools) {

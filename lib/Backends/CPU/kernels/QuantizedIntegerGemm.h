@@ -342,14 +342,14 @@ EMBER_INLINE void gemm(i64 M, i64 N, i64 K, const AView &A, const BSource &src, 
 }
 
 /// The row terms of A's rows [0, M): rowConst[m] = bias[m] - (zb - bShift) * rowSum[m] +
-/// K * za[m] * zb (rowConst holds rowSum on entry), rowZp[m] = za[m]; whether any za is
-/// nonzero. bShift is the tile's Tile::kBShift: a tile that multiplies B's bytes less 128
-/// (sum a * (b - 128)) misses 128 * rowSum, added here.
+/// K * za[m] * zb (rowConst holds rowSum on entry), rowZp[m] = za[m] (zaStride 0 or 1);
+/// whether any za is nonzero. bShift is the tile's Tile::kBShift: a tile that multiplies B's
+/// bytes less 128 (sum a * (b - 128)) misses 128 * rowSum, added here.
 EMBER_INLINE bool rowTerms(i64 M, i64 K, u32 zb, u32 bShift, const u8 *za, i64 zaStride,
                            u8 aFlip, const i32 *bias, u32 *rowConst, u32 *rowZp) {
   bool any = false;
   for (i64 m = 0; m < M; ++m) {
-    u32 zam = u32(i32(i8(za[m * zaStride] ^ aFlip)));
+    u32 zam = u32(i32(i8(za[zaStride ? m : 0] ^ aFlip))); // not a gather (requantTerms)
     rowZp[m] = zam;
     any |= zam != 0;
     rowConst[m] = (bias ? u32(bias[m]) : 0u) - (zb - bShift) * rowConst[m] + u32(K) * zam * zb;
@@ -364,49 +364,72 @@ template <typename Tile> EMBER_INLINE AView flatView(const u8 *Ap, i64 Kq) {
   return Tile::kRowMajorA ? inPlaceView(Ap, 4 * Kq) : packedView<Tile::MR>(Ap, 4 * Kq);
 }
 
+/// \p n cells of the quad \p pad from \p d: a convolution's padding is mostly one cell a side,
+/// which a loop would make a call of memset for.
+EMBER_INLINE void fillQuads(u8 *d, i64 n, u32 pad) {
+  if (n == 1) {
+    __builtin_memcpy(d, &pad, 4);
+    return;
+  }
+  for (i64 k = 0; k < n; ++k)
+    __builtin_memcpy(d + 4 * k, &pad, 4);
+}
+
 /// A stride-1 flat convolution's planes (QuantizedLayout.h) from its Cg input planes \p x (H x
-/// W), Hq x Wq cells each: the input zero-padded into \p padded (cells zx; without padding, the
-/// input itself), a plane of 0 for the channels past Cg, then the channels in fours into
-/// \p planes (\p plane bytes apart); with \p colTerm, each cell's sum over the channels in
-/// \p sums.
+/// W), Hq x Wq cells each, in one pass: each padded row of four channels interleaved straight
+/// from the input's rows, its padding cells zx, the channels past Cg (rounding them up to four)
+/// 0, \p plane bytes from one plane to the next; with \p colTerm, each cell's sum over the
+/// channels in \p sums. \p work: W bytes. (A padded copy first, then the interleave, took two
+/// passes over the input and a call of memset for every row's padding.)
 EMBER_INLINE void flatPlanesStride1(const u8 *x, i64 Cg, i64 H, i64 W, i64 Hq, i64 Wq, i64 PH,
-                                    i64 PW, u8 xFlip, u8 zxq, bool colTerm, u8 *padded,
+                                    i64 PW, u8 xFlip, u8 zxq, bool colTerm, u8 *work,
                                     u8 *planes, i64 plane, u32 *sums) {
   i64 C4 = (Cg + 3) / 4, cells = Hq * Wq;
-  bool inPlace = PH == 0 && PW == 0 && Hq == H && Wq == W;
-  u8 flip = inPlace ? xFlip : 0;
-  u8 *zeros = padded + (inPlace ? 0 : Cg * cells);
-  for (i64 i = 0; i < cells; ++i)
-    zeros[i] = 0;
-  for (i64 c = 0; c < Cg && !inPlace; ++c)
-    for (i64 r = 0; r < Hq; ++r) {
-      u8 *d = padded + (c * Hq + r) * Wq;
-      i64 ih = r - PH, lo = 0, hi = 0;
-      if (ih >= 0 && ih < H) {
-        lo = minI(PW, Wq);
-        hi = minI(Wq, PW + W);
-        const u8 *src = x + (c * H + ih) * W - PW;
-        copyFlipped(src + lo, hi - lo, xFlip, d + lo);
-      }
-      for (i64 iw = 0; iw < lo; ++iw)
-        d[iw] = zxq;
-      for (i64 iw = hi; iw < Wq; ++iw)
-        d[iw] = zxq;
+  // Columns [lo, hi) of a padded row are the input's.
+  i64 lo = minI(PW, Wq), hi = maxI(lo, minI(Wq, PW + W));
+  // The rows of the channels past Cg: xFlip, which the interleave flips to 0.
+  u8 *pastCg = work;
+  if (Cg % 4)
+    for (i64 i = 0; i < W; ++i)
+      pastCg[i] = xFlip;
+  bool unpadded = PH == 0 && PW == 0 && Hq == H && Wq == W;
+  for (i64 c4 = 0; c4 < C4; ++c4) {
+    if (unpadded && 4 * c4 + 3 < Cg) {
+      // Four channels' planes as they are, interleaved whole (a 1x1 convolution's: row by row,
+      // a 7 x 7 map's rows were each too short for a vector).
+      const u8 *xc = x + 4 * c4 * cells;
+      interleave4(xc, xc + cells, xc + 2 * cells, xc + 3 * cells, cells, xFlip,
+                  planes + c4 * plane);
+      continue;
     }
-  auto channel = [&](i64 c) -> const u8 * {
-    return c >= Cg ? zeros : inPlace ? x + c * cells : padded + c * cells;
-  };
-  for (i64 c4 = 0; c4 < C4; ++c4)
-    interleave4(channel(4 * c4), channel(4 * c4 + 1), channel(4 * c4 + 2), channel(4 * c4 + 3),
-                cells, flip, planes + c4 * plane);
+    u32 pad = 0;
+    for (i64 l = 0; l < 4; ++l)
+      pad |= u32(4 * c4 + l < Cg ? zxq : 0) << (8 * l);
+    for (i64 r = 0; r < Hq; ++r) {
+      u8 *d = planes + c4 * plane + r * Wq * 4;
+      i64 ih = r - PH;
+      bool inside = ih >= 0 && ih < H && hi > lo;
+      i64 from = inside ? lo : Wq, to = inside ? hi : Wq;
+      fillQuads(d, from, pad);
+      if (inside) {
+        const u8 *rows[4];
+        for (i64 l = 0; l < 4; ++l) {
+          i64 c = 4 * c4 + l;
+          rows[l] = c < Cg ? x + (c * H + ih) * W + (from - PW) : pastCg;
+        }
+        interleave4(rows[0], rows[1], rows[2], rows[3], to - from, xFlip, d + 4 * from);
+      }
+      fillQuads(d + 4 * to, Wq - to, pad);
+    }
+  }
   if (!colTerm)
     return;
   for (i64 i = 0; i < cells; ++i)
     sums[i] = 0;
-  for (i64 c = 0; c < Cg; ++c) {
-    const u8 *cx = channel(c);
+  for (i64 c4 = 0; c4 < C4; ++c4) {
+    const u8 *q = planes + c4 * plane;
     for (i64 i = 0; i < cells; ++i)
-      sums[i] += u8(cx[i] ^ flip);
+      sums[i] += u32(q[4 * i]) + q[4 * i + 1] + q[4 * i + 2] + q[4 * i + 3];
   }
 }
 
@@ -588,12 +611,15 @@ EMBER_INLINE void convFlat(const u8 *x, u32 *out, const AView &A, const u8 *pane
 }
 
 /// The requantization terms of \p M rows: rowScale[m] = scale[m * scaleStride], rowOutZp[m]
-/// = zp[m * zpStride] (int8 when \p outSigned) as float.
+/// = zp[m * zpStride] (int8 when \p outSigned) as float; strides 0 or 1.
 EMBER_INLINE void requantTerms(i64 M, const float *scale, i64 scaleStride, const u8 *zp,
                                i64 zpStride, bool outSigned, float *rowScale, float *rowOutZp) {
+  // Strides 0 and 1 apart: a loop of unknown stride became gathers, slower than the rest of
+  // a small convolution's setup.
+  for (i64 m = 0; m < M; ++m)
+    rowScale[m] = scaleStride ? scale[m] : scale[0];
   for (i64 m = 0; m < M; ++m) {
-    rowScale[m] = scale[m * scaleStride];
-    u8 z = zp[m * zpStride];
+    u8 z = zpStride ? zp[m] : zp[0];
     rowOutZp[m] = outSigned ? float(i8(z)) : float(z);
   }
 }

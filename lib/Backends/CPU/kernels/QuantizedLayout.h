@@ -178,8 +178,8 @@ template <typename Int> bool qconvIsFlat(const Int *p) {
 
 /// The pieces of a flat convolution's scratch after A's panels and the row terms, in order.
 struct QConvFlatBytes {
-  idx padded;  ///< stride 1: the zero-padded input, then a plane of 0 for the channels past
-               ///< the last (rounding them up to four); stride 2: four padded input rows
+  idx padded;  ///< stride 1: a row for the channels past the last (rounding them up to
+               ///< four); stride 2: four padded input rows
   idx planes;  ///< the interleaved planes
   idx offsets; ///< where each quad of k reads, from the grid's first column (i64 each)
   idx sums;    ///< per padded cell (of each phase), the sum over the channels (u32)
@@ -193,8 +193,7 @@ template <typename Int> QConvFlatBytes qconvFlatBytes(const Int *p) {
   idx Hq = qconvFlatExtent(p[kQcOH], p[kQcKH], S, p[kQcDH]),
       Wq = qconvFlatExtent(p[kQcOW], p[kQcKW], S, p[kQcDW]);
   idx cols = qconvFlatColumns(p[kQcOH], p[kQcOW], Wq);
-  return {roundUp64((S == 1 ? (Cg + 1) * Hq * Wq : 4 * qconvFlatStride2RowBytes(Wq)) +
-                   kQGemmSlack),
+  return {roundUp64((S == 1 ? p[kQcW] : 4 * qconvFlatStride2RowBytes(Wq)) + kQGemmSlack),
           C4 * phases * qconvFlatPlaneBytes(Hq, Wq) + kQGemmSlack,
           roundUp64(8 * p[kQcKH] * p[kQcKW] * C4),
           roundUp64(4 * phases * Hq * Wq + kQGemmSlack),
