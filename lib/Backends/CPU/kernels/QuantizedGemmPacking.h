@@ -19,6 +19,7 @@ using namespace quantlayout;
 
 typedef u8 U8x8 __attribute__((ext_vector_type(8)));
 typedef u8 U8x16 __attribute__((ext_vector_type(16)));
+typedef u8 U8x32 __attribute__((ext_vector_type(32)));
 typedef u16 U16x8 __attribute__((ext_vector_type(8)));
 typedef u16 U16x16 __attribute__((ext_vector_type(16)));
 typedef i32 I32x16 __attribute__((ext_vector_type(16)));
@@ -56,6 +57,30 @@ EMBER_INLINE void copyFlipped(const u8 *src, i64 n, u8 flip, u8 *dst) {
     for (i64 j = 0; j < n; ++j)
       dst[j] = src[j] ^ flip;
   }
+}
+
+/// Sets \p n bytes at \p d to \p v (none when \p n <= 0): up to 64 as two overlapping
+/// stores, more by memset. The loops this replaces, over a row's few bytes of padding or past
+/// its last column, each became a call of memset: about 35,000 an int8 resnet50 inference.
+EMBER_INLINE void fillBytes(u8 *d, i64 n, u8 v) {
+  auto two = [&](auto z) {
+    __builtin_memcpy(d, &z, sizeof z);
+    __builtin_memcpy(d + n - i64(sizeof z), &z, sizeof z);
+  };
+  if (n > 64)
+    __builtin_memset(d, v, static_cast<__SIZE_TYPE__>(n));
+  else if (n >= 32)
+    two(U8x32(v));
+  else if (n >= 16)
+    two(U8x16(v));
+  else if (n >= 8)
+    two(U8x8(v));
+  else if (n >= 4)
+    two(u32(v) * 0x01010101u);
+  else if (n >= 2)
+    two(u16(v * 0x0101u));
+  else if (n == 1)
+    d[0] = v;
 }
 
 /// The even bytes of the 32 from \p src on: 16 columns taken every second one.
@@ -298,8 +323,7 @@ EMBER_INLINE void packB(const BSource &src, const TileShape &s, i64 K, i64 q0, i
       if (direct)
         continue;
       if (k >= K) {
-        for (i64 j = 0; j < nb; ++j)
-          row[j] = 0;
+        fillBytes(row, nb, 0);
       } else if (src.dense) {
         fillRow(src, src.dense + k * src.ld + n0, 0, 0, nb, row);
       } else {
@@ -313,8 +337,7 @@ EMBER_INLINE void packB(const BSource &src, const TileShape &s, i64 K, i64 q0, i
           }
         }
       }
-      for (i64 j = nb; j < padded; ++j)
-        row[j] = 0;
+      fillBytes(row + nb, padded - nb, 0);
     }
     u8 flip = direct ? src.flip : 0;
     if (colSum)
@@ -333,8 +356,7 @@ EMBER_INLINE void packB(const BSource &src, const TileShape &s, i64 K, i64 q0, i
       for (i64 t = 0; t < 4; ++t) {
         u8 *row = rows + t * kQGemmNC;
         copyFlipped(r[t] + j, nb - j, flip, row + j);
-        for (i64 i = nb; i < j + w; ++i)
-          row[i] = 0;
+        fillBytes(row + nb, j + w - nb, 0);
       }
       interleave4(rows + j, rows + kQGemmNC + j, rows + 2 * kQGemmNC + j,
                   rows + 3 * kQGemmNC + j, w, 0, dst);
@@ -344,8 +366,7 @@ EMBER_INLINE void packB(const BSource &src, const TileShape &s, i64 K, i64 q0, i
         strip[(j - whole) * qgemmStripBytes() + 4 * (q - q0) + t] = r[t][j] ^ flip;
   }
   for (i64 j = whole; j < nb; ++j)
-    for (i64 k = 4 * kq; k < qgemmStripBytes(); ++k)
-      strip[(j - whole) * qgemmStripBytes() + k] = 0;
+    fillBytes(strip + (j - whole) * qgemmStripBytes() + 4 * kq, qgemmStripBytes() - 4 * kq, 0);
 }
 
 /// rowSum[m] = the sum of row m of A (at a + m * lda, K bytes, each xor \p flip) as int8.
@@ -424,8 +445,7 @@ EMBER_INLINE void packARows(const u8 *a, i64 lda, i64 M, i64 K, u8 flip, i64 row
     u8 *dst = Ap + m * rowBytes;
     for (i64 k = 0; k < K; ++k)
       dst[k] = src[k] ^ flip;
-    for (i64 k = K; k < rowBytes; ++k)
-      dst[k] = 0;
+    fillBytes(dst + K, rowBytes - K, 0);
   }
 }
 

@@ -72,30 +72,36 @@ template <int NC>
 EMBER_NOINLINE EMBER_VARIANT_TARGET("avx512f,avx512bw,avx512vnni") void vnniStrip(
     const TileArgs &t) {
   constexpr int MR = 8;
-  V16SI acc[MR][NC];
-  for (int r = 0; r < MR; ++r)
-    for (int c = 0; c < NC; ++c)
-      acc[r][c] = (V16SI){};
+  // Rows in groups whose accumulators stay in registers: 8 x 4 of them are all 32 registers,
+  // and were kept on the stack (a 2 KB memset and a store a product, every call). A group's
+  // second pass reads the strip again, from L1.
+  constexpr int RG = NC > 2 ? 4 : MR;
   const u8 *rows[MR];
   tileRows(t, rows);
   i64 bytes = 4 * t.kq;
-  for (i64 k = 0; k < bytes; k += 64) {
-    V16SI b[NC];
-    for (int c = 0; c < NC; ++c)
-      __builtin_memcpy(&b[c], t.B + c * qgemmStripBytes() + k, 64);
-    unsigned long long mask = bytes - k >= 64 ? ~0ull : (1ull << (bytes - k)) - 1;
-#pragma unroll
-    for (int r = 0; r < MR; ++r) {
-      V16SI a = (V16SI)__builtin_ia32_loaddquqi512_mask((const V64QI *)(rows[r] + k), (V64QI){},
-                                                         mask);
-      for (int c = 0; c < NC; ++c)
-        acc[r][c] = __builtin_ia32_vpdpbusd512(acc[r][c], b[c], a);
-    }
-  }
   u32 sums[MR][kQGemmStripCols];
-  for (int r = 0; r < MR; ++r)
-    for (int c = 0; c < NC; ++c)
-      sums[r][c] = u32(__builtin_reduce_add(acc[r][c]));
+  for (int g = 0; g < MR; g += RG) {
+    V16SI acc[RG][NC];
+    for (int r = 0; r < RG; ++r)
+      for (int c = 0; c < NC; ++c)
+        acc[r][c] = (V16SI){};
+    for (i64 k = 0; k < bytes; k += 64) {
+      V16SI b[NC];
+      for (int c = 0; c < NC; ++c)
+        __builtin_memcpy(&b[c], t.B + c * qgemmStripBytes() + k, 64);
+      unsigned long long mask = bytes - k >= 64 ? ~0ull : (1ull << (bytes - k)) - 1;
+#pragma unroll
+      for (int r = 0; r < RG; ++r) {
+        V16SI a = (V16SI)__builtin_ia32_loaddquqi512_mask((const V64QI *)(rows[g + r] + k),
+                                                           (V64QI){}, mask);
+        for (int c = 0; c < NC; ++c)
+          acc[r][c] = __builtin_ia32_vpdpbusd512(acc[r][c], b[c], a);
+      }
+    }
+    for (int r = 0; r < RG; ++r)
+      for (int c = 0; c < NC; ++c)
+        sums[g + r][c] = u32(__builtin_reduce_add(acc[r][c]));
+  }
   finishRows<MR, kQGemmStripCols>(sums, t, NC);
 }
 

@@ -481,12 +481,10 @@ EMBER_INLINE void flatPlanesStride2(const u8 *x, i64 Cg, i64 H, i64 W, i64 Hq, i
           u8 *r = rowBuf + l * rowBytes;
           u8 fill = c < Cg ? zxq : 0;
           i64 from = c < Cg && inside ? lo : S * Wq, to = c < Cg && inside ? hi : S * Wq;
-          for (i64 k = 0; k < from; ++k)
-            r[k] = fill;
+          fillBytes(r, from, fill);
           if (to > from)
             copyFlipped(x + (c * H + ih) * W + from - PW, to - from, xFlip, r + from);
-          for (i64 k = to; k < S * Wq; ++k)
-            r[k] = fill;
+          fillBytes(r + to, S * Wq - to, fill);
           if (colTerm)
             for (i64 b = 0; b < S; ++b)
               for (i64 j = 0; read[a * S + b] && j < Wq; ++j)
