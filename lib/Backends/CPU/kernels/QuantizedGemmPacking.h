@@ -182,16 +182,14 @@ EMBER_INLINE void fillRow(const BSource &s, const u8 *base, i64 oh0, i64 ow0, i6
 /// the last layers), one at a time below 8.
 EMBER_INLINE void interleave4(const u8 *r0, const u8 *r1, const u8 *r2, const u8 *r3, i64 w,
                               u8 flip, u8 *dst) {
+  // Row r's bytes from column j on, one vector of v's type, each xor flip.
+  auto load = [&](auto v, const u8 *r, i64 j) {
+    __builtin_memcpy(&v, r + j, sizeof v);
+    return v ^ flip;
+  };
   auto step16 = [&](i64 j) {
-    U8x16 a, b, c, d;
-    __builtin_memcpy(&a, r0 + j, 16);
-    __builtin_memcpy(&b, r1 + j, 16);
-    __builtin_memcpy(&c, r2 + j, 16);
-    __builtin_memcpy(&d, r3 + j, 16);
-    a ^= flip;
-    b ^= flip;
-    c ^= flip;
-    d ^= flip;
+    U8x16 a = load(U8x16{}, r0, j), b = load(U8x16{}, r1, j), c = load(U8x16{}, r2, j),
+          d = load(U8x16{}, r3, j);
     // Pairs of rows 0-1 and 2-3, a u16 a column, then the pairs' u16s in turn.
     U16x8 ab0 = __builtin_bit_cast(U16x8, __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3,
                                                                    19, 4, 20, 5, 21, 6, 22, 7, 23)),
@@ -211,15 +209,8 @@ EMBER_INLINE void interleave4(const u8 *r0, const u8 *r1, const u8 *r2, const u8
     __builtin_memcpy(dst + 4 * j + 32, &hi, 32);
   };
   auto step8 = [&](i64 j) {
-    U8x8 a, b, c, d;
-    __builtin_memcpy(&a, r0 + j, 8);
-    __builtin_memcpy(&b, r1 + j, 8);
-    __builtin_memcpy(&c, r2 + j, 8);
-    __builtin_memcpy(&d, r3 + j, 8);
-    a ^= flip;
-    b ^= flip;
-    c ^= flip;
-    d ^= flip;
+    U8x8 a = load(U8x8{}, r0, j), b = load(U8x8{}, r1, j), c = load(U8x8{}, r2, j),
+         d = load(U8x8{}, r3, j);
     U8x16 ab = __builtin_shufflevector(a, b, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
     U8x16 cd = __builtin_shufflevector(c, d, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
     U16x8 ab2 = __builtin_bit_cast(U16x8, ab), cd2 = __builtin_bit_cast(U16x8, cd);
