@@ -38,6 +38,9 @@ DEFINE_string(mcpu, "", "Target CPU, e.g. skylake-avx512, cortex-a72 (default: t
 DEFINE_string(mattr, "", "Target features to add or remove, e.g. +avx2,-avx512f");
 DEFINE_string(code_model, "", "Code model: small, medium, large, kernel (default: the target's)");
 DEFINE_string(relocation_model, "", "Relocation model: pic or static (default: pic)");
+DEFINE_int32(llvm_opt_level, 3,
+             "CPU: how hard LLVM optimizes the generated code, 0 to 3 as clang's -O (the "
+             "kernels are optimized bitcode at any level; 0 compiles fastest)");
 DEFINE_bool(dump_llvm_ir, false, "Print the optimized LLVM IR of the compiled model (CPU)");
 DEFINE_bool(dump_llvm_asm, false, "Print the generated assembly of the compiled model (CPU)");
 DEFINE_int32(threads, 1,
@@ -469,6 +472,7 @@ Expected<CompileOptions> compileOptionsFromFlags() {
   co.backendOptions.features = FLAGS_mattr;
   co.backendOptions.codeModel = FLAGS_code_model;
   co.backendOptions.relocModel = FLAGS_relocation_model;
+  co.backendOptions.llvmOptLevel = FLAGS_llvm_opt_level;
   co.backendOptions.dumpLLVMIR = FLAGS_dump_llvm_ir;
   co.backendOptions.dumpLLVMAsm = FLAGS_dump_llvm_asm;
   co.backendOptions.profile = FLAGS_profile;

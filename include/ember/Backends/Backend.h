@@ -24,6 +24,11 @@ struct BackendOptions {
   std::string features;   ///< target features, e.g. +avx2,-avx512f; empty: the CPU's
   std::string codeModel;  ///< small, medium, large or kernel; empty: the target's default
   std::string relocModel; ///< pic or static; empty: pic
+  /// How hard LLVM optimizes the generated code, as clang's -O0..-O3: its IR pipeline and its
+  /// instruction selection. The kernels are optimized bitcode whatever the level, so a low
+  /// level mostly costs the fused loops and the inlining of kernels into the entry; it compiles
+  /// several times faster (the CPU fuzz harness uses 0, tests/fuzz).
+  int llvmOptLevel = 3;
   bool dumpLLVMIR = false;  ///< print the optimized LLVM module to stdout when compiling
   bool dumpLLVMAsm = false; ///< print the generated assembly to stdout when compiling
   bool profile = false;     ///< compiled functions time every instruction (getProfile)

@@ -1,6 +1,6 @@
 // The CPU backend: the planned IR becomes an LLVM module over the embedded kernel library
-// (CodeGen.h), optimized at O3 for the target CPU (CPUTarget.h) and JIT-compiled (JIT.h);
-// execute() calls the generated entry function on the three regions.
+// (CodeGen.h), optimized (O3 unless -llvm-opt-level says) for the target CPU (CPUTarget.h)
+// and JIT-compiled (JIT.h); execute() calls the generated entry function on the three regions.
 #include "CPUConstants.h"
 #include "CPUTarget.h"
 #include "CodeGen.h"
@@ -129,7 +129,7 @@ public:
                                           profile ? &hook : nullptr));
     clock.lap("LLVM IR generation");
     optimizeModule(*G.module, *TM);
-    clock.lap("LLVM O3");
+    clock.lap("LLVM optimization");
     EMBER_TRY(dumpModule(*G.module, *TM, opts_));
     EMBER_ASSIGN_OR_RETURN(std::unique_ptr<JITCode> code,
                            jitCompile(std::move(G.module), std::move(ctx), opts, entryName));

@@ -11,6 +11,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <iterator>
 #include <mutex>
 
 using namespace llvm;
@@ -75,6 +76,12 @@ Expected<CPUTargetOptions> CPUTargetOptions::fromOptions(const BackendOptions &o
                        "' (tiny, small, kernel, medium, large)");
     t.codeModel = *cm;
   }
+  static constexpr CodeGenOptLevel kLevels[] = {CodeGenOptLevel::None, CodeGenOptLevel::Less,
+                                                 CodeGenOptLevel::Default,
+                                                 CodeGenOptLevel::Aggressive};
+  if (o.llvmOptLevel < 0 || size_t(o.llvmOptLevel) >= std::size(kLevels))
+    return makeError("-llvm-opt-level must be 0, 1, 2 or 3, not " + Twine(o.llvmOptLevel));
+  t.optLevel = kLevels[size_t(o.llvmOptLevel)];
   if (!o.relocModel.empty()) {
     if (o.relocModel == "pic")
       t.relocModel = Reloc::PIC_;

@@ -235,7 +235,7 @@ llvm::Expected<GeneratedModule> generateModule(const IRFunction &IR, llvm::LLVMC
                                                llvm::StringRef entryName, int64_t threads,
                                                const ProfileHook *profile = nullptr);
 
-/// Runs the O3 pipeline for \p TM on \p M.
+/// Runs LLVM's pipeline for \p TM on \p M, at \p TM's optimization level (O3 by default).
 void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);
 
 /// Prints what -dump-llvm-ir and -dump-llvm-asm ask for of the optimized \p M to stdout (the

@@ -59,7 +59,7 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
     EMBER_TRY(addBundleConfig(M, IR, opts));
   clock.lap("LLVM IR generation");
   optimizeModule(M, *TM);
-  clock.lap("LLVM O3");
+  clock.lap("LLVM optimization");
 
   // What the object may need from outside: libc's memory functions and libm, nothing else;
   // and no writable data (a bundle keeps no state between calls).

@@ -1,5 +1,5 @@
-// The O3 pipeline for the target CPU over a generated module, and the dumps of its result
-// (CodeGen.h).
+// LLVM's pipeline for the target CPU over a generated module, at the target machine's level
+// (-llvm-opt-level), and the dumps of its result (CodeGen.h).
 #include "CodeGen.h"
 
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -31,7 +31,19 @@ void optimizeModule(llvm::Module &M, TargetMachine &TM) {
   PB.registerFunctionAnalyses(FAM);
   PB.registerLoopAnalyses(LAM);
   PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  ModulePassManager MPM = PB.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
+  ModulePassManager MPM;
+  switch (TM.getOptLevel()) {
+  case CodeGenOptLevel::None: MPM = PB.buildO0DefaultPipeline(OptimizationLevel::O0); break;
+  case CodeGenOptLevel::Less:
+    MPM = PB.buildPerModuleDefaultPipeline(OptimizationLevel::O1);
+    break;
+  case CodeGenOptLevel::Default:
+    MPM = PB.buildPerModuleDefaultPipeline(OptimizationLevel::O2);
+    break;
+  case CodeGenOptLevel::Aggressive:
+    MPM = PB.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
+    break;
+  }
   MPM.run(M, MAM);
 }
 

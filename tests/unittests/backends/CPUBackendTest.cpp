@@ -476,21 +476,25 @@ TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
   expectBackendsAgree(build, two, 1e-3, 1e-4);
 }
 
+/// A fused 3x3 convolution with a relu of 29 filters and a 37 x 70 x 45 product: a tile edge
+/// in every dimension of both.
+std::vector<NodeValue> convAndProductAtTileEdges(Module &M, Function *F) {
+  Placeholder *x = input(M, {1, 7, 13, 17});
+  AttrList c = convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
+  c.set<AttrKind::FusedActivation>("relu").set<AttrKind::FusedActivationArgs>({});
+  Node *conv = node(F, NodeKind::FusedConv,
+                    {x, constant(M, {29, 7, 3, 3}, 2), constant(M, {29}, 3)}, c);
+  Node *mm = node(F, NodeKind::MatMul, {input(M, {37, 70}, ElemKind::Float32, "a"),
+                                        input(M, {70, 45}, ElemKind::Float32, "b")});
+  return {conv, mm};
+}
+
 TEST(CPUBackend, EveryKernelVariantThisMachineRunsAgrees) {
   // The GEMM and convolution entries exist per row of kernels/Variants.def; the target's
   // features choose the row. The host's CPU takes its best row; -mattr=-avx512f and the x86-64
   // baseline CPU take the AVX2 and SSE2 rows on any machine that runs the first (on another
   // one they take what it has). Each must give the Interpreter's results, at every tile edge.
-  GraphBuilder build = [](Module &M, Function *F) -> std::vector<NodeValue> {
-    Placeholder *x = input(M, {1, 7, 13, 17});
-    AttrList c = convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
-    c.set<AttrKind::FusedActivation>("relu").set<AttrKind::FusedActivationArgs>({});
-    Node *conv = node(F, NodeKind::FusedConv,
-                      {x, constant(M, {29, 7, 3, 3}, 2), constant(M, {29}, 3)}, c);
-    Node *mm = node(F, NodeKind::MatMul, {input(M, {37, 70}, ElemKind::Float32, "a"),
-                                          input(M, {70, 45}, ElemKind::Float32, "b")});
-    return {conv, mm};
-  };
+  GraphBuilder build = convAndProductAtTileEdges;
   struct Target {
     const char *cpu, *features;
   };
@@ -503,6 +507,37 @@ TEST(CPUBackend, EveryKernelVariantThisMachineRunsAgrees) {
     RunOptions opts = dceOnly();
     opts.backend.cpu = t.cpu;
     opts.backend.features = t.features;
+    expectBackendsAgree(build, opts, 1e-4, 1e-4);
+  }
+}
+
+TEST(CPUBackend, EveryLLVMOptLevelAgrees) {
+  // -llvm-opt-level changes only how LLVM optimizes the generated code: below O3 the fused
+  // loops stay as codegen wrote them and the kernels are called, not inlined. Every level must
+  // give the Interpreter's results: a fused convolution (a kernel call), a fused elementwise
+  // chain with a vector tail (codegen's own loop), a reduction, a product and an int8
+  // convolution (the integer kernels' intrinsics at FastISel's O0).
+  GraphBuilder build = [](Module &M, Function *F) -> std::vector<NodeValue> {
+    std::vector<NodeValue> convAndMM = convAndProductAtTileEdges(M, F);
+    NodeValue conv = convAndMM[0];
+    Node *tanh = node(F, NodeKind::Tanh, {conv});
+    Node *chain = node(F, NodeKind::Mul, {node(F, NodeKind::Add, {tanh, conv}), tanh});
+    AttrList r;
+    r.set<AttrKind::Reduction>("sum").set<AttrKind::Axes>({1});
+    Node *sum = node(F, NodeKind::Reduce, {chain}, r);
+    Node *int8 = node(F, NodeKind::IntegerConv,
+                      {input(M, {1, 16, 9, 9}, ElemKind::UInt8, "q"),
+                       constant(M, {32, 16, 3, 3}, 4, ElemKind::Int8),
+                       constant(M, {32}, 5, ElemKind::Int32),
+                       M.createConstant(tensorOf(ElemKind::UInt8, {1, 1, 1, 1}, {3}), "zx"),
+                       M.createConstant(tensorOf(ElemKind::Int8, {1, 1, 1, 1}, {-1}), "zw")},
+                      convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1));
+    return {chain, sum, convAndMM[1], int8};
+  };
+  for (int level : {0, 1, 2}) {
+    SCOPED_TRACE("-llvm-opt-level=" + std::to_string(level));
+    RunOptions opts = dceOnly();
+    opts.backend.llvmOptLevel = level;
     expectBackendsAgree(build, opts, 1e-4, 1e-4);
   }
 }
