@@ -34,6 +34,29 @@ ninja -C "$build" -j"$(nproc)" "${targets[@]}" >/dev/null
 
 dict_of() { case "$1" in caffe2) echo caffe2.dict ;; tensor_files) echo "" ;; *) echo onnx.dict ;; esac; }
 
+# replay_at_o3 CORPUS STAMP LOG: runs the corpus inputs newer than STAMP once through
+# fuzz-compile_cpu at -llvm-opt-level=3; an input that fails becomes a regression input.
+replay_at_o3() {
+  local corpus="$1" stamp="$2" log="$3" inputs
+  mapfile -t inputs < <(find "$corpus" -type f -newer "$stamp")
+  echo "  compile_cpu: ${#inputs[@]} new corpus inputs through O3"
+  [ ${#inputs[@]} -gt 0 ] || return 0
+  : >"$log"
+  local i
+  for ((i = 0; i < ${#inputs[@]}; i += 200)); do
+    if ! EMBER_FUZZ_LLVM_OPT_LEVEL=3 ASAN_OPTIONS="${ASAN_OPTIONS:-allocator_may_return_null=0}" \
+      "$build/tests/fuzz/fuzz-compile_cpu" -rss_limit_mb=3072 -timeout=120 \
+      "${inputs[@]:i:200}" >>"$log" 2>&1; then
+      local failed
+      failed="$(grep '^Running: ' "$log" | tail -1 | sed 's/^Running: //')"
+      cp "$failed" "$root/tests/fuzz/regressions/compile_cpu/o3-$(basename "$failed")"
+      echo "  new regression input (at O3): tests/fuzz/regressions/compile_cpu/o3-$(basename "$failed")"
+      grep -m 3 -E 'ERROR|SUMMARY|runtime error' "$log" >&2 || tail -5 "$log" >&2
+      return 1
+    fi
+  done
+}
+
 campaign() {
   local h="$1"
   shift
@@ -46,8 +69,11 @@ campaign() {
   d="$(dict_of "$h")"
   [ -n "$d" ] && dict=(-dict="$root/tests/fuzz/$d")
   local status=0
+  local stamp="$build/logs/$h.start"
+  touch "$stamp"
   # A hang is a timeout of 30 s an input; the compile harnesses get more: every input goes
-  # through LLVM O3 and machine code under ASan, several times slower than a normal build. The
+  # through LLVM and machine code (compile_cpu: at O0, then O3 for the inputs it keeps) under
+  # ASan, several times slower than a normal build. The
   # seed of tests/models/conv_strided_dilated (one float conv) took 25 s of CPU there and ran
   # past 30 s on a loaded two-core machine (CI of 2026-11-27, when a float conv took 3 s to
   # compile normally; 1.8 s since), and a small QDQ CNN (1.7 s normally) still takes over 10 s.
@@ -73,6 +99,11 @@ campaign() {
     rm "$a"
     crashes=$((crashes + 1))
   done
+  # compile_cpu fuzzes at -llvm-opt-level=0 (FuzzCompile.cpp): each input the campaign added
+  # to the corpus, the inputs that reached new code, now goes through LLVM's O3 as users run it.
+  if [ "$h" = compile_cpu ] && [ "$status" -eq 0 ] && [ "$seconds" -ge 300 ]; then
+    replay_at_o3 "$corpus" "$stamp" "$log.o3" || { status=1; crashes=$((crashes + 1)); }
+  fi
   printf '%s\t%s\t%s\t%s\t%s\n' "$h" "$seconds" "${execs:-0}" "$crashes" "$cov" >>"$build/fuzz-log.tsv"
   # A real campaign (5 minutes or more, not CI's short smoke runs) is also recorded in the
   # checkout, to be committed: the totals per harness must outlive any one build directory.
