@@ -1,8 +1,9 @@
-// The register tiles of the int8 GEMM (QuantizedIntegerGemm.h) and its entry points, once per
-// row of QuantizedIntegerVariants.def for this architecture: ember_integer_conv2d_<row> and
-// ember_integer_matmul_<row>, compiled with the row's target features. Every tile sums the same
+// The register tiles of the int8 GEMM (QuantizedIntegerGemm.h) and its entry points (the
+// convolution's driver: QuantizedIntegerConv.h), once per row of QuantizedIntegerVariants.def
+// for this architecture: ember_integer_conv2d_<row> and ember_integer_matmul_<row>, compiled
+// with the row's target features. Every tile sums the same
 // products modulo 2^32, so every row gives the Interpreter's result bit for bit.
-#include "QuantizedIntegerGemm.h"
+#include "QuantizedIntegerConv.h"
 #include "Variants.h"
 
 using namespace qgemm;

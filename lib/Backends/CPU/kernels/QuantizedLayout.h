@@ -110,7 +110,7 @@ enum QConvParam : idx {
 };
 /// p[kQcFilterLayout]: a flat convolution's filter as imported ([Cout][Cg][taps], packed every
 /// call), its int8 rows [Cout][taps][Cg] (one tap, or permuted when compiled: CPUConstants.h),
-/// or, for a tile over pixels (QuantizedIntegerGemm.h: convFlat), in panels of output channels:
+/// or, for a tile over pixels (QuantizedIntegerConv.h: convFlat), in panels of output channels:
 /// per group, blocks of kQcPanelCout filters (the last may be narrower, a multiple of 16), each
 /// block [quad of k][its filters][4 bytes], k as in the rows.
 enum QConvFilterLayout : idx { kQcFilterAsImported = 0, kQcFilterTapMajor, kQcFilterCoutPanels };
@@ -130,7 +130,7 @@ constexpr idx qconvPaddedBytes(idx Cg, idx OH, idx OW, idx KH, idx KW, idx SH, i
                    kQGemmSlack);
 }
 
-// The flat convolution (QuantizedIntegerGemm.h: convFlat): with stride 1, k taken as
+// The flat convolution (QuantizedIntegerConv.h: convFlat): with stride 1, k taken as
 // (kh, kw, four channels), row (kh, kw, c4) of the im2col matrix on the grid of the padded
 // input's rows (output (oh, ow) at oh * Wp + ow, the Wp - OW columns past each row computed and
 // dropped) is the channel-interleaved padded input ([C/4][Hp * Wp][4 channels]) shifted by
@@ -147,7 +147,7 @@ constexpr idx qconvFlatExtent(idx out, idx k, idx stride, idx dilation) {
   return out + (k - 1) * dilation / stride;
 }
 /// Bytes of each of the four padded input rows a stride-2 flat convolution builds its phase
-/// rows from (QuantizedIntegerGemm.h: flatPlanesStride2): 2 Wq, and 32 more for the last
+/// rows from (QuantizedIntegerConv.h: flatPlanesStride2): 2 Wq, and 32 more for the last
 /// vector's read.
 constexpr idx qconvFlatStride2RowBytes(idx Wq) { return roundUp64(2 * Wq + 32); }
 /// Grid columns of a flat convolution: every output's, up to the last one.
