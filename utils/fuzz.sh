@@ -73,10 +73,10 @@ campaign() {
   touch "$stamp"
   # A hang is a timeout of 30 s an input; the compile harnesses get more: every input goes
   # through LLVM and machine code (compile_cpu: at O0, then O3 for the inputs it keeps) under
-  # ASan, several times slower than a normal build. The
-  # seed of tests/models/conv_strided_dilated (one float conv) took 25 s of CPU there and ran
-  # past 30 s on a loaded two-core machine (CI of 2026-11-27, when a float conv took 3 s to
-  # compile normally; 1.8 s since), and a small QDQ CNN (1.7 s normally) still takes over 10 s.
+  # ASan, several times slower than a normal build. The seed of tests/models/conv_strided_dilated
+  # (one float conv) took 25 s of CPU there at O3 and ran past 30 s on a loaded two-core machine
+  # (CI of 2026-11-27, when a float conv took 3 s to compile normally; 1.8 s since), and a small
+  # QDQ CNN (1.7 s normally) still takes over 10 s.
   local timeout=30
   case "$h" in compile_*) timeout=120 ;; esac
   # Out of memory counts: the loaders must refuse sizes they cannot hold before allocating.

@@ -463,6 +463,9 @@ TEST_F(ModelRunner, TargetOptionMistakesAreClean) {
   // Code for another machine cannot run here: the JIT refuses it and points at bundles.
   expectCleanError(with({"-target=aarch64-linux-gnu"}), {"cannot run on this machine", "bundle"});
   expectCleanError(with({"-backend=Interpreter", "-mcpu=skylake"}), {"Interpreter", "-backend=CPU"});
+  expectCleanError(with({"-backend=Interpreter", "-llvm-opt-level=0"}),
+                   {"Interpreter", "-backend=CPU"});
+  expectCleanError(with({"-backend=OpenCL", "-llvm-opt-level=2"}), {"OpenCL", "-backend=CPU"});
   expectCleanError(with({"-threads=0"}), {"-threads must be from 1 to 64"});
   expectCleanError(with({"-threads=2", "-backend=Interpreter"}), {"thread", "-backend=CPU"});
 }

@@ -198,8 +198,9 @@ public:
 Expected<std::unique_ptr<Backend>> createInterpreterBackend(const BackendOptions &opts) {
   // It walks the IR in this process: there is no code to target, dump or cross-compile.
   if (!opts.target.empty() || !opts.cpu.empty() || !opts.features.empty() ||
-      !opts.codeModel.empty() || !opts.relocModel.empty() || opts.dumpLLVMIR ||
-      opts.dumpLLVMAsm || opts.threads != 1 || opts.openclPlatform || opts.openclDevice)
+      !opts.codeModel.empty() || !opts.relocModel.empty() || opts.llvmOptLevel != 3 ||
+      opts.dumpLLVMIR || opts.dumpLLVMAsm || opts.threads != 1 || opts.openclPlatform ||
+      opts.openclDevice)
     return makeError("the Interpreter backend takes no target, CPU, code generation, thread, "
                      "LLVM dump or OpenCL device options (they are for -backend=CPU or OpenCL)");
   return std::make_unique<interp::InterpreterBackend>(opts.profile);

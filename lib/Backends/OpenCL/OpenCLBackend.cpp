@@ -199,8 +199,8 @@ public:
 
 Expected<std::unique_ptr<Backend>> createOpenCLBackend(const BackendOptions &opts) {
   if (!opts.target.empty() || !opts.cpu.empty() || !opts.features.empty() ||
-      !opts.codeModel.empty() || !opts.relocModel.empty() || opts.dumpLLVMIR ||
-      opts.dumpLLVMAsm || opts.threads != 1)
+      !opts.codeModel.empty() || !opts.relocModel.empty() || opts.llvmOptLevel != 3 ||
+      opts.dumpLLVMIR || opts.dumpLLVMAsm || opts.threads != 1)
     return makeError("the OpenCL backend takes no target, CPU, code generation, thread or LLVM "
                      "dump options (they are for -backend=CPU); -opencl-platform and "
                      "-opencl-device choose the device");
