@@ -161,6 +161,15 @@ TEST(Bundle, ThreadedBundleNeedsPthreadAndMatchesTorch) {
   EXPECT_EQ(d.getArray("link_flags")->size(), 0u);
 }
 
+TEST(Bundle, UnoptimizedBundleMatchesTorch) {
+  // -llvm-opt-level=0 compiles a bundle without LLVM's optimizer: it must still need nothing a
+  // bundle cannot provide, link with the flags its manifest lists (-pthread: no optimizer
+  // removes the thread team's calls) and give torch's output.
+  std::string dir = std::string(EMBER_BUILD_DIR) + "/zoo/models/resnet18";
+  TempDir work;
+  EXPECT_EQ(checkCase(dir, work.path(), zooTolerance(dir), {"-llvm-opt-level=0"}), "");
+}
+
 //===----------------------------------------------------------------------------------------===//
 // The examples, built with their own CMake project
 //===----------------------------------------------------------------------------------------===//
