@@ -88,6 +88,21 @@ TEST(ControlFlow, LoopPastItsBoundFailsAtRunTime) {
   }
 }
 
+TEST(ControlFlow, NegativeUnrollBoundUnrollsNoScan) {
+  // cf_scan_long scans 24 steps: run as a loop in the IR its body is a function of its own,
+  // unrolled it is not. A negative -unroll-loops-up-to unrolls nothing, as 0 does.
+  auto functionsWith = [](int64_t unrollUpTo) -> size_t {
+    ImportOptions io;
+    io.unrollLoopsUpTo = unrollUpTo;
+    auto module = loadModel(caseFile("cf_scan_long", "model.onnxtxt"), io);
+    EXPECT_TRUE(bool(module)) << errorOf(module.takeError());
+    return module ? (*module)->getFunctions().size() : 0;
+  };
+  size_t unrolled = functionsWith(100), asLoop = functionsWith(0);
+  EXPECT_GT(asLoop, unrolled);
+  EXPECT_EQ(functionsWith(-1), asLoop);
+}
+
 /// An IR function over one bool input holding \p kinds as markers, for the verifier.
 std::string verifyMarkers(std::initializer_list<InstrKind> kinds) {
   Module M;

@@ -232,7 +232,8 @@ Error loadScan(OpContext &ctx) {
   // others are unrolled (the loop's scan outputs only stack that way).
   bool stacksAsLoop = llvm::all_of(spec.outputAxes, [&](int64_t a) { return a == 0; }) &&
                       llvm::all_of(spec.outputDirections, [](int64_t d) { return d == 0; });
-  if (length > ctx.options().unrollLoopsUpTo && stacksAsLoop) {
+  // Signed, as for a Loop: a negative -unroll-loops-up-to unrolls nothing here either.
+  if (static_cast<int64_t>(length) > ctx.options().unrollLoopsUpTo && stacksAsLoop) {
     Error inIR = loadScanInIR(ctx, *body, states, scanInputs, spec.inputAxes,
                               spec.inputDirections, length);
     if (!inIR)
