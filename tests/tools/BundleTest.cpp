@@ -57,7 +57,7 @@ TEST(Bundle, Caffe2ZooModelsMatchTorch) {
   // Caffe2 NetDefs of torchvision networks (utils/models/export_caffe2_zoo.py, the Caffe2Zoo.Export
   // fixture), given as the folder holding predict_net.pb and init_net.pb.
   std::string zoo = std::string(EMBER_BUILD_DIR) + "/zoo/caffe2";
-  for (const std::string &name : {"resnet18", "squeezenet1_1"}) {
+  for (const char *name : {"resnet18", "squeezenet1_1"}) {
     SCOPED_TRACE(name);
     std::string dir = zoo + "/" + name;
     ASSERT_TRUE(llvm::sys::fs::exists(dir + "/test_data_set_0/output_0.pb"))
@@ -388,8 +388,9 @@ TEST(Bundle, TargetFeaturesChooseTheKernelVariant) {
               std::string::npos)
         << r.command;
     for (const char *other : {"sse2", "avx2", "avx512", "neon"})
-      if (std::string(other) != c.row)
+      if (std::string(other) != c.row) {
         EXPECT_EQ(r.out.find(std::string("_f32_") + other + "("), std::string::npos) << other;
+      }
   }
 }
 

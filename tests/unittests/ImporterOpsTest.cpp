@@ -314,8 +314,9 @@ std::vector<double> runModel(const std::string &text, const std::string &name = 
   EXPECT_TRUE(bool(cm)) << errorOf(std::move(cm));
   if (!cm)
     return {};
-  if (value)
+  if (value) {
     EXPECT_EQ(errorOf((*cm)->setInput(name, *value)), "");
+  }
   EXPECT_EQ(errorOf((*cm)->run()), "");
   auto y = (*cm)->getOutput("y");
   if (!y)

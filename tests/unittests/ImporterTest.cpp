@@ -98,11 +98,11 @@ TEST(Importer, SymbolicDimsBindFromSymbolsOrInputShapes) {
   ASSERT_OK_AND_ASSIGN(auto M, loadCase("symbolic_batch", bySymbol));
   EXPECT_EQ(M->getInputPlaceholders()[0]->getType().dims[0], 7u);
   ImportOptions byFile;
-  byFile.inputShapes["x"] = {{5, 4}, "x.npy"};
+  byFile.inputShapes["x"] = {{5, 4}, "x.npy", std::nullopt};
   ASSERT_OK_AND_ASSIGN(auto M2, loadCase("symbolic_batch", byFile));
   EXPECT_EQ(M2->getInputPlaceholders()[0]->getType().dims[0], 5u);
   ImportOptions wrongRank;
-  wrongRank.inputShapes["x"] = {{5, 4, 1}, "x.npy"};
+  wrongRank.inputShapes["x"] = {{5, 4, 1}, "x.npy", std::nullopt};
   EXPECT_NE(errorOf(loadCase("symbolic_batch", wrongRank))
                 .find("input 'x': x.npy has shape [5,4,1], the model expects [N,4]"),
             std::string::npos);

@@ -124,8 +124,9 @@ TEST(FoldQDQ, GemmWithTransposedWeightsAndBiasBecomesIntegerMatMul) {
   // The weights' per-channel zero points are all 0: one per-tensor zero point (the integer
   // kernels have fast paths only for that).
   for (const auto &n : run.graph().getNodes())
-    if (n->getKind() == NodeKind::IntegerMatMul)
+    if (n->getKind() == NodeKind::IntegerMatMul) {
       EXPECT_EQ(n->getOperand(ops::IntegerMatMul::RHSZeroPoint).getType().numElements(), 1u);
+    }
 }
 
 TEST(FoldQDQ, SelectionsBetweenEqualPairsRunOnTheQuantizedValues) {
