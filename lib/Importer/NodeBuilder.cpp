@@ -3,6 +3,7 @@
 #include "ember/Importer/CompileTimeInputs.h"
 #include "ember/Importer/ModelLoader.h"
 #include "ember/Support/Error.h"
+#include "ember/Support/MemoryBudget.h"
 
 #include "llvm/ADT/DenseSet.h"
 
@@ -118,10 +119,15 @@ Constant *NodeBuilder::createConstant(Tensor t, StringRef suffix) {
   return module_.createConstant(std::move(t), baseName() + "." + suffix.str());
 }
 
+Expected<Tensor> NodeBuilder::newTensor(const Type &t, const Twine &what) {
+  EMBER_TRY(checkMemoryBudget(t.sizeInBytes(), what + " " + t.str()));
+  return Tensor(t);
+}
+
 Expected<NodeValue> NodeBuilder::createFilled(ElemKind kind, ArrayRef<dim_t> dims, double value,
                                              StringRef suffix) {
   EMBER_ASSIGN_OR_RETURN(Type t, Type::checkedDims(kind, dims));
-  Tensor filled(t);
+  EMBER_ASSIGN_OR_RETURN(Tensor filled, newTensor(t, "the filled constant '" + suffix + "'"));
   filled.fill(value);
   return createConstant(std::move(filled), suffix)->getResult();
 }

@@ -58,6 +58,10 @@ public:
   llvm::Expected<NodeValue> create(NodeKind kind, llvm::ArrayRef<NodeValue> operands,
                                    AttrList attrs = {}, llvm::StringRef suffix = "");
   Constant *createConstant(Tensor t, llvm::StringRef suffix);
+  /// A zero-filled tensor of \p t for the constant \p what, refused when it exceeds the memory
+  /// budget (-max-memory): a model's shapes may claim any size, and a loader allocating what
+  /// they claim would be killed, not refuse the model.
+  llvm::Expected<Tensor> newTensor(const Type &t, const llvm::Twine &what);
   /// A constant of \p kind and \p dims with every element \p value (an omitted operand's
   /// default: a zero bias, unit weights).
   llvm::Expected<NodeValue> createFilled(ElemKind kind, llvm::ArrayRef<dim_t> dims, double value,

@@ -468,4 +468,29 @@ TEST(ModelRunnerIO, MaxMemoryRefusesABiggerModelBeforeAllocating) {
     expectCleanError(runProgram(kRunner, {"-model=" + m, bad}), {"expected a size such as 512M"});
 }
 
+TEST(ModelRunnerIO, MaxMemoryRefusesConstantsTheLoaderWouldMake) {
+  // The loader makes constants of its own whose size the model's shapes set: the unit weights
+  // of a NegativeLogLikelihoodLoss without them (one per class: 2^28 classes, 1 GiB of float),
+  // the all-true mask of a Dropout's second output. Each is refused before it is allocated
+  // (a fuzzed model of 805,306,367 classes took the compile to 3.2 GB before this).
+  TempDir dir;
+  const int64_t kClasses = int64_t(1) << 28;
+  std::string nll = dir.write(
+      "nll.onnxtxt",
+      model(node("NegativeLogLikelihoodLoss", {"x", "t"}, {"loss"}) +
+            valueInfo("input", "x", kFloat, {1, kClasses}) +
+            valueInfo("input", "t", kInt64, {1}) + valueInfo("output", "loss", kFloat, {})));
+  expectCleanError(runProgram(kRunner, {"-model=" + nll, "-max-memory=64M"}),
+                   {"NegativeLogLikelihoodLoss", "the filled constant 'weight' float32<268435456>",
+                    "more than the memory budget of 67108864 bytes (-max-memory)"});
+  std::string dropout = dir.write(
+      "dropout.onnxtxt",
+      model(node("Dropout", {"x"}, {"y", "mask"}) +
+            valueInfo("input", "x", kFloat, {kClasses}) +
+            valueInfo("output", "y", kFloat, {kClasses}) +
+            valueInfo("output", "mask", kBool, {kClasses})));
+  expectCleanError(runProgram(kRunner, {"-model=" + dropout, "-max-memory=64M"}),
+                   {"Dropout", "the mask bool<268435456>", "more than the memory budget"});
+}
+
 } // namespace

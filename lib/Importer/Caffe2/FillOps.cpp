@@ -5,7 +5,6 @@
 #include "OpContext.h"
 
 #include "ember/Support/Error.h"
-#include "ember/Support/MemoryBudget.h"
 
 using namespace llvm;
 
@@ -110,8 +109,7 @@ Error loadConstantFill(OpContext &ctx) {
   }
   double value = isFloatKind(kind) ? double(ctx.getFloat("value", 0)) : double(ctx.getInt("value", 0));
   // The shape alone may claim any size: refuse what the memory budget cannot hold.
-  EMBER_TRY(checkMemoryBudget(ty.sizeInBytes(), "the filled constant"));
-  Tensor t(ty);
+  EMBER_ASSIGN_OR_RETURN(Tensor t, ctx.newTensor(ty, "the filled constant"));
   t.fill(value);
   return bindConstant(ctx, std::move(t));
 }

@@ -277,7 +277,8 @@ Error loadDropout(OpContext &ctx) {
   }
   EMBER_TRY(ctx.setOutput(0, x));
   if (ctx.hasOutput(1)) {
-    Tensor mask(Type(ElemKind::Bool, x.getType().dims));
+    EMBER_ASSIGN_OR_RETURN(Tensor mask,
+                           ctx.newTensor(Type(ElemKind::Bool, x.getType().dims), "the mask"));
     std::fill(mask.dataAs<bool>(), mask.dataAs<bool>() + mask.numElements(), true);
     EMBER_TRY(ctx.setOutput(1, ctx.createConstant(std::move(mask), "mask")->getResult()));
   }

@@ -8,6 +8,7 @@
 #include "ember/Importer/CompileTimeInputs.h"
 #include "ember/Importer/ModelLoader.h"
 #include "ember/Support/Error.h"
+#include "ember/Support/MemoryBudget.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -254,6 +255,7 @@ Expected<Constant *> ONNXImporter::constantForInput(const onnx::ValueInfoProto &
   EMBER_ASSIGN_OR_RETURN(ElemKind kind, elemKindFromONNX(tt.elem_type()));
   if (!value.tensor) { // a number filling the declared (static) shape
     EMBER_ASSIGN_OR_RETURN(Type ty, inputType(vi, SIZE_MAX));
+    EMBER_TRY(checkMemoryBudget(ty.sizeInBytes(), "the bound input " + ty.str()));
     Tensor t(ty);
     t.fill(value.scalar);
     return module_->createConstant(std::move(t), vi.name());

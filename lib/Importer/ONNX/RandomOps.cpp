@@ -89,7 +89,7 @@ Expected<Type> drawnType(OpContext &ctx, bool like) {
 template <typename DrawFn> Error setDrawn(OpContext &ctx, const Type &ty, DrawFn draw) {
   if (!isFloatKind(ty.kind))
     return ctx.fail("draws floating-point values, not " + elemKindName(ty.kind));
-  Tensor t(ty);
+  EMBER_ASSIGN_OR_RETURN(Tensor t, ctx.newTensor(ty, "the drawn constant"));
   for (size_t i = 0, e = t.numElements(); i < e; ++i)
     t.setElementFromDouble(i, draw());
   return ctx.setOutput(0, ctx.createConstant(std::move(t), "drawn")->getResult());

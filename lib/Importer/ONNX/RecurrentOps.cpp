@@ -135,7 +135,7 @@ Expected<NodeValue> sequenceLens(OpContext &ctx, dim_t batch, dim_t seq) {
   if (seq > dim_t(INT32_MAX))
     return ctx.fail("sequence length " + Twine(seq) + " does not fit sequence_lens (int32)");
   EMBER_ASSIGN_OR_RETURN(Type t, Type::checkedDims(ElemKind::Int32, {batch}));
-  Tensor lens(t);
+  EMBER_ASSIGN_OR_RETURN(Tensor lens, ctx.newTensor(t, "sequence_lens"));
   std::fill(lens.dataAs<int32_t>(), lens.dataAs<int32_t>() + batch, int32_t(seq));
   return ctx.createConstant(std::move(lens), "sequence_lens")->getResult();
 }

@@ -14,7 +14,6 @@
 #include "ONNXTensor.h"
 
 #include "ember/Support/Error.h"
-#include "ember/Support/MemoryBudget.h"
 
 #include <cmath>
 
@@ -33,9 +32,7 @@ Expected<Tensor> newConstantTensor(OpContext &ctx, ElemKind kind, ArrayRef<dim_t
   auto type = Type::checkedDims(kind, dims);
   if (!type)
     return ctx.fail(what + ": " + errorToString(type.takeError()));
-  if (Error err = checkMemoryBudget(type->sizeInBytes(), what + " " + type->str()))
-    return ctx.fail(errorToString(std::move(err)));
-  return Tensor(*type);
+  return ctx.newTensor(*type, what);
 }
 
 /// Input \p i, named \p name, as a compile-time scalar (rank 0, or one element of rank 1).
