@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a libFuzzer campaign on a harness of tests/fuzz in the fuzz build ($EMBER_FUZZ_BUILD_DIR,
 # default build-fuzz: clang-19, ASan+UBSan, -DEMBER_FUZZ=ON), configured and built on first use.
-#   utils/fuzz.sh HARNESS SECONDS [libFuzzer flags...]   one campaign
+#   utils/fuzz.sh HARNESS SECONDS [libFuzzer flags...]   one campaign (-fork=N: N processes)
 #   utils/fuzz.sh all SECONDS                            each harness in turn, SECONDS each
 # The corpus lives in the build (corpus/HARNESS, seeded by utils/fuzz/make_seeds.py) and grows
 # from campaign to campaign. A crash (or leak, timeout, out-of-memory) stops the campaign and is
@@ -86,6 +86,9 @@ campaign() {
     -max_len=65536 "$@" >"$log" 2>&1 || status=$?
   local execs cov crashes=0
   execs="$(awk '/stat::number_of_executed_units/ { print $2 }' "$log" | tail -1)"
+  # -fork=N (one process per core) prints no final stats: its progress lines count the
+  # executions of all its jobs ("#1867: cov: ...").
+  [ -n "$execs" ] || execs="$(grep -oE '^#[0-9]+: cov:' "$log" | tail -1 | tr -dc '0-9')"
   cov="$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$log" | tail -1)"
   for a in "$artifacts"*; do
     [ -f "$a" ] || continue
