@@ -20,7 +20,16 @@ packages=(
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
   # only to (re)generate test models and expected outputs
   python3-onnx python3-numpy python3-torch python3-torchvision python3-sklearn libopenblas0-pthread
+  # the build tree's Python environment (utils/python-env.sh)
+  python3-venv
 )
+
+# Besides the packages: the ONNX 1.17 suite (Debian 13's data, unpacked into a cache folder)
+# and the build tree's Python environment (PyPI: onnx, onnxruntime). Both idempotent.
+extras() {
+  "$(dirname "$0")/fetch-onnx-testdata.sh"
+  "$(dirname "$0")/python-env.sh"
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -28,6 +37,7 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
+  extras
   exit 0
 fi
 
@@ -37,3 +47,4 @@ SUDO=""
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+extras

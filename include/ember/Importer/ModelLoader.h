@@ -150,7 +150,7 @@ llvm::Expected<std::vector<GraphValue>> readGraphInputKinds(llvm::ArrayRef<std::
 std::vector<std::string> caffe2OperatorNames();
 
 /// Highest ONNX opset of the default domain the importer knows.
-constexpr int64_t kMaxONNXOpset = 17;
+constexpr int64_t kMaxONNXOpset = 26;
 
 } // namespace ember
 

@@ -253,21 +253,74 @@ std::string listOf(const std::vector<const std::string *> &items) {
   return s;
 }
 
+
+/// Whether the checker (which knows opsets up to kCheckerOpset) would misjudge \p n at \p opset:
+/// its operator changed its signature since, or a subgraph holds such a node.
+bool beyondChecker(const onnx::NodeProto &n, int64_t opset) {
+  if (isDefaultDomain(n.domain()) && signatureChangedSince(n.op_type(), kCheckerOpset, opset))
+    return true;
+  auto anyBeyond = [opset](const onnx::GraphProto &g) {
+    for (const auto &sub : g.node())
+      if (beyondChecker(sub, opset))
+        return true;
+    return false;
+  };
+  for (const auto &a : n.attribute()) {
+    if (a.has_g() && anyBeyond(a.g()))
+      return true;
+    for (const auto &g : a.graphs())
+      if (anyBeyond(g))
+        return true;
+  }
+  return false;
+}
+
+/// Rewrites \p m (a copy) for the checker: imports kCheckerOpset, and each node of the main
+/// graph that is beyond the checker becomes graph inputs for its outputs (the copy is only
+/// checked, never run, so their element type is a placeholder). Returns the nodes taken out.
+std::vector<std::string> withinChecker(onnx::ModelProto &m, int64_t opset) {
+  for (auto &o : *m.mutable_opset_import())
+    if (isDefaultDomain(o.domain()))
+      o.set_version(kCheckerOpset);
+  std::vector<std::string> taken;
+  onnx::GraphProto &g = *m.mutable_graph();
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+  for (auto &n : *g.mutable_node()) {
+    if (!beyondChecker(n, opset)) {
+      *kept.Add() = std::move(n);
+      continue;
+    }
+    taken.push_back(onnxNodeLabel(n));
+    for (const std::string &out : n.output()) {
+      if (out.empty())
+        continue;
+      onnx::ValueInfoProto *vi = g.add_input();
+      vi->set_name(out);
+      vi->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    }
+  }
+  g.mutable_node()->Swap(&kept);
+  return taken;
+}
+
 } // namespace
 
-Error checkONNXModel(const onnx::ModelProto &model, bool strict,
+Error checkONNXModel(const onnx::ModelProto &model, int64_t opset, bool strict,
                      std::vector<std::string> &warnings) {
-  if (strict)
-    return runChecker(model);
   Scanner scanner(model);
-  scanner.scan();
-  if (scanner.repairs.empty())
+  if (!strict)
+    scanner.scan();
+  bool newer = opset > kCheckerOpset;
+  if (scanner.repairs.empty() && !newer)
     return runChecker(model);
   // Copied only now: a model with large weights and nothing to repair is not copied.
   onnx::ModelProto copy(model);
   for (const Repair &r : scanner.repairs)
     if (r.apply)
       r.apply(copy);
+  std::vector<std::string> unchecked;
+  if (newer)
+    unchecked = withinChecker(copy, opset);
   EMBER_TRY(runChecker(copy));
   for (int f = 0; f < NumFindings; ++f) {
     std::vector<const std::string *> where;
@@ -278,6 +331,16 @@ Error checkONNXModel(const onnx::ModelProto &model, bool strict,
       warnings.push_back(std::string("ONNX checker finding tolerated: ") + kFindingText[f].what +
                          ": " + listOf(where) + " (" + kFindingText[f].why +
                          "; -strict-onnx refuses it)");
+  }
+  if (strict && !unchecked.empty()) {
+    std::vector<const std::string *> where;
+    for (const std::string &u : unchecked)
+      where.push_back(&u);
+    warnings.push_back("not checked by the ONNX checker, which knows opsets up to " +
+                       std::to_string(kCheckerOpset) + " (the model's is " +
+                       std::to_string(opset) + "): " + std::to_string(unchecked.size()) +
+                       " node(s) of operators changed since, checked by ember's loaders only: " +
+                       listOf(where));
   }
   return Error::success();
 }

@@ -130,7 +130,7 @@ public:
       if (!module_->reserveName(vi.name()))
         return makeError("graph output '" + vi.name() + "' is listed twice");
     std::vector<std::string> warnings;
-    EMBER_TRY(checkONNXModel(model_, opts_.strictONNX, warnings));
+    EMBER_TRY(checkONNXModel(model_, opset_, opts_.strictONNX, warnings));
     EMBER_TRY(loadInitializers());
     EMBER_TRY(loadInputs());
     EMBER_TRY(loadNodes());
@@ -157,7 +157,8 @@ Error ONNXImporter::checkOperatorsSupported() {
     std::string imported = opset > 0 ? " at opset " + std::to_string(opset)
                            : defaultDomain ? " (the model imports no opset of the default domain)"
                                            : " (the model imports no opset of that domain)";
-    missing.push_back(onnxNodeLabel(n) + domain + imported);
+    std::string why = defaultDomain ? OpRegistry::get().whyNot(n.op_type(), opset) : "";
+    missing.push_back(onnxNodeLabel(n) + domain + imported + (why.empty() ? "" : ": " + why));
   }
   if (missing.empty())
     return Error::success();

@@ -6,6 +6,7 @@
 #include "ember/Support/Error.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include <onnx/defs/schema.h>
 
@@ -52,15 +53,72 @@ void OpRegistry::add(StringRef opType, int64_t sinceOpset, OpLoader load) {
             [](const Entry &a, const Entry &b) { return a.sinceOpset < b.sinceOpset; });
 }
 
+namespace {
+struct ONNXOpVersion {
+  StringLiteral name;
+  int64_t version;
+  bool signature;
+};
+constexpr ONNXOpVersion kONNXOpVersions[] = {
+#define EMBER_ONNX_OP_VERSION(NAME, VERSION, SIGNATURE) {#NAME, VERSION, SIGNATURE != 0},
+#include "ONNXOpVersions.inc"
+#undef EMBER_ONNX_OP_VERSION
+};
+} // namespace
+
+int64_t newestONNXVersion(StringRef opType, int64_t opset) {
+  int64_t newest = 0;
+  for (const ONNXOpVersion &v : kONNXOpVersions)
+    if (v.name == opType && v.version <= opset)
+      newest = std::max(newest, v.version);
+  return newest;
+}
+
+bool signatureChangedSince(StringRef opType, int64_t from, int64_t opset) {
+  for (const ONNXOpVersion &v : kONNXOpVersions)
+    if (v.name == opType && v.signature && v.version > from && v.version <= opset)
+      return true;
+  return false;
+}
+
+void OpRegistry::widen(StringRef opType, int64_t version) {
+  OpLoader before = find(opType, version - 1);
+  assert(before && "a widened version needs the loader of the version before");
+  add(opType, version, before);
+}
+
 OpLoader OpRegistry::find(StringRef opType, int64_t opset) const {
   auto it = loaders_.find(opType);
   if (it == loaders_.end())
     return nullptr;
-  OpLoader best = nullptr;
+  const Entry *best = nullptr;
   for (const Entry &e : it->second)
     if (e.sinceOpset <= opset)
-      best = e.load;
-  return best;
+      best = &e;
+  if (!best || best->sinceOpset < newestONNXVersion(opType, opset))
+    return nullptr;
+  return best->load;
+}
+
+std::string OpRegistry::whyNot(StringRef opType, int64_t opset) const {
+  if (find(opType, opset))
+    return "";
+  auto it = loaders_.find(opType);
+  int64_t read = 0;
+  if (it != loaders_.end())
+    for (const Entry &e : it->second)
+      if (e.sinceOpset <= opset)
+        read = e.sinceOpset;
+  if (read == 0)
+    return "";
+  // The first version past the one ember reads: later ones build on it.
+  int64_t unread = 0;
+  for (const ONNXOpVersion &v : kONNXOpVersions)
+    if (v.name == opType && v.version > read && v.version <= opset &&
+        (!unread || v.version < unread))
+      unread = v.version;
+  return "ember reads " + opType.str() + " up to its version " + std::to_string(read) +
+         "; ONNX changed it at opset " + std::to_string(unread);
 }
 
 const OpRegistry &OpRegistry::get() {
@@ -79,6 +137,7 @@ const OpRegistry &OpRegistry::get() {
     registerTrainingOps(r);
     registerTextOps(r);
     registerRandomOps(r);
+    registerWidenedVersions(r);
     return r;
   }();
   return registry;

@@ -23,7 +23,10 @@ class OpContext;
 using OpLoader = llvm::Error (*)(OpContext &ctx);
 
 /// op type -> loaders by first opset; the loader for a model is the one with the largest
-/// first opset not above the model's.
+/// first opset not above the model's. From opset 18 on (what the linked libonnx 1.12 does not
+/// know), every version ONNX gave an operator (ONNXOpVersions.inc) must be registered too: a
+/// loader written for an older version never reads a newer one unseen. A version that only
+/// widened the element kinds is registered by registerWidenedVersions (ONNXOpsetChanges.cpp).
 class OpRegistry {
   struct Entry {
     int64_t sinceOpset;
@@ -33,9 +36,21 @@ class OpRegistry {
 
 public:
   void add(llvm::StringRef opType, int64_t sinceOpset, OpLoader load);
+  /// \p opType's version \p version only widened its element kinds: the loader of the version
+  /// before reads it (and refuses the kinds ember does not have).
+  void widen(llvm::StringRef opType, int64_t version);
   OpLoader find(llvm::StringRef opType, int64_t opset) const;
+  /// Why find() gives no loader for \p opType at \p opset ("" when it gives one).
+  std::string whyNot(llvm::StringRef opType, int64_t opset) const;
   static const OpRegistry &get();
 };
+
+/// The newest version ONNX gave \p opType at or below \p opset, counting only versions from
+/// opset 18 on; 0 when it has none there.
+int64_t newestONNXVersion(llvm::StringRef opType, int64_t opset);
+/// Whether \p opType changed its attributes, inputs or outputs in a version in (\p from,
+/// \p opset] (libonnx 1.12's schema, which knows opsets up to 17, would misjudge its nodes).
+bool signatureChangedSince(llvm::StringRef opType, int64_t from, int64_t opset);
 
 // Each family's loaders, registered by <Family>Ops.cpp (which registers its parts,
 // <Family>Ops<Part>.cpp). The families are those of include/ember/Graph/Nodes/.
@@ -54,6 +69,8 @@ void registerSequenceOps(OpRegistry &r);
 void registerTrainingOps(OpRegistry &r);
 void registerTextOps(OpRegistry &r);
 void registerRandomOps(OpRegistry &r);
+// The versions from opset 18 on that only widened element kinds; called after the families.
+void registerWidenedVersions(OpRegistry &r);
 
 struct ImportOptions;
 
