@@ -21,6 +21,35 @@ std::array<double, 4> cubicWeights(double r, double a) {
   return {far(r + 1), near(r), near(1 - r), far(2 - r)};
 }
 
+/// Resize-18's antialiased filter at fraction \p r: when downsampling (\p scale < 1), the
+/// linear (tent) or cubic kernel stretched by 1 / scale over the neighbours x0 + i for i in
+/// [start, 2 - start), normalized to sum 1 (the reference implementation's
+/// _linear_coeffs_antialias and _cubic_coeffs_antialias). Upsampling keeps the plain kernel.
+SmallVector<std::pair<double, double>, 4> antialiasPicks(double x0, double r, double scale,
+                                                         bool cubic, double a) {
+  scale = std::min(scale, 1.0);
+  double reach = cubic ? 2 : 1; // the kernel's support, in input cells at scale 1
+  int64_t start = int64_t(std::floor(-reach / scale) + 1);
+  SmallVector<std::pair<double, double>, 4> picks;
+  double sum = 0;
+  for (int64_t i = start; i < 2 - start; ++i) {
+    double x = std::abs(scale * (double(i) - r)), w;
+    if (!cubic)
+      w = std::min(std::max(1 - x, 0.0), 1.0);
+    else if (x <= 1)
+      w = (a + 2) * x * x * x - (a + 3) * x * x + 1;
+    else if (x < 2)
+      w = a * x * x * x - 5 * a * x * x + 8 * a * x - 4 * a;
+    else
+      w = 0;
+    picks.push_back({x0 + double(i), w});
+    sum += w;
+  }
+  for (auto &p : picks)
+    p.second /= sum;
+  return picks;
+}
+
 } // namespace
 
 std::vector<ResizeSample> resizeAxisSamples(const AttrList &attrs, unsigned rank, unsigned d,
@@ -32,6 +61,7 @@ std::vector<ResizeSample> resizeAxisSamples(const AttrList &attrs, unsigned rank
   const std::string &nearest = attrs.get<AttrKind::NearestMode>();
   double a = attrs.get<AttrKind::CubicCoeffA>();
   bool excludeOutside = attrs.get<AttrKind::ExcludeOutside>();
+  bool antialias = attrs.get<AttrKind::Antialias>();
   // With scales given, the reference implementation uses the unrounded in * scale as the
   // resized length; with sizes, scale is out / in.
   double scale = scales.empty() ? double(out) / double(in) : double(scales[d]);
@@ -47,7 +77,12 @@ std::vector<ResizeSample> resizeAxisSamples(const AttrList &attrs, unsigned rank
       xo = resized > 1 ? (x + 0.5) / scale - 0.5 : 0;
     else if (coord == "align_corners")
       xo = resized == 1 ? 0 : x * last / (resized - 1);
-    else if (coord == "asymmetric")
+    else if (coord == "half_pixel_symmetric") {
+      // Resize-19: half_pixel about the input's centre, which differs from it when the result
+      // length was rounded (out != in * scale).
+      double offset = double(in) / 2 * (1 - double(out) / resized);
+      xo = offset + (x + 0.5) / scale - 0.5;
+    } else if (coord == "asymmetric")
       xo = x / scale;
     else if (coord == "tf_half_pixel_for_nn")
       xo = (x + 0.5) / scale;
@@ -68,6 +103,8 @@ std::vector<ResizeSample> resizeAxisSamples(const AttrList &attrs, unsigned rank
       bool up = r == 1 || nearest == "ceil" || (nearest == "round_prefer_ceil" && r >= 0.5) ||
                 (nearest == "round_prefer_floor" && r > 0.5);
       picks.push_back({up ? x0 + 1 : x0, 1});
+    } else if (antialias) {
+      picks = antialiasPicks(x0, r, scale, mode == "cubic", a);
     } else if (mode == "linear") {
       picks = {{x0, 1 - r}, {x0 + 1, r}};
     } else {

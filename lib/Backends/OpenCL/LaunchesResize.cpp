@@ -7,6 +7,7 @@
 #include "ember/Graph/ResizeSampling.h"
 #include "ember/Support/Error.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace llvm;
@@ -29,22 +30,27 @@ Expected<bool> planResize(LaunchBuilder &b, const Instruction &I) {
 
   std::vector<int64_t> p = {placeOf(I.getOutput()), placeOf(I.getInput(0)), int64_t(rank), bits};
   // Per axis: result dim, result stride, table start (an index into the kernel's parameters,
-  // whose first is the count add() puts before these).
+  // whose first is the count add() puts before these), table row length.
   size_t axes = p.size();
-  p.resize(axes + 3 * rank);
+  p.resize(axes + 4 * rank);
   for (unsigned d = 0; d < rank; ++d) {
     std::vector<ResizeSample> samples =
         resizeAxisSamples(I.getAttrs(), rank, d, id[d], out.dims[d], is[d]);
-    p[axes + 3 * d] = int64_t(out.dims[d]);
-    p[axes + 3 * d + 1] = os[d];
-    p[axes + 3 * d + 2] = int64_t(p.size()) + 1;
+    // A linear or cubic row has room for the axis' most taps (4, or more when antialiased).
+    size_t most = 0;
+    for (const ResizeSample &s : samples)
+      most = std::max(most, s.taps.size());
+    p[axes + 4 * d] = int64_t(out.dims[d]);
+    p[axes + 4 * d + 1] = os[d];
+    p[axes + 4 * d + 2] = int64_t(p.size()) + 1;
+    p[axes + 4 * d + 3] = nearest ? 1 : int64_t(1 + 2 * most);
     for (const ResizeSample &s : samples) {
       if (nearest) {
         p.push_back(s.outside ? -1 : s.taps[0].offset);
         continue;
       }
       p.push_back(s.outside ? -1 : int64_t(s.taps.size()));
-      for (size_t t = 0; t < 4; ++t) {
+      for (size_t t = 0; t < most; ++t) {
         ResizeTap tap = t < s.taps.size() ? s.taps[t] : ResizeTap{0, 0};
         int64_t weight;
         std::memcpy(&weight, &tap.weight, 8);

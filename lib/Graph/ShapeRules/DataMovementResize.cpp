@@ -34,6 +34,7 @@ Expected<TypeList> inferTypesResize(ArrayRef<Type> in, const AttrList &attrs) {
   bool knownCoord = StringSwitch<bool>(coord)
                         .Cases("half_pixel", "pytorch_half_pixel", "align_corners", true)
                         .Cases("asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize", true)
+                        .Case("half_pixel_symmetric", true)
                         .Default(false);
   if (!knownCoord)
     return makeError("unknown coordinate_transformation_mode '" + coord + "'");
@@ -41,6 +42,11 @@ Expected<TypeList> inferTypesResize(ArrayRef<Type> in, const AttrList &attrs) {
     return makeError("roi must have 2 values per axis with tf_crop_and_resize, and none "
                      "otherwise; got " +
                      Twine(roi.size()) + " values");
+  int64_t antialias = attrs.get<AttrKind::Antialias>();
+  if (antialias != 0 && antialias != 1)
+    return makeError("antialias must be 0 or 1, got " + Twine(antialias));
+  if (antialias && mode == "nearest")
+    return makeError("antialias applies to the linear and cubic modes, not nearest");
   const std::string &nearest = attrs.get<AttrKind::NearestMode>();
   bool knownNearest = StringSwitch<bool>(nearest)
                           .Cases("round_prefer_floor", "round_prefer_ceil", "floor", "ceil", true)

@@ -119,6 +119,23 @@ Error loadSplit(OpContext &ctx) {
   }
   unsigned parts = ctx.numOutputs();
   dim_t length = t.dims[*axis];
+  if (ctx.opset() >= 18 && ctx.hasAttr("num_outputs")) {
+    if (!split.empty())
+      return ctx.fail("gives both the input 'split' and the attribute 'num_outputs'");
+    if (ctx.getInt("num_outputs", 0) != int64_t(parts))
+      return ctx.fail("num_outputs " + Twine(ctx.getInt("num_outputs", 0)) + " but " +
+                      Twine(parts) + " outputs");
+  }
+  if (split.empty() && parts > 0 && length % parts && ctx.opset() >= 18) {
+    // Split-18: parts of ceil(length / parts), the last one what is left (the reference
+    // implementation's rule); it must hold at least one element.
+    int64_t part = int64_t(length / parts) + 1;
+    if (int64_t(length) - part * (int64_t(parts) - 1) <= 0)
+      return ctx.fail("axis " + Twine(*axis) + " of " + t.str() + " does not split into " +
+                      Twine(parts) + " parts of " + Twine(part) + " and a smaller last one");
+    split.assign(parts, part);
+    split.back() = int64_t(length) - part * (int64_t(parts) - 1);
+  }
   if (split.empty()) { // equal parts
     if (parts == 0 || length % parts)
       return ctx.fail("axis " + Twine(*axis) + " of " + t.str() + " does not split into " +
@@ -158,13 +175,56 @@ bool fitsIntegerKind(double v, ElemKind k) {
   return std::trunc(v) == v && v >= lo && v < end;
 }
 
+Expected<NodeValue> tile(OpContext &ctx, NodeValue x, ArrayRef<int64_t> repeats);
+
+/// Pad-18's pads for the axes its 'axes' input names, as the pads of every axis: begins then
+/// ends, zero for the axes not named.
+Expected<std::vector<int64_t>> padsOfAllAxes(OpContext &ctx, ArrayRef<int64_t> pads,
+                                             unsigned rank) {
+  EMBER_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.constantInts(3));
+  if (pads.size() != 2 * axes.size())
+    return ctx.fail("pads " + intsToString(pads) + " must have 2 values per axis of axes " +
+                    intsToString(axes));
+  std::vector<int64_t> all(2 * rank, 0);
+  std::vector<bool> seen(rank, false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    auto axis = normalizeAxis(axes[i], rank);
+    if (!axis)
+      return ctx.fail("axes " + intsToString(axes) + ": " + errorToString(axis.takeError()));
+    if (seen[*axis])
+      return ctx.fail("axes " + intsToString(axes) + " name axis " + Twine(*axis) + " twice");
+    seen[*axis] = true;
+    all[*axis] = pads[i];
+    all[*axis + rank] = pads[i + axes.size()];
+  }
+  return all;
+}
+
+/// Pad-19's 'wrap' mode along axis \p d: output cell i reads input cell (i - begin) mod n,
+/// that is, a slice of enough copies of \p x laid end to end.
+Expected<NodeValue> wrapAxis(OpContext &ctx, NodeValue x, unsigned d, int64_t begin,
+                             int64_t end) {
+  int64_t n = int64_t(x.getType().dims[d]);
+  if (n == 0)
+    return ctx.fail("'wrap' pads axis " + Twine(d) + " of " + x.getType().str() +
+                    ", which has no cell to repeat");
+  int64_t before = (begin + n - 1) / n, after = (end + n - 1) / n;
+  std::vector<int64_t> repeats(x.getType().rank(), 1);
+  repeats[d] = 1 + before + after;
+  EMBER_ASSIGN_OR_RETURN(NodeValue copies, tile(ctx, x, repeats));
+  return sliceAxis(ctx, copies, d, dim_t(before * n - begin), dim_t(n + begin + end),
+                   "wrap" + std::to_string(d));
+}
+
 Error loadPad(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   const Type &t = x.getType();
   unsigned rank = t.rank();
   std::string mode = ctx.getString("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
-    return ctx.fail("unknown mode '" + mode + "' (constant, reflect or edge)");
+  bool wrap = ctx.opset() >= 19 && mode == "wrap";
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && !wrap)
+    return ctx.fail("unknown mode '" + mode + "' (constant, reflect, edge" +
+                    (ctx.opset() >= 19 ? " or wrap)" : " or, from opset 19, wrap)"));
   std::vector<int64_t> pads;
   NodeValue value;
   if (ctx.opset() < 11) {
@@ -177,6 +237,9 @@ Error loadPad(OpContext &ctx) {
     value = ctx.createConstant(std::move(v), "value")->getResult();
   } else {
     EMBER_ASSIGN_OR_RETURN(pads, ctx.constantInts(1));
+    if (ctx.opset() >= 18 && ctx.hasInput(3)) {
+      EMBER_ASSIGN_OR_RETURN(pads, padsOfAllAxes(ctx, pads, rank));
+    }
     if (ctx.hasInput(2) && mode == "constant") {
       EMBER_ASSIGN_OR_RETURN(value, ctx.input(2));
       if (value.getType().numElements() != 1)
@@ -205,6 +268,13 @@ Error loadPad(OpContext &ctx) {
   }
   if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; }))
     return ctx.setOutput(0, x);
+  if (wrap) {
+    for (unsigned d = 0; d < rank; ++d)
+      if (pads[d] || pads[d + rank]) {
+        EMBER_ASSIGN_OR_RETURN(x, wrapAxis(ctx, x, d, pads[d], pads[d + rank]));
+      }
+    return ctx.setOutput(0, x);
+  }
   EMBER_ASSIGN_OR_RETURN(
       NodeValue y, ctx.create(NodeKind::Pad, {x, value},
                               AttrList().set<AttrKind::Pads>(pads).set<AttrKind::Mode>(mode)));
@@ -342,7 +412,10 @@ Error loadTrilu(OpContext &ctx) {
 void registerDataMovementSliceOps(OpRegistry &r) {
   r.add("Slice", 1, loadSlice);
   r.add("Split", 1, loadSplit);
+  r.add("Split", 18, loadSplit); // 'num_outputs', and uneven parts
   r.add("Pad", 1, loadPad);
+  r.add("Pad", 18, loadPad); // the 'axes' input
+  r.add("Pad", 19, loadPad); // the 'wrap' mode
   r.add("Tile", 1, loadTile);
   r.add("Expand", 8, loadExpand);
   r.add("DepthToSpace", 1, loadDepthToSpace);

@@ -293,3 +293,10 @@ void registerElementwiseOps(OpRegistry &r) {
 }
 
 } // namespace ember
+  // Version 19's 'saturate' and 24's 'round_mode' say how a value is rounded into a float8
+  // kind (24's also float8 E8M0); ember has no float8 kind, and elemKindFromONNX refuses one
+  // on either side, so both attributes leave every cast ember makes unchanged.
+  for (int64_t version : {19, 24}) {
+    r.add("Cast", version, loadCast);
+    r.add("CastLike", version, loadCastLike);
+  }

@@ -296,7 +296,10 @@ std::vector<std::string> withinChecker(onnx::ModelProto &m, int64_t opset) {
         continue;
       onnx::ValueInfoProto *vi = g.add_input();
       vi->set_name(out);
-      vi->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+      // The checker wants a graph input's shape as well as its element type; a scalar's will do.
+      onnx::TypeProto::Tensor *tt = vi->mutable_type()->mutable_tensor_type();
+      tt->set_elem_type(onnx::TensorProto::FLOAT);
+      tt->mutable_shape();
     }
   }
   g.mutable_node()->Swap(&kept);

@@ -78,8 +78,8 @@ Error emitReduce(OpContext &ctx, std::vector<int64_t> axes) {
 /// Every ReduceX up to opset 17 (ReduceSum up to 12): axes is an attribute.
 Error loadReduce(OpContext &ctx) { return emitReduce(ctx, ctx.getInts("axes")); }
 
-/// ReduceSum from opset 13: axes is an optional input.
-Error loadReduceSum13(OpContext &ctx) {
+/// ReduceSum from opset 13, the other ReduceX from opset 18: axes is an optional input.
+Error loadReduceAxesInput(OpContext &ctx) {
   std::vector<int64_t> axes;
   if (ctx.hasInput(1)) {
     EMBER_ASSIGN_OR_RETURN(axes, ctx.constantInts(1));
@@ -285,7 +285,10 @@ void registerReduceOps(OpRegistry &r) {
        {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
         "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
     r.add(op, 1, loadReduce);
-  r.add("ReduceSum", 13, loadReduceSum13);
+  r.add("ReduceSum", 13, loadReduceAxesInput);
+  for (const char *op : {"ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+                         "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
+    r.add(op, 18, loadReduceAxesInput);
   r.add("ArgMax", 1, loadArgSelect<NodeKind::ArgMax>);
   r.add("ArgMin", 1, loadArgSelect<NodeKind::ArgMin>);
   r.add("CumSum", 11, loadCumSum);

@@ -259,6 +259,7 @@ void registerSequenceOps(OpRegistry &r) {
   r.add("SequenceMap", 17, loadSequenceMap);
   r.add("Optional", 15, loadOptional);
   r.add("OptionalHasElement", 15, loadOptionalHasElement);
+  r.add("OptionalHasElement", 18, loadOptionalHasElement); // the input may be omitted
   r.add("OptionalGetElement", 15, loadOptionalGetElement);
 }
 

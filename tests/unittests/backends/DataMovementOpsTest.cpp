@@ -239,7 +239,8 @@ TEST_P(DataMovementKinds, ResizeNearest) {
               .set<AttrKind::NearestMode>(c.nearest)
               .set<AttrKind::CubicCoeffA>(-0.75f)
               .set<AttrKind::ExcludeOutside>(0)
-              .set<AttrKind::ExtrapolationValue>(3.f);
+              .set<AttrKind::ExtrapolationValue>(3.f)
+              .set<AttrKind::Antialias>(0);
           down = up;
           down.set<AttrKind::Dims>({1, 2, 3, 2}).set<AttrKind::Scales>({0.5f, 0.8f, 0.7f, 0.5f});
           return {node(F, NodeKind::Resize, {x}, up), node(F, NodeKind::Resize, {x}, down)};
@@ -273,7 +274,8 @@ TEST(DataMovement, QuantizedMovesBytes) {
             .set<AttrKind::NearestMode>("round_prefer_floor")
             .set<AttrKind::CubicCoeffA>(-0.75f)
             .set<AttrKind::ExcludeOutside>(0)
-            .set<AttrKind::ExtrapolationValue>(1.5f);
+            .set<AttrKind::ExtrapolationValue>(1.5f)
+            .set<AttrKind::Antialias>(0);
         return {node(F, NodeKind::Transpose, {x}, t), node(F, NodeKind::Pad, {img, v}, p),
                 node(F, NodeKind::Resize, {img}, r)};
       },
@@ -422,7 +424,8 @@ AttrList resizeAttrs(const ResizeCase &c, std::vector<int64_t> dims, std::vector
       .set<AttrKind::NearestMode>("round_prefer_floor")
       .set<AttrKind::CubicCoeffA>(c.a)
       .set<AttrKind::ExcludeOutside>(c.exclude)
-      .set<AttrKind::ExtrapolationValue>(-2.5f);
+      .set<AttrKind::ExtrapolationValue>(-2.5f)
+      .set<AttrKind::Antialias>(c.antialias);
   return r;
 }
 
@@ -434,6 +437,7 @@ TEST_P(ResizeInterp, MatchesInterpreter) {
     expectBackendsAgree(
         [c, k](Module &M, Function *F) -> std::vector<NodeValue> {
           // Upsampling the image axes (the CNN case); resampling every axis of a rank-5 tensor
+  int64_t antialias = 0; ///< Resize-18: the downsampling axes widen the filter
           // (several outer axes with more than one tap); down to length 1 on one axis; rank 1.
           Placeholder *img = input(M, {1, 3, 5, 7}, k);
           Placeholder *vol = input(M, {2, 3, 4, 3, 5}, k, "vol");
@@ -464,10 +468,15 @@ INSTANTIATE_TEST_SUITE_P(
                       ResizeCase{"cubic", "align_corners", -0.75f, 0, false},
                       ResizeCase{"cubic", "asymmetric", -0.5f, 0, true},
                       ResizeCase{"cubic", "pytorch_half_pixel", -0.75f, 1, true},
-                      ResizeCase{"cubic", "tf_crop_and_resize", -0.5f, 0, true}),
+                      ResizeCase{"cubic", "tf_crop_and_resize", -0.5f, 0, true},
+                      ResizeCase{"linear", "half_pixel_symmetric", -0.75f, 0, true},
+                      ResizeCase{"linear", "half_pixel", -0.75f, 0, true, 1},
+                      ResizeCase{"cubic", "half_pixel_symmetric", -0.5f, 1, true, 1},
+                      ResizeCase{"cubic", "align_corners", -0.75f, 0, false, 1}),
     [](const ::testing::TestParamInfo<ResizeCase> &i) {
       return std::string(i.param.mode) + "_" + i.param.coord + (i.param.exclude ? "_excl" : "") +
-             (i.param.scales ? "_scales" : "_sizes") + "_" + std::to_string(i.index);
+             (i.param.antialias ? "_antialias" : "") + (i.param.scales ? "_scales" : "_sizes") +
+             "_" + std::to_string(i.index);
     });
 
 TEST(DataMovement, ResizeOfAScalarAndSpecialValues) {

@@ -4,10 +4,10 @@
 // Interpreter's own, and passes it as per-axis tables in the parameters, so every coordinate
 // transformation and mode reads the same taps as the Interpreter. Parameters: [n, y, x, rank,
 // extrapolation element's bits, then per axis: result dim, result stride, table start (an index
-// into these parameters)]. A nearest table row is one long per result coordinate: the input
-// offset (index * input stride), or -1 when tf_crop_and_resize maps it outside the input. A
-// linear or cubic row is 9 longs: the tap count (-1: outside), then up to 4 taps of input
-// offset and weight (a double's bits).
+// into these parameters), row length]. A nearest table row is one long per result coordinate:
+// the input offset (index * input stride), or -1 when tf_crop_and_resize maps it outside the
+// input. A linear or cubic row is 1 + 2 * (the axis' most taps) longs: the tap count (-1:
+// outside), then the taps' input offsets and weights (a double's bits).
 
 // Writes the low `bytes` bytes of `bits` as element i of y (the extrapolation element).
 static inline void rs_put(__global uchar *y, long i, long bytes, long bits) {
@@ -24,7 +24,7 @@ static inline void rs_put(__global uchar *y, long i, long bytes, long bits) {
       return;                                                                                   \
     long off = 0;                                                                               \
     for (long d = 0; d < P[3]; ++d) {                                                           \
-      __global const long *q = P + 5 + 3 * d;                                                   \
+      __global const long *q = P + 5 + 4 * d;                                                   \
       long at = P[q[2] + (i / q[1]) % q[0]];                                                    \
       if (at < 0) {                                                                             \
         rs_put(PLACE(P[1]), i, sizeof(T), P[4]);                                                \
@@ -66,8 +66,8 @@ RESIZE_NEAREST(resize_nearest_8, ulong)
       return;                                                                                   \
     long rank = P[3], combos = 1;                                                               \
     for (long d = 0; d < rank; ++d) {                                                           \
-      __global const long *q = P + 5 + 3 * d;                                                   \
-      long taps = P[q[2] + 9 * ((i / q[1]) % q[0])];                                            \
+      __global const long *q = P + 5 + 4 * d;                                                   \
+      long taps = P[q[2] + q[3] * ((i / q[1]) % q[0])];                                         \
       if (taps < 0) {                                                                           \
         rs_put(PLACE(P[1]), i, sizeof(STORAGE_##K), P[4]);                                      \
         return;                                                                                 \
@@ -80,8 +80,8 @@ RESIZE_NEAREST(resize_nearest_8, ulong)
       long rest = combos, off = 0;                                                              \
       double w = 1;                                                                             \
       for (long d = 0; d < rank; ++d) {                                                         \
-        __global const long *q = P + 5 + 3 * d;                                                 \
-        __global const long *row = P + q[2] + 9 * ((i / q[1]) % q[0]);                         \
+        __global const long *q = P + 5 + 4 * d;                                                 \
+        __global const long *row = P + q[2] + q[3] * ((i / q[1]) % q[0]);                      \
         rest /= row[0];                                                                         \
         long t = (c / rest) % row[0];                                                           \
         off += row[1 + 2 * t];                                                                  \
