@@ -15,7 +15,13 @@ namespace cpu {
 namespace {
 
 /// Whether \p I's input and result are float32 with 1 or 2 spatial dims (the fast kernels).
+/// The fast average pool's direct loop walks undilated windows only, so a dilated AvgPool
+/// (ONNX AveragePool-19, rare) takes the generic kernel.
 bool fastPool(const Instruction &I) {
+  if (I.getKind() == InstrKind::AvgPool)
+    for (int64_t d : I.attr<AttrKind::Dilations>())
+      if (d != 1)
+        return false;
   return I.getOutput()->getType().kind == ElemKind::Float32 &&
          fastRank(I.getInput(0)->getType().rank());
 }
@@ -45,9 +51,8 @@ bool isGlobalAvgPool(const Window2D &w) {
 }
 
 /// The generic kernels' parameters (kernels/NNPoolGeneric.cpp, PoolNd): n, planes, then per spatial
-/// axis input dims, output dims, kernels, strides, begin pads, end pads, dilations (1 for the pools
-/// without them).
-std::vector<int64_t> poolNdParams(const Instruction &I, bool hasDilations) {
+/// axis input dims, output dims, kernels, strides, begin pads, end pads, dilations.
+std::vector<int64_t> poolNdParams(const Instruction &I) {
   const DimsVec &in = I.getInput(0)->getType().dims, &out = I.getOutput()->getType().dims;
   size_t n = in.size() - 2;
   std::vector<int64_t> p = {int64_t(n), int64_t(in[0] * in[1])};
@@ -60,12 +65,8 @@ std::vector<int64_t> poolNdParams(const Instruction &I, bool hasDilations) {
   p.insert(p.end(), kernels.begin(), kernels.begin() + n);
   p.insert(p.end(), strides.begin(), strides.begin() + n);
   p.insert(p.end(), pads.begin(), pads.begin() + 2 * n);
-  if (hasDilations) {
-    const std::vector<int64_t> &dilations = I.attr<AttrKind::Dilations>();
-    p.insert(p.end(), dilations.begin(), dilations.begin() + n);
-  } else {
-    p.insert(p.end(), n, 1);
-  }
+  const std::vector<int64_t> &dilations = I.attr<AttrKind::Dilations>();
+  p.insert(p.end(), dilations.begin(), dilations.begin() + n);
   return p;
 }
 
@@ -93,7 +94,7 @@ Error emitMaxPool(Emitter &E, const Instruction &I) {
   if (!fastPool(I))
     return E.call(kernelFor("ember_maxpool_nd", I.getOutput()->getType().kind),
                   {E.out(I, ops::MaxPool::Result), E.out(I, ops::MaxPool::Indices),
-                   E.in(I, ops::MaxPool::Input), E.constArray(poolNdParams(I, true), "maxpool"),
+                   E.in(I, ops::MaxPool::Input), E.constArray(poolNdParams(I), "maxpool"),
                    E.i64(colMajor)});
   Window2D w = window(I, I.attr<AttrKind::Kernels>(), I.attr<AttrKind::Strides>(),
                       I.attr<AttrKind::Pads>(), I.attr<AttrKind::Dilations>());
@@ -115,7 +116,7 @@ Error emitAvgPool(Emitter &E, const Instruction &I) {
   if (!fastPool(I))
     return E.call(kernelFor("ember_avgpool_nd", I.getOutput()->getType().kind),
                   {E.out(I), E.in(I, ops::AvgPool::Input),
-                   E.constArray(poolNdParams(I, false), "avgpool"), E.i64(countPad)});
+                   E.constArray(poolNdParams(I), "avgpool"), E.i64(countPad)});
   Window2D w = window(I, I.attr<AttrKind::Kernels>(), I.attr<AttrKind::Strides>(),
                       I.attr<AttrKind::Pads>(), {});
   const DimsVec &in = I.getInput(0)->getType().dims;
@@ -154,7 +155,7 @@ uint64_t poolScratch(const Instruction &I, int64_t threads) {
 Error emitLpPool(Emitter &E, const Instruction &I) {
   return E.call(kernelFor("ember_lppool_nd", I.getOutput()->getType().kind),
                 {E.out(I), E.in(I, ops::LpPool::Input),
-                 E.constArray(poolNdParams(I, false), "lppool"), E.f32(I.attr<AttrKind::P>())});
+                 E.constArray(poolNdParams(I), "lppool"), E.f32(I.attr<AttrKind::P>())});
 }
 
 /// MaxUnpool: float values, int64 indices.

@@ -50,11 +50,12 @@ struct PoolWindows {
   std::vector<std::vector<AxisWindow>> axes; ///< [axis][output coordinate]
   DimsVec rowStrides, colStrides;
 
-  PoolWindows(const KernelContext &ctx, ArrayRef<int64_t> dilations) {
+  explicit PoolWindows(const KernelContext &ctx) {
     TensorArg x = ctx.in(ops::MaxPool::Input), y = ctx.out();
     const auto &kernels = ctx.attr<AttrKind::Kernels>();
     const auto &strides = ctx.attr<AttrKind::Strides>();
     const auto &pads = ctx.attr<AttrKind::Pads>();
+    const auto &dilations = ctx.attr<AttrKind::Dilations>();
     ArrayRef<dim_t> inDims = spatialDims(x);
     outDims = spatialDims(y);
     size_t n = inDims.size();
@@ -68,9 +69,8 @@ struct PoolWindows {
     for (size_t a = 0; a < n; ++a) {
       axes.emplace_back();
       for (dim_t o = 0; o < outDims[a]; ++o)
-        axes[a].push_back(axisWindow(int64_t(o), strides[a], kernels[a],
-                                     dilations.empty() ? 1 : dilations[a], pads[a], pads[a + n],
-                                     int64_t(inDims[a])));
+        axes[a].push_back(axisWindow(int64_t(o), strides[a], kernels[a], dilations[a], pads[a],
+                                     pads[a + n], int64_t(inDims[a])));
     }
   }
 
@@ -116,7 +116,7 @@ template <typename T> T lowestValue() {
 }
 
 template <typename T> Error maxPool(const KernelContext &ctx) {
-  PoolWindows win(ctx, ctx.attr<AttrKind::Dilations>());
+  PoolWindows win(ctx);
   bool colMajor = ctx.attr<AttrKind::StorageOrder>() != 0;
   const T *in = ctx.in(ops::MaxPool::Input).as<T>();
   T *out = ctx.out(ops::MaxPool::Result).as<T>();
@@ -145,7 +145,7 @@ template <typename T> Error maxPool(const KernelContext &ctx) {
 template <typename T, typename Term, typename Finish>
 Error sumPool(const KernelContext &ctx, Term term, Finish finish) {
   using Acc = FloatAccum<T>;
-  PoolWindows win(ctx, {});
+  PoolWindows win(ctx);
   const T *in = ctx.in(ops::AvgPool::Input).as<T>();
   T *out = ctx.out().as<T>();
   win.forEach([&](size_t op, ArrayRef<Cell> cells, int64_t padded) {

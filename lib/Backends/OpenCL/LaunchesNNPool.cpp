@@ -43,8 +43,8 @@ Expected<bool> planPool2D(LaunchBuilder &b, const Instruction &I) {
                        I.attr<AttrKind::StorageOrder>(), 0});
   else
     p.insert(p.end(), {-1, 0, I.attr<AttrKind::CountIncludePad>() ? 1 : 0});
-  const std::vector<int64_t> one = {1, 1};
-  const auto &dl = isMax ? I.attr<AttrKind::Dilations>() : one;
+  // An AvgPool comes here undilated (planNNPool).
+  const auto &dl = I.attr<AttrKind::Dilations>();
   p.insert(p.end(), {H, W, OH, OW, k[0], k[1], s[0], s[1], pd[0], pd[1], pd[2], pd[3], dl[0],
                      dl[1], blocks});
   return b.add(I, isMax ? "maxpool2d_f32" : "avgpool2d_f32", planes * OH * uint64_t(blocks), p,
@@ -67,9 +67,14 @@ Expected<bool> planNNPool(LaunchBuilder &b, const Instruction &I) {
     const auto &k = I.attr<AttrKind::Kernels>(), &s = I.attr<AttrKind::Strides>(),
                &pd = I.attr<AttrKind::Pads>();
     size_t ns = xt.dims.size() - 2;
-    if (ns == 2 && out.kind == ElemKind::Float32 && I.getKind() != InstrKind::LpPool)
-      return planPool2D(b, I);
     bool isMax = I.getKind() == InstrKind::MaxPool;
+    const auto &dl = I.attr<AttrKind::Dilations>();
+    // avgpool2d_f32 walks undilated windows only: a dilated AvgPool (ONNX AveragePool-19) takes
+    // sumpool_f32.
+    bool dilated = std::any_of(dl.begin(), dl.end(), [](int64_t d) { return d != 1; });
+    if (ns == 2 && out.kind == ElemKind::Float32 && I.getKind() != InstrKind::LpPool &&
+        (isMax || !dilated))
+      return planPool2D(b, I);
     // [y, x, indices, storage order, sum mode, p bits, spatial rank] (NNPool.cl).
     std::vector<int64_t> p;
     if (isMax)
@@ -81,7 +86,7 @@ Expected<bool> planNNPool(LaunchBuilder &b, const Instruction &I) {
     p.push_back(int64_t(ns));
     for (size_t d = 0; d < ns; ++d)
       p.insert(p.end(), {int64_t(xt.dims[2 + d]), int64_t(out.dims[2 + d]), k[d], s[d], pd[d],
-                         pd[ns + d], isMax ? I.attr<AttrKind::Dilations>()[d] : 1});
+                         pd[ns + d], dl[d]});
     return b.add(I, (isMax ? "maxpool_" : "sumpool_") + suffix, n, p);
   }
   case InstrKind::MaxRoiPool: {

@@ -226,7 +226,7 @@ Expected<TypeList> inferTypesMaxPool(ArrayRef<Type> in, const AttrList &attrs) {
 
 Expected<TypeList> inferTypesAvgPool(ArrayRef<Type> in, const AttrList &attrs) {
   EMBER_TRY(expectFloat(in[0], "input"));
-  EMBER_ASSIGN_OR_RETURN(Type y, pooled(in[0], windowFromAttrs(attrs, false, true)));
+  EMBER_ASSIGN_OR_RETURN(Type y, pooled(in[0], windowFromAttrs(attrs, true, true)));
   return TypeList{y};
 }
 
@@ -235,7 +235,7 @@ Expected<TypeList> inferTypesLpPool(ArrayRef<Type> in, const AttrList &attrs) {
   float p = attrs.get<AttrKind::P>();
   if (!(p > 0.0f) || !std::isfinite(p))
     return makeError("p must be positive and finite, got " + floatStr(p));
-  EMBER_ASSIGN_OR_RETURN(Type y, pooled(in[0], windowFromAttrs(attrs, false, false)));
+  EMBER_ASSIGN_OR_RETURN(Type y, pooled(in[0], windowFromAttrs(attrs, true, true)));
   return TypeList{y};
 }
 

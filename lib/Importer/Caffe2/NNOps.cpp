@@ -149,9 +149,9 @@ template <NodeKind K> Error loadPool(OpContext &ctx) {
     if (d != 1)
       return ctx.fail("pooling takes no dilation");
   AttrList attrs = windowAttrs(a);
-  attrs.set<AttrKind::CeilMode>(0);
+  attrs.set<AttrKind::CeilMode>(0).set<AttrKind::Dilations>(a.dilations);
   if (K == NodeKind::MaxPool)
-    attrs.set<AttrKind::Dilations>(a.dilations).set<AttrKind::StorageOrder>(0);
+    attrs.set<AttrKind::StorageOrder>(0);
   else
     attrs.set<AttrKind::CountIncludePad>(ctx.getInt("count_include_pad", 0) != 0);
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(K, {x}, attrs));

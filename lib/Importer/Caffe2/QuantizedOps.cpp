@@ -230,9 +230,10 @@ template <NodeKind K> Error loadInt8Pool(OpContext &ctx) {
   attrs.set<AttrKind::Kernels>(a.kernels)
       .set<AttrKind::Strides>(a.strides)
       .set<AttrKind::Pads>(a.pads)
+      .set<AttrKind::Dilations>(a.dilations)
       .set<AttrKind::CeilMode>(0);
   if (K == NodeKind::MaxPool)
-    attrs.set<AttrKind::Dilations>(a.dilations).set<AttrKind::StorageOrder>(0);
+    attrs.set<AttrKind::StorageOrder>(0);
   else
     attrs.set<AttrKind::CountIncludePad>(1);
   EMBER_ASSIGN_OR_RETURN(NodeValue p, ctx.create(K, {real}, attrs, "pool_real"));

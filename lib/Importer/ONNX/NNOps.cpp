@@ -96,6 +96,12 @@ float lpNormExponent(OpContext &ctx) {
   return ctx.opset() < 2 ? ctx.getFloat("p", 2.0f) : float(ctx.getInt("p", 2));
 }
 
+/// The first opset whose \p K reads dilations (and, for LpPool, ceil_mode): AveragePool-19,
+/// LpPool-18; MaxPool always has.
+template <NodeKind K> constexpr int64_t poolDilationsSince() {
+  return K == NodeKind::AvgPool ? 19 : K == NodeKind::LpPool ? 18 : 1;
+}
+
 /// MaxPool, AveragePool and LpPool.
 template <NodeKind K> Error loadPool(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
@@ -103,18 +109,22 @@ template <NodeKind K> Error loadPool(OpContext &ctx) {
     return ctx.fail("attribute 'kernel_shape' is required");
   EMBER_ASSIGN_OR_RETURN(WindowAttrs win,
                          readWindowAttrs(ctx, x.getType(), ctx.getInts("kernel_shape")));
-  if (K != NodeKind::MaxPool)
+  bool readsDilations = ctx.opset() >= poolDilationsSince<K>();
+  if (!readsDilations)
     for (int64_t d : win.dilations)
       if (d != 1)
         return ctx.fail("dilations " + intsToString(win.dilations) + " are not defined for " +
-                        ctx.proto().op_type());
+                        ctx.proto().op_type() + " before opset " +
+                        Twine(poolDilationsSince<K>()));
   resolveForwardAutoPad(win, x.getType());
   AttrList attrs = windowAttrList(win);
+  attrs.set<AttrKind::Dilations>(win.dilations);
   if (K == NodeKind::MaxPool)
-    attrs.set<AttrKind::Dilations>(win.dilations)
-        .set<AttrKind::StorageOrder>(ctx.getInt("storage_order", 0));
-  if (K != NodeKind::LpPool)
-    attrs.set<AttrKind::CeilMode>(ctx.getInt("ceil_mode", 0));
+    attrs.set<AttrKind::StorageOrder>(ctx.getInt("storage_order", 0));
+  // LpPool before opset 18 has no ceil_mode: its windows always round down.
+  attrs.set<AttrKind::CeilMode>(K != NodeKind::LpPool || readsDilations
+                                    ? ctx.getInt("ceil_mode", 0)
+                                    : 0);
   if (K == NodeKind::AvgPool)
     attrs.set<AttrKind::CountIncludePad>(ctx.getInt("count_include_pad", 0));
   if (K == NodeKind::LpPool)
@@ -142,11 +152,11 @@ template <NodeKind K> Error loadGlobalPool(OpContext &ctx) {
   AttrList attrs;
   attrs.set<AttrKind::Kernels>(kernels)
       .set<AttrKind::Strides>(std::vector<int64_t>(n, 1))
-      .set<AttrKind::Pads>(std::vector<int64_t>(2 * n, 0));
+      .set<AttrKind::Pads>(std::vector<int64_t>(2 * n, 0))
+      .set<AttrKind::Dilations>(std::vector<int64_t>(n, 1))
+      .set<AttrKind::CeilMode>(0);
   if (K == NodeKind::MaxPool)
-    attrs.set<AttrKind::Dilations>(std::vector<int64_t>(n, 1)).set<AttrKind::StorageOrder>(0);
-  if (K != NodeKind::LpPool)
-    attrs.set<AttrKind::CeilMode>(0);
+    attrs.set<AttrKind::StorageOrder>(0);
   if (K == NodeKind::AvgPool)
     attrs.set<AttrKind::CountIncludePad>(0);
   if (K == NodeKind::LpPool)
@@ -222,7 +232,9 @@ void registerNNOps(OpRegistry &r) {
   r.add("ConvTranspose", 1, loadConvTranspose);
   r.add("MaxPool", 1, loadPool<NodeKind::MaxPool>);
   r.add("AveragePool", 1, loadPool<NodeKind::AvgPool>);
+  r.add("AveragePool", poolDilationsSince<NodeKind::AvgPool>(), loadPool<NodeKind::AvgPool>);
   r.add("LpPool", 1, loadPool<NodeKind::LpPool>);
+  r.add("LpPool", poolDilationsSince<NodeKind::LpPool>(), loadPool<NodeKind::LpPool>);
   r.add("GlobalMaxPool", 1, loadGlobalPool<NodeKind::MaxPool>);
   r.add("GlobalAveragePool", 1, loadGlobalPool<NodeKind::AvgPool>);
   r.add("GlobalLpPool", 1, loadGlobalPool<NodeKind::LpPool>);

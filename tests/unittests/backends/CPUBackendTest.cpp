@@ -216,6 +216,7 @@ std::vector<NodeValue> maxAndAvgPools(Function *F, NodeValue x, std::vector<int6
     ap.set<AttrKind::Kernels>(kernels)
         .set<AttrKind::Strides>(strides)
         .set<AttrKind::Pads>(pads)
+        .set<AttrKind::Dilations>(dilations)
         .set<AttrKind::CeilMode>(ceil)
         .set<AttrKind::CountIncludePad>(countPad);
     outs.push_back(node(F, NodeKind::AvgPool, {x}, ap));
@@ -558,6 +559,7 @@ TEST(CPUBackend, Pooling) {
       ap.set<AttrKind::Kernels>({3, 2})
           .set<AttrKind::Strides>({2, 1})
           .set<AttrKind::Pads>({1, 0, 1, 1})
+          .set<AttrKind::Dilations>({1, 1})
           .set<AttrKind::CeilMode>(1)
           .set<AttrKind::CountIncludePad>(countPad);
       outs.push_back(node(F, NodeKind::AvgPool, {x}, ap));
@@ -566,6 +568,7 @@ TEST(CPUBackend, Pooling) {
     global.set<AttrKind::Kernels>({11, 13})
         .set<AttrKind::Strides>({1, 1})
         .set<AttrKind::Pads>({0, 0, 0, 0})
+        .set<AttrKind::Dilations>({1, 1})
         .set<AttrKind::CeilMode>(0)
         .set<AttrKind::CountIncludePad>(0);
     outs.push_back(node(F, NodeKind::AvgPool, {x}, global));

@@ -197,19 +197,21 @@ TEST_P(NNPool, MaxPoolAvgPoolLpPoolMatchInterpreter) {
       ap.set<AttrKind::Kernels>(p.kernels)
           .set<AttrKind::Strides>(p.strides)
           .set<AttrKind::Pads>(p.pads)
+          .set<AttrKind::Dilations>(p.dilations)
           .set<AttrKind::CeilMode>(p.ceil)
           .set<AttrKind::CountIncludePad>(countPad);
       outs.push_back(node(F, NodeKind::AvgPool, {x}, ap));
     }
-    if (!p.ceil)
-      for (float norm : {1.f, 2.f, 3.f, 1.5f}) {
-        AttrList lp;
-        lp.set<AttrKind::Kernels>(p.kernels)
-            .set<AttrKind::Strides>(p.strides)
-            .set<AttrKind::Pads>(p.pads)
-            .set<AttrKind::P>(norm);
-        outs.push_back(node(F, NodeKind::LpPool, {x}, lp));
-      }
+    for (float norm : {1.f, 2.f, 3.f, 1.5f}) {
+      AttrList lp;
+      lp.set<AttrKind::Kernels>(p.kernels)
+          .set<AttrKind::Strides>(p.strides)
+          .set<AttrKind::Pads>(p.pads)
+          .set<AttrKind::Dilations>(p.dilations)
+          .set<AttrKind::CeilMode>(p.ceil)
+          .set<AttrKind::P>(norm);
+      outs.push_back(node(F, NodeKind::LpPool, {x}, lp));
+    }
     return outs;
   });
 }
@@ -223,7 +225,8 @@ INSTANTIATE_TEST_SUITE_P(
                  {1, 1, 2}, 1},
         PoolCase{ElemKind::Float32, {1, 2, 3, 4, 5, 6}, {2, 2, 2, 3}, {1, 2, 1, 2},
                  {0, 1, 0, 1, 1, 0, 1, 1}, {1, 1, 2, 1}, 0},
-        // float32 1-D and 2-D take the fast kernels for MaxPool/AvgPool, LpPool the generic.
+        // float32 1-D and 2-D take the fast kernels for MaxPool/AvgPool (undilated), LpPool the
+        // generic.
         PoolCase{ElemKind::Float32, {2, 3, 11, 13}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 2}, 0},
         PoolCase{ElemKind::Float32, {1, 2, 30}, {4}, {3}, {2, 1}, {1}, 1},
         PoolCase{ElemKind::Float16, {2, 3, 9, 10}, {3, 2}, {2, 1}, {1, 0, 1, 1}, {1, 1}, 1},
@@ -268,6 +271,7 @@ TEST(NNPool, WindowsOfPaddingAloneAndSpecialValues) {
             ap.set<AttrKind::Kernels>(std::vector<int64_t>(n, 2))
                 .set<AttrKind::Strides>(std::vector<int64_t>(n, 1))
                 .set<AttrKind::Pads>(std::vector<int64_t>(2 * n, 2))
+                .set<AttrKind::Dilations>(std::vector<int64_t>(n, 1))
                 .set<AttrKind::CeilMode>(0)
                 .set<AttrKind::CountIncludePad>(0);
             return {NodeValue(maxPool, 0), NodeValue(maxPool, 1),
