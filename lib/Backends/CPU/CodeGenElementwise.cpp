@@ -107,9 +107,11 @@ StringRef compareBase(InstrKind k) {
 }
 
 bool supportsCompare(const Node &n) { return isNumericOrBool(operandKind(n, 0)); }
-bool supportsLogic(const Node &n) { return resultKind(n) == ElemKind::Bool; }
+bool supportsLogic(const Node &n) {
+  return resultKind(n) == ElemKind::Bool || isInteger(resultKind(n));
+}
 
-/// Comparisons are instantiated per operand kind, logic for bool.
+/// Comparisons and bitwise logic are instantiated per operand kind.
 Error emitCompare(Emitter &E, const Instruction &I) {
   return E.call(kernelFor(compareBase(I.getKind()), inKind(I, 0)),
                 {E.out(I), E.in(I, 0), E.in(I, 1), count(E, I)});

@@ -19,7 +19,7 @@ namespace interp {
 
 /// Sets of element kinds a kernel accepts (the domains of Nodes/ElementwiseFunctions.def and a
 /// few more). Numeric means every integer and float kind; quantized kinds are in none.
-enum class KindSet { Float, Signed, Numeric, Unsigned, Bool, NumericOrBool };
+enum class KindSet { Float, Signed, Numeric, Unsigned, Bool, NumericOrBool, IntegerOrBool };
 
 template <typename T>
 constexpr bool kIsFloatLike =
@@ -40,6 +40,7 @@ constexpr bool classInSet(KindSet s, bool isFloat, bool isBool, bool isUnsigned)
   case KindSet::Unsigned: return isUnsigned;
   case KindSet::Bool: return isBool;
   case KindSet::NumericOrBool: return true;
+  case KindSet::IntegerOrBool: return !isFloat;
   }
   return false;
 }

@@ -1,5 +1,5 @@
-// Element-wise kernels that compare, combine truth values, select, clamp or convert: Equal,
-// Less, LessOrEqual, Greater, GreaterOrEqual, And, Or, Xor, Where, Clip and Cast.
+// Element-wise kernels that compare, combine truth values or bits, select, clamp or convert:
+// Equal, Less, LessOrEqual, Greater, GreaterOrEqual, And, Or, Xor, Where, Clip and Cast.
 #include "ElementwiseCommon.h"
 
 #include <cstring>
@@ -21,9 +21,12 @@ template <typename Cmp> Error compare(const KernelContext &ctx, Cmp cmp) {
   });
 }
 
+/// Bitwise \p op on bool or an integer kind (on bool, whose values are 0 and 1, the logical one).
 template <typename Op> Error logic(const KernelContext &ctx, Op op) {
-  return dispatchIn<KindSet::Bool>(ctx, ctx.out().type.kind,
-                                   [&](auto) { return binaryLoop<bool>(ctx, op); });
+  return dispatchIn<KindSet::IntegerOrBool>(ctx, ctx.out().type.kind, [&](auto tag) {
+    using T = decltype(tag);
+    return binaryLoop<T>(ctx, op);
+  });
 }
 
 bool comparable(const Node &n) { return kindInSet(operandKind(n, 0), KindSet::NumericOrBool); }
@@ -36,9 +39,9 @@ Error runLessOrEqual(const KernelContext &ctx) { return compare(ctx, std::less_e
 Error runGreater(const KernelContext &ctx) { return compare(ctx, std::greater<>()); }
 Error runGreaterOrEqual(const KernelContext &ctx) { return compare(ctx, std::greater_equal<>()); }
 
-Error runAnd(const KernelContext &ctx) { return logic(ctx, std::logical_and<>()); }
-Error runOr(const KernelContext &ctx) { return logic(ctx, std::logical_or<>()); }
-Error runXor(const KernelContext &ctx) { return logic(ctx, std::not_equal_to<>()); }
+Error runAnd(const KernelContext &ctx) { return logic(ctx, std::bit_and<>()); }
+Error runOr(const KernelContext &ctx) { return logic(ctx, std::bit_or<>()); }
+Error runXor(const KernelContext &ctx) { return logic(ctx, std::bit_xor<>()); }
 
 Error runWhere(const KernelContext &ctx) {
   return dispatchIn<KindSet::NumericOrBool>(ctx, ctx.out().type.kind, [&](auto tag) {
@@ -102,9 +105,9 @@ bool supportsLess(const Node &n) { return comparable(n); }
 bool supportsLessOrEqual(const Node &n) { return comparable(n); }
 bool supportsGreater(const Node &n) { return comparable(n); }
 bool supportsGreaterOrEqual(const Node &n) { return comparable(n); }
-bool supportsAnd(const Node &n) { return resultKind(n) == ElemKind::Bool; }
-bool supportsOr(const Node &n) { return resultKind(n) == ElemKind::Bool; }
-bool supportsXor(const Node &n) { return resultKind(n) == ElemKind::Bool; }
+bool supportsAnd(const Node &n) { return kindInSet(resultKind(n), KindSet::IntegerOrBool); }
+bool supportsOr(const Node &n) { return kindInSet(resultKind(n), KindSet::IntegerOrBool); }
+bool supportsXor(const Node &n) { return kindInSet(resultKind(n), KindSet::IntegerOrBool); }
 bool supportsWhere(const Node &n) { return kindInSet(resultKind(n), KindSet::NumericOrBool); }
 bool supportsClip(const Node &n) { return kindInSet(resultKind(n), KindSet::Numeric); }
 bool supportsCast(const Node &n) {

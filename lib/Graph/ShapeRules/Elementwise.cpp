@@ -14,7 +14,7 @@ using namespace shape;
 namespace {
 
 /// Sets of element kinds, as Nodes/ElementwiseFunctions.def names them.
-enum class Domain { Float, Signed, Numeric, Unsigned, Bool, NumericOrBool };
+enum class Domain { Float, Signed, Numeric, Unsigned, Bool, NumericOrBool, IntegerOrBool };
 
 bool inDomain(ElemKind k, Domain d) {
   bool isBool = k == ElemKind::Bool;
@@ -28,6 +28,7 @@ bool inDomain(ElemKind k, Domain d) {
   case Domain::Unsigned: return isUnsigned;
   case Domain::Bool: return isBool;
   case Domain::NumericOrBool: return isNumeric || isBool;
+  case Domain::IntegerOrBool: return (isNumeric || isBool) && !isFloatKind(k);
   }
   return false;
 }
@@ -40,6 +41,7 @@ StringRef domainName(Domain d) {
   case Domain::Unsigned: return "an unsigned integer";
   case Domain::Bool: return "bool";
   case Domain::NumericOrBool: return "numeric or bool";
+  case Domain::IntegerOrBool: return "an integer or bool";
   }
   return "?";
 }
@@ -155,15 +157,15 @@ Expected<TypeList> inferTypesGreaterOrEqual(ArrayRef<Type> in, const AttrList &)
 }
 
 Expected<TypeList> inferTypesAnd(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::Bool);
+  return sameTypeBinary(in, Domain::IntegerOrBool);
 }
 
 Expected<TypeList> inferTypesOr(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::Bool);
+  return sameTypeBinary(in, Domain::IntegerOrBool);
 }
 
 Expected<TypeList> inferTypesXor(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::Bool);
+  return sameTypeBinary(in, Domain::IntegerOrBool);
 }
 
 Expected<TypeList> inferTypesWhere(ArrayRef<Type> in, const AttrList &) {

@@ -109,6 +109,36 @@ Error loadBitShift(OpContext &ctx) {
                          operands);
 }
 
+/// And, Or, Xor (bool operands) and BitwiseAnd, BitwiseOr, BitwiseXor (integer operands): one
+/// node kind each, bitwise on either (a bool is one bit); the ONNX operators differ only in the
+/// kinds they accept.
+template <NodeKind K, bool Bitwise> Error loadLogic(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(auto operands, ctx.inputs(2));
+  EMBER_TRY(expectSameKinds(ctx, operands));
+  const Type &t = operands[0].getType();
+  if (Bitwise && (isFloatKind(t.kind) || isQuantizedKind(t.kind) || t.kind == ElemKind::Bool))
+    return ctx.fail("operands must be integers, got " + t.str());
+  if (!Bitwise && t.kind != ElemKind::Bool)
+    return ctx.fail("operands must be bool, got " + t.str());
+  EMBER_ASSIGN_OR_RETURN(auto broadcast, broadcastBinary(ctx, operands[0], operands[1]));
+  EMBER_ASSIGN_OR_RETURN(NodeValue r, ctx.create(K, broadcast));
+  return ctx.setOutput(0, r);
+}
+
+/// BitwiseNot: X ^ ~0, the Xor of every element with an all-ones constant of its kind.
+Error loadBitwiseNot(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  const Type &t = x.getType();
+  if (isFloatKind(t.kind) || isQuantizedKind(t.kind) || t.kind == ElemKind::Bool)
+    return ctx.fail("input must be an integer, got " + t.str());
+  EMBER_ASSIGN_OR_RETURN(Tensor ones, ctx.newTensor(Type(t.kind, {}), "all-ones operand"));
+  std::memset(ones.data(), 0xff, ones.sizeInBytes());
+  NodeValue c = ctx.createConstant(std::move(ones), "ones")->getResult();
+  EMBER_ASSIGN_OR_RETURN(c, ctx.broadcastTo(c, t.dims));
+  EMBER_ASSIGN_OR_RETURN(NodeValue r, ctx.create(NodeKind::Xor, {x, c}));
+  return ctx.setOutput(0, r);
+}
+
 /// Max, Min, Sum (K = Add) and Mean (K = Add, then a division): 1 or more inputs, folded
 /// pairwise from the left with numpy broadcasting at each step (before opset 8 the shapes must
 /// be equal, a special case).
@@ -282,17 +312,17 @@ void registerElementwiseOps(OpRegistry &r) {
   r.add("LessOrEqual", 12, loadBinary<NodeKind::LessOrEqual>);
   r.add("Greater", 1, loadBinary<NodeKind::Greater>);
   r.add("GreaterOrEqual", 12, loadBinary<NodeKind::GreaterOrEqual>);
-  r.add("And", 1, loadBinary<NodeKind::And>);
-  r.add("Or", 1, loadBinary<NodeKind::Or>);
-  r.add("Xor", 1, loadBinary<NodeKind::Xor>);
+  r.add("And", 1, loadLogic<NodeKind::And, false>);
+  r.add("Or", 1, loadLogic<NodeKind::Or, false>);
+  r.add("Xor", 1, loadLogic<NodeKind::Xor, false>);
+  r.add("BitwiseAnd", 18, loadLogic<NodeKind::And, true>);
+  r.add("BitwiseOr", 18, loadLogic<NodeKind::Or, true>);
+  r.add("BitwiseXor", 18, loadLogic<NodeKind::Xor, true>);
+  r.add("BitwiseNot", 18, loadBitwiseNot);
   r.add("Where", 9, loadWhere);
   r.add("Clip", 1, loadClip);
   r.add("Cast", 1, loadCast);
   r.add("CastLike", 15, loadCastLike);
-  registerElementwiseActivationOps(r);
-}
-
-} // namespace ember
   // Version 19's 'saturate' and 24's 'round_mode' say how a value is rounded into a float8
   // kind (24's also float8 E8M0); ember has no float8 kind, and elemKindFromONNX refuses one
   // on either side, so both attributes leave every cast ember makes unchanged.
@@ -300,3 +330,7 @@ void registerElementwiseOps(OpRegistry &r) {
     r.add("Cast", version, loadCast);
     r.add("CastLike", version, loadCastLike);
   }
+  registerElementwiseActivationOps(r);
+}
+
+} // namespace ember

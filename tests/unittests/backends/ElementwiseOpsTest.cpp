@@ -226,6 +226,22 @@ TEST(ElementwiseOps, ComparisonsOnEveryKind) {
   }
 }
 
+TEST(ElementwiseOps, BitwiseLogicOnIntegerKinds) {
+  for (ElemKind k : kIntKinds) {
+    SCOPED_TRACE(kindName(k));
+    RunOptions o = dceOnly();
+    o.inputs["a"] = specials(k, {37}, 0);
+    o.inputs["b"] = specials(k, {37}, 5);
+    expectBackendsAgree(
+        [&](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *a = input(M, {37}, k, "a"), *b = input(M, {37}, k, "b");
+          return {node(F, NodeKind::And, {a, b}), node(F, NodeKind::Or, {a, b}),
+                  node(F, NodeKind::Xor, {a, b})};
+        },
+        o);
+  }
+}
+
 TEST(ElementwiseOps, LogicNotAndWhere) {
   expectBackendsAgree(
       [](Module &M, Function *F) -> std::vector<NodeValue> {

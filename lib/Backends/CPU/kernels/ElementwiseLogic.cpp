@@ -2,7 +2,7 @@
 // of the Interpreter's ElementwiseLogic.cpp:
 //  - Equal, Less, LessOrEqual, Greater, GreaterOrEqual on every numeric kind and bool, bool
 //    result; floats compare as IEEE (NaN compares false), 16-bit floats as float;
-//  - And, Or, Xor on bool;
+//  - And, Or, Xor on bool and the integer kinds (bitwise);
 //  - Clip on every numeric kind but float32 (Elementwise.cpp has its vector form);
 //  - Cast between every pair of numeric and bool kinds (Types.h's convert, except to bfloat16).
 // (Where, which moves bytes, is in Elementwise.cpp.)
@@ -27,15 +27,20 @@
 EMBER_FOR_ALL_KINDS(COMPARE_KERNELS)
 #undef COMPARE_KERNELS
 
-EMBER_KERNEL void ember_and_b8(b8 *out, const b8 *a, const b8 *b, i64 n) {
-  zipLoop(out, a, b, n, [](bool x, bool y) { return x && y; });
-}
-EMBER_KERNEL void ember_or_b8(b8 *out, const b8 *a, const b8 *b, i64 n) {
-  zipLoop(out, a, b, n, [](bool x, bool y) { return x || y; });
-}
-EMBER_KERNEL void ember_xor_b8(b8 *out, const b8 *a, const b8 *b, i64 n) {
-  zipLoop(out, a, b, n, [](bool x, bool y) { return x != y; });
-}
+/// Bitwise on bool (whose values are 0 and 1: the logical operations) and the integer kinds.
+#define BITWISE_KERNELS(S, T)                                                                      \
+  EMBER_KERNEL void ember_and_##S(T *out, const T *a, const T *b, i64 n) {                        \
+    zipLoop(out, a, b, n, [](ComputeOf<T> x, ComputeOf<T> y) -> ComputeOf<T> { return x & y; });  \
+  }                                                                                                \
+  EMBER_KERNEL void ember_or_##S(T *out, const T *a, const T *b, i64 n) {                         \
+    zipLoop(out, a, b, n, [](ComputeOf<T> x, ComputeOf<T> y) -> ComputeOf<T> { return x | y; });  \
+  }                                                                                                \
+  EMBER_KERNEL void ember_xor_##S(T *out, const T *a, const T *b, i64 n) {                        \
+    zipLoop(out, a, b, n, [](ComputeOf<T> x, ComputeOf<T> y) -> ComputeOf<T> { return x ^ y; });  \
+  }
+EMBER_FOR_INT_KINDS(BITWISE_KERNELS)
+BITWISE_KERNELS(b8, b8)
+#undef BITWISE_KERNELS
 
 /// min(max(x, lo), hi) with lo and hi read from one-element tensors of the input's kind: a NaN
 /// input fails both comparisons and stays NaN; lo > hi gives hi (numpy.clip).
