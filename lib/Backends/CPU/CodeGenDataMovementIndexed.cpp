@@ -4,6 +4,8 @@
 // nonzero for one out of range, which callChecked turns into an error naming the instruction.
 #include "CodeGenUtils.h"
 
+#include "ember/Graph/ScatterReduction.h"
+
 using namespace llvm;
 
 namespace ember {
@@ -75,19 +77,20 @@ Error emitGatherElements(Emitter &E, const Instruction &I) {
 }
 
 /// The scatters' kernel name part for reduction \p how on \p t: "none" moves bytes (per element
-/// size), add and mul compute (per element kind).
+/// size), the reductions compute (per element kind).
 std::string scatterKind(StringRef how, const ember::Type &t) {
   if (how == "none")
     return "none" + bitsSuffix(t);
   return (how + "_" + kindSuffix(t.kind)).str();
 }
 
-// Replacing moves bytes; add and mul compute on every non-quantized kind (the Interpreter's).
+// Replacing moves bytes; the reductions compute on every non-quantized kind (the
+// Interpreter's).
 bool supportsScatter(const Node &n) {
-  const std::string &how = n.attr<AttrKind::Reduction>();
-  if (how == "none")
+  std::optional<ScatterReduction> how = scatterReductionNamed(n.attr<AttrKind::Reduction>());
+  if (how == ScatterReduction::None)
     return byteSizeOk(n.getType());
-  return (how == "add" || how == "mul") && !n.getType().isQuantized();
+  return how && !n.getType().isQuantized();
 }
 
 Error emitScatterElements(Emitter &E, const Instruction &I) {

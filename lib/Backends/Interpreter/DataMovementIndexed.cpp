@@ -1,8 +1,10 @@
 // Indexed data movement kernels: Gather, GatherElements, GatherND, ScatterElements, ScatterND,
 // OneHot, ReverseSequence. Elements move as bytes, so every element kind is served; only the
-// scatter reductions (add, mul) compute, per kind. Indices are read at run time: a negative one
+// scatter reductions (add, mul, max, min: Graph/ScatterReduction.h) compute, per kind. Indices are read at run time: a negative one
 // counts from the end of its axis, one out of range is an error (never an out-of-bounds access).
 #include "KernelUtils.h"
+
+#include "ember/Graph/ScatterReduction.h"
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -94,6 +96,30 @@ template <typename T> T mulValues(T a, T b) {
   else
     return T(a * b);
 }
+// numpy's maximum and minimum: a NaN operand wins, the element already there first; bool takes
+// 'or' and 'and'. The winner is returned itself, so a 16-bit NaN keeps its bits.
+template <typename T> auto comparable(T x) {
+  if constexpr (std::is_arithmetic_v<T>)
+    return x;
+  else
+    return float(x); // float16_t, bfloat16_t
+}
+template <typename T> T maxValues(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a || b;
+  } else {
+    auto x = comparable(a), y = comparable(b);
+    return x != x ? a : y != y ? b : x < y ? b : a;
+  }
+}
+template <typename T> T minValues(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a && b;
+  } else {
+    auto x = comparable(a), y = comparable(b);
+    return x != x ? a : y != y ? b : y < x ? b : a;
+  }
+}
 template <typename T, T (*Op)(T, T)>
 void combineInto(uint8_t *dst, const uint8_t *src, size_t count, size_t) {
   T *d = reinterpret_cast<T *>(dst);
@@ -104,14 +130,21 @@ void combineInto(uint8_t *dst, const uint8_t *src, size_t count, size_t) {
 
 /// The combine step of reduction \p how for element kind \p k.
 Expected<Combine> combinerFor(const KernelContext &ctx, StringRef how, ElemKind k) {
-  if (how == "none")
-    return &replaceInto;
-  if (how != "add" && how != "mul")
+  std::optional<ScatterReduction> r = scatterReductionNamed(how);
+  if (!r)
     return ctx.unsupported("unknown scatter reduction '" + how + "'");
+  if (*r == ScatterReduction::None)
+    return &replaceInto;
   Combine fn = nullptr;
   EMBER_TRY(dispatchAllKinds(k, [&](auto zero) -> Error {
     using T = decltype(zero);
-    fn = how == "add" ? &combineInto<T, addValues<T>> : &combineInto<T, mulValues<T>>;
+    switch (*r) {
+    case ScatterReduction::Add: fn = &combineInto<T, addValues<T>>; break;
+    case ScatterReduction::Mul: fn = &combineInto<T, mulValues<T>>; break;
+    case ScatterReduction::Max: fn = &combineInto<T, maxValues<T>>; break;
+    case ScatterReduction::Min: fn = &combineInto<T, minValues<T>>; break;
+    case ScatterReduction::None: fn = &replaceInto; break;
+    }
     return Error::success();
   }));
   return fn;

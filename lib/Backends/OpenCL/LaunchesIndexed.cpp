@@ -3,6 +3,7 @@
 // operands are read by the kernels at run time, which fail the run on one out of range.
 #include "LaunchBuilder.h"
 
+#include "ember/Graph/ScatterReduction.h"
 #include "ember/Support/Error.h"
 
 using namespace llvm;
@@ -39,9 +40,11 @@ Expected<bool> planScatter(LaunchBuilder &b, const Instruction &I) {
   }
   ArrayRef<dim_t> dd = out.dims, id = it.dims;
   std::vector<int64_t> ds = stridesOf(dd);
-  int64_t reduction = how == "none" ? 0 : how == "add" ? 1 : 2;
+  std::optional<ScatterReduction> reduction = scatterReductionNamed(how);
+  if (!reduction) // the shape rule refused it already
+    return makeError("unknown scatter reduction '" + how + "'");
   std::vector<int64_t> p = {y, placeOf(I.getInput(2)), placeOf(I.getInput(1)),
-                            int64_t(it.elementSize()), reduction};
+                            int64_t(it.elementSize()), int64_t(*reduction)};
   uint64_t items;
   if (I.getKind() == InstrKind::ScatterElements) {
     // A work-item per line of indices along the axis (form 0).
@@ -179,10 +182,9 @@ std::optional<bool> supportsIndexed(const Node &n) {
     return movable(n.getType(0));
   case NodeKind::ScatterElements:
   case NodeKind::ScatterND: {
-    // Replacing moves bits; add and mul compute on every kind but the quantized ones.
-    const std::string &how = n.attr<AttrKind::Reduction>();
-    return (how == "none" || how == "add" || how == "mul") &&
-           (how == "none" || !n.getType(0).isQuantized());
+    // Replacing moves bits; the reductions compute on every kind but the quantized ones.
+    std::optional<ScatterReduction> how = scatterReductionNamed(n.attr<AttrKind::Reduction>());
+    return how && (how == ScatterReduction::None || !n.getType(0).isQuantized());
   }
   case NodeKind::OneHot:
     return movable(n.getType(0)) && !n.getOperand(0).getType().isQuantized();

@@ -2,6 +2,8 @@
 // ScatterND, OneHot, ReverseSequence).
 #include "DataMovementCommon.h"
 
+#include "ember/Graph/ScatterReduction.h"
+
 using namespace llvm;
 
 namespace ember {
@@ -12,8 +14,8 @@ namespace {
 
 Error expectScatterReduction(const AttrList &attrs) {
   const std::string &how = attrs.get<AttrKind::Reduction>();
-  if (how != "none" && how != "add" && how != "mul")
-    return makeError("unknown scatter reduction '" + how + "' (none, add or mul)");
+  if (!scatterReductionNamed(how))
+    return makeError("unknown scatter reduction '" + how + "' (" + scatterReductionNames() + ")");
   return Error::success();
 }
 

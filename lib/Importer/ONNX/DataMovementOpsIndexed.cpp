@@ -48,18 +48,28 @@ Error loadGatherND(OpContext &ctx) {
                      AttrList().set<AttrKind::BatchDims>(ctx.getInt("batch_dims", 0)));
 }
 
+/// The 'reduction' attribute of ScatterElements and ScatterND: max and min came in opset 18.
+Expected<std::string> scatterReduction(OpContext &ctx) {
+  std::string how = ctx.getString("reduction", "none");
+  if ((how == "max" || how == "min") && ctx.opset() < 18)
+    return ctx.fail("reduction '" + how + "' needs opset 18, the model has " +
+                    Twine(ctx.opset()));
+  return how;
+}
+
 /// ScatterElements; also Scatter (opset 9-10, deprecated in 11), which is it without reduction.
 Error loadScatterElements(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue data, ctx.input(0));
   EMBER_ASSIGN_OR_RETURN(int64_t axis, axisAttr(ctx, 0, data.getType().rank()));
+  EMBER_ASSIGN_OR_RETURN(std::string how, scatterReduction(ctx));
   return loadIndexed(ctx, NodeKind::ScatterElements, {0, 1, 2},
-                     AttrList().set<AttrKind::Axis>(axis).set<AttrKind::Reduction>(
-                         ctx.getString("reduction", "none")));
+                     AttrList().set<AttrKind::Axis>(axis).set<AttrKind::Reduction>(how));
 }
 
 Error loadScatterND(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(std::string how, scatterReduction(ctx));
   return loadIndexed(ctx, NodeKind::ScatterND, {0, 1, 2},
-                     AttrList().set<AttrKind::Reduction>(ctx.getString("reduction", "none")));
+                     AttrList().set<AttrKind::Reduction>(how));
 }
 
 /// OneHot(indices, depth, values): depth sizes the new axis, so it must be known.
@@ -126,7 +136,9 @@ void registerDataMovementIndexedOps(OpRegistry &r) {
   r.add("GatherND", 11, loadGatherND);
   r.add("Scatter", 9, loadScatterElements);
   r.add("ScatterElements", 11, loadScatterElements);
+  r.add("ScatterElements", 18, loadScatterElements); // reductions max and min
   r.add("ScatterND", 11, loadScatterND);
+  r.add("ScatterND", 18, loadScatterND);
   r.add("OneHot", 9, loadOneHot);
   r.add("ReverseSequence", 10, loadReverseSequence);
   r.add("Compress", 9, loadCompress);

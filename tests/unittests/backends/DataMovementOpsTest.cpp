@@ -329,7 +329,7 @@ class ScatterKinds : public ::testing::TestWithParam<ElemKind> {};
 TEST_P(ScatterKinds, ScatterElementsEveryReduction) {
   // Random indices repeat, so the reductions combine several updates into one element.
   ElemKind k = GetParam();
-  for (const char *how : {"none", "add", "mul"}) {
+  for (const char *how : {"none", "add", "mul", "max", "min"}) {
     SCOPED_TRACE(how);
     expectBackendsAgree(
         [k, how](Module &M, Function *F) -> std::vector<NodeValue> {
@@ -353,7 +353,7 @@ TEST_P(ScatterKinds, ScatterElementsEveryReduction) {
 
 TEST_P(ScatterKinds, ScatterNDEveryReduction) {
   ElemKind k = GetParam();
-  for (const char *how : {"none", "add", "mul"}) {
+  for (const char *how : {"none", "add", "mul", "max", "min"}) {
     SCOPED_TRACE(how);
     expectBackendsAgree(
         [k, how](Module &M, Function *F) -> std::vector<NodeValue> {
@@ -368,6 +368,34 @@ TEST_P(ScatterKinds, ScatterNDEveryReduction) {
                   node(F, NodeKind::ScatterND, {x, planes, input(M, {3, 5, 6}, k, "u3")}, a)};
         },
         dceOnly());
+  }
+}
+
+TEST_P(ScatterKinds, ScatterMaxMinLetNaNWin) {
+  // numpy's maximum and minimum (Graph/ScatterReduction.h): a NaN in the data or in an update
+  // wins, the element already there first; repeated indices combine in index order.
+  ElemKind k = GetParam();
+  if (!isFloatKind(k))
+    GTEST_SKIP() << "no NaN in " << elemKindName(k).str();
+  double nan = std::nan("");
+  RunOptions opts = dceOnly();
+  opts.inputs["x"] = tensorOf(k, {2, 4}, {nan, 1, -2, 3, 0.5, -1, 2, nan});
+  opts.inputs["u"] = tensorOf(k, {2, 4}, {5, nan, -3, 7, nan, 0, -4, 1});
+  for (const char *how : {"max", "min"}) {
+    SCOPED_TRACE(how);
+    expectBackendsAgree(
+        [k, how](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *x = input(M, {2, 4}, k, "x"), *u = input(M, {2, 4}, k, "u");
+          AttrList a;
+          a.set<AttrKind::Axis>(1).set<AttrKind::Reduction>(how);
+          Constant *idx = values(M, ElemKind::Int64, {2, 4}, {0, 1, 1, 0, 3, 3, 2, 3});
+          AttrList nd;
+          nd.set<AttrKind::Reduction>(how);
+          Constant *rows = values(M, ElemKind::Int32, {2, 1}, {1, 1}, "rows");
+          return {node(F, NodeKind::ScatterElements, {x, idx, u}, a),
+                  node(F, NodeKind::ScatterND, {x, rows, u}, nd)};
+        },
+        opts);
   }
 }
 

@@ -1,6 +1,6 @@
 // Indexed data movement kernels: Gather, GatherElements, GatherND, ScatterElements, ScatterND,
 // OneHot, ReverseSequence. Elements move as bytes (one kernel per element size) except where a
-// kind computes: the scatter reductions (add, mul) per element kind, OneHot's reading of its
+// kind computes: the scatter reductions (add, mul, max, min) per element kind, OneHot's reading of its
 // indices per index kind. Indices are read at run time, exactly as the Interpreter does: a
 // negative one counts from the end of its axis, one out of range makes the kernel return
 // 1 + the position of the offending index (or batch), which codegen turns into an error naming
@@ -27,12 +27,25 @@ EMBER_FOR_INDEX_KINDS(GATHER_KERNEL)
 
 namespace {
 
-/// How a scatter writes an update \p u over the element \p a it lands on: 0 replaces, 1 adds,
-/// 2 multiplies. As the Interpreter: integers wrap, bool adds as 'or' and multiplies as 'and'
-/// (numpy's rules), 16-bit floats compute in float and round once.
+/// How a scatter writes an update \p u over the element \p a it lands on: How is the code of
+/// ember::ScatterReduction (include/ember/Graph/ScatterReduction.h: 0 replaces, 1 adds,
+/// 2 multiplies, 3 max, 4 min). As the Interpreter: integers wrap, bool adds as 'or' and
+/// multiplies as 'and' (numpy's rules), 16-bit floats compute in float and round once; max and
+/// min keep the winning element itself (a NaN wins, a's first; bool: 'or' and 'and').
 template <int How, typename T> EMBER_INLINE T combine(T a, T u) {
   if constexpr (How == 0) {
     return u;
+  } else if constexpr (How == 3 || How == 4) {
+    if constexpr (kIsBool<T>) {
+      return b8{u8(How == 3 ? (a.v || u.v) : (a.v && u.v))};
+    } else {
+      ComputeOf<T> x = Elem<T>::load(a), y = Elem<T>::load(u);
+      if (x != x)
+        return a;
+      if (y != y)
+        return u;
+      return (How == 3 ? x < y : y < x) ? u : a;
+    }
   } else if constexpr (kIsBool<T>) {
     return b8{u8(How == 1 ? (a.v || u.v) : (a.v && u.v))};
   } else if constexpr (kIsInt<T>) {
@@ -190,7 +203,11 @@ EMBER_FOR_ELEMENT_SIZES(SIZED_INDEX_KERNELS_I64)
   SCATTER_REDUCE_KERNELS(1, add, K, T, i32, i32)                                                   \
   SCATTER_REDUCE_KERNELS(1, add, K, T, i64, i64)                                                   \
   SCATTER_REDUCE_KERNELS(2, mul, K, T, i32, i32)                                                   \
-  SCATTER_REDUCE_KERNELS(2, mul, K, T, i64, i64)
+  SCATTER_REDUCE_KERNELS(2, mul, K, T, i64, i64)                                                   \
+  SCATTER_REDUCE_KERNELS(3, max, K, T, i32, i32)                                                   \
+  SCATTER_REDUCE_KERNELS(3, max, K, T, i64, i64)                                                   \
+  SCATTER_REDUCE_KERNELS(4, min, K, T, i32, i32)                                                   \
+  SCATTER_REDUCE_KERNELS(4, min, K, T, i64, i64)
 EMBER_FOR_ALL_KINDS(SCATTER_REDUCE_FOR_KIND)
 #undef SCATTER_REDUCE_FOR_KIND
 #undef SCATTER_REDUCE_KERNELS

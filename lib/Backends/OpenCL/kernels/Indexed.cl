@@ -161,9 +161,26 @@ static inline long2 ix_scatter_step(long form, __global const long *q, long w, l
 #define IX_MATH_u64 ulong
 #define IX_MATH_bool uchar
 
+// The type max and min compare a kind in: its values, signed or not (1 + 1 never happens).
+#define IX_CMP_f32 float
+#define IX_CMP_f64 double
+#define IX_CMP_f16 float
+#define IX_CMP_bf16 float
+#define IX_CMP_i8 long
+#define IX_CMP_u8 ulong
+#define IX_CMP_i16 long
+#define IX_CMP_u16 ulong
+#define IX_CMP_i32 long
+#define IX_CMP_u32 ulong
+#define IX_CMP_i64 long
+#define IX_CMP_u64 ulong
+#define IX_CMP_bool uchar
+
 // ScatterElements and ScatterND (the result already holds a copy of data): [n, y, updates,
-// idx, idx bytes, reduction (0 none, 1 add, 2 mul), form, steps per work-item, then
-// ix_scatter_step's q]. Replacing copies the stored bits.
+// idx, idx bytes, reduction (ember::ScatterReduction's code, Graph/ScatterReduction.h: 0 none,
+// 1 add, 2 mul, 3 max, 4 min), form, steps per work-item, then ix_scatter_step's q]. Replacing
+// copies the stored bits, and so do max and min, of the winner (a NaN wins, the result's first;
+// on bool they are 'or' and 'and').
 #define SCATTER(K)                                                                              \
   __kernel void scatter_##K(ARGS) {                                                             \
     P += p0;                                                                                    \
@@ -181,6 +198,10 @@ static inline long2 ix_scatter_step(long form, __global const long *q, long w, l
       }                                                                                         \
       if (how == 0) {                                                                           \
         ((__global STORAGE_##K *)y)[at.y] = ((__global const STORAGE_##K *)u)[at.x];            \
+      } else if (how >= 3) {                                                                    \
+        IX_CMP_##K a = (IX_CMP_##K)LOAD_##K(y, at.y), b = (IX_CMP_##K)LOAD_##K(u, at.x);        \
+        if (a == a && (b != b || (how == 3 ? a < b : b < a)))                                   \
+          ((__global STORAGE_##K *)y)[at.y] = ((__global const STORAGE_##K *)u)[at.x];          \
       } else {                                                                                  \
         IX_MATH_##K a = (IX_MATH_##K)LOAD_##K(y, at.y), b = (IX_MATH_##K)LOAD_##K(u, at.x);     \
         STORE_##K(y, at.y, how == 1 ? a + b : a * b);                                           \
