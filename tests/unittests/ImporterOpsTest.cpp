@@ -151,6 +151,11 @@ std::string dft(const std::vector<int64_t> &dims, const std::string &attrs = "",
   return model(17, decls, node("dft0", "DFT", ins, attrs));
 }
 
+/// DFT-20 of a float32 input x of \p dims whose axis is the declaration \p axis (named "axis").
+std::string dft20(const std::vector<int64_t> &dims, const std::string &axis) {
+  return model(20, input("x", kFloat, dims) + axis, node("dft0", "DFT", {"x", "", "axis"}));
+}
+
 TEST(ImporterOps, RefusesBadDFTs) {
   expectRefused({
       {"three_components", dft({1, 4, 3}), "dft0", "DFT",
@@ -171,6 +176,14 @@ TEST(ImporterOps, RefusesBadDFTs) {
        "attribute 'inverse' must be 0 or 1, got 3"},
       {"empty_signal", dft({1, 0, 1}), "dft0", "DFT",
        "axis 1 of input float32<1 x 0 x 1> is empty: there is no signal to transform"},
+      // DFT-20 reads the axis from an input, known at compile time.
+      {"axis_input_components", dft20({1, 4, 1}, initI64("axis", {-1})), "dft0", "DFT",
+       "input 'axis' names the last axis of input float32<1 x 4 x 1>, which holds the real and "
+       "imaginary components"},
+      {"axis_input_vector", dft20({1, 4, 1}, initI64("axis", {1, 1}, {2})), "dft0", "DFT",
+       "axis must be a scalar, got int64<2>"},
+      {"axis_input_out_of_range", dft20({1, 4, 1}, initI64("axis", {-4})), "dft0", "DFT",
+       "input 'axis': axis -4 is out of range for rank 3"},
   });
 }
 

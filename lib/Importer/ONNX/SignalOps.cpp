@@ -269,19 +269,39 @@ Error checkSignal(OpContext &ctx, NodeValue v, StringRef name) {
   return Error::success();
 }
 
-/// DFT(input, dft_length?): attribute 'axis' (default 1) indexes the input's dims, the trailing
-/// component axis included (negative values count from it, as onnxruntime reads them), and must
-/// not name that axis. 'onesided' keeps the first dft_length / 2 + 1 outputs; the spec means it
-/// for real input only, and for complex input (as in onnxruntime) the same outputs are kept.
+/// DFT(input, dft_length?, axis?): the axis (DFT-17: attribute 'axis', default 1; DFT-20: the
+/// compile-time scalar input 'axis', default -2, the last signal axis) indexes the input's dims,
+/// the trailing component axis included (negative values count from it, as onnxruntime and
+/// DFT-20 read them), and must not name that axis. 'onesided' keeps the first
+/// dft_length / 2 + 1 outputs; the spec means it for real input only, and for complex input
+/// (as in onnxruntime) the same outputs are kept.
 Error loadDFT(OpContext &ctx) {
+  bool axisInput = ctx.opset() >= 20;
+  // dft_length and axis are both needed at compile time: say so for both at once.
+  SmallVector<unsigned, 2> needed;
+  if (ctx.hasInput(1))
+    needed.push_back(1);
+  if (axisInput && ctx.hasInput(2))
+    needed.push_back(2);
+  if (!needed.empty())
+    EMBER_TRY(ctx.constantInputs(needed).takeError());
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   EMBER_TRY(checkSignal(ctx, x, "input"));
   unsigned rank = x.getType().rank();
-  auto axis = normalizeAxis(ctx.getInt("axis", 1), rank);
+  int64_t axisValue = axisInput ? -2 : ctx.getInt("axis", 1);
+  StringRef axisName = axisInput ? "input 'axis'" : "attribute 'axis'";
+  if (axisInput && ctx.hasInput(2)) {
+    EMBER_ASSIGN_OR_RETURN(const Tensor *t, scalarOperand(ctx, 2, "axis"));
+    auto values = tensorInts(*t, "axis");
+    if (!values)
+      return ctx.fail(errorToString(values.takeError()));
+    axisValue = values->front();
+  }
+  auto axis = normalizeAxis(axisValue, rank);
   if (!axis)
-    return ctx.fail("attribute 'axis': " + errorToString(axis.takeError()));
+    return ctx.fail(axisName + ": " + errorToString(axis.takeError()));
   if (*axis == int64_t(rank) - 1)
-    return ctx.fail("attribute 'axis' names the last axis of input " + x.getType().str() +
+    return ctx.fail(axisName + " names the last axis of input " + x.getType().str() +
                     ", which holds the real and imaginary components, not signal samples");
   EMBER_ASSIGN_OR_RETURN(bool inverse, flagAttr(ctx, "inverse", 0));
   EMBER_ASSIGN_OR_RETURN(bool onesided, flagAttr(ctx, "onesided", 0));
@@ -370,6 +390,7 @@ void registerSignalOps(OpRegistry &r) {
   r.add("BlackmanWindow", 17, loadBlackmanWindow);
   r.add("MelWeightMatrix", 17, loadMelWeightMatrix);
   r.add("DFT", 17, loadDFT);
+  r.add("DFT", 20, loadDFT);
   r.add("STFT", 17, loadSTFT);
 }
 
