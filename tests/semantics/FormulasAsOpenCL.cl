@@ -29,6 +29,6 @@ __kernel void formulas(__global float *out, __global const float *in, __global d
   float x = in[i];
   out[i] = ember_sigmoid(x) + ember_hard_sigmoid(x, 0.2f, 0.5f) + ember_hard_swish(x) +
            ember_gelu(x) + ember_gelu_tanh(x) + ember_softplus(x) + ember_elu(x, 1.0f) +
-           ember_clip(x, -1.0f, 1.0f) + ember_leaky_relu(x, 0.1f) + ember_sign(x);
+           ember_clip(x, -1.0f, 1.0f) + ember_leaky_relu(x, 0.1f) + ember_sign(x) + ember_mish(x);
   out64[i] = ember_sigmoid((double)x) + ember_selu((double)x, 1.67, 1.05);
 }

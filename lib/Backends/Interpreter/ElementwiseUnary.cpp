@@ -68,6 +68,7 @@ template <typename C> C floatFunction(UnaryFn fn, C x) {
   case UnaryFn::HardSwish: return ember_hard_swish(x);
   case UnaryFn::Gelu: return ember_gelu(x);
   case UnaryFn::GeluTanh: return ember_gelu_tanh(x);
+  case UnaryFn::Mish: return ember_mish(x);
   case UnaryFn::Not: break; // bool only
   }
   return x;

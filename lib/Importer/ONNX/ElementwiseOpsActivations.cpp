@@ -1,5 +1,6 @@
 // ONNX one-input element-wise functions and activations: the functions of a `Unary` node (Abs,
-// Sin, Round, Not, ...), IsNaN, IsInf, Relu, Sigmoid, Tanh and the activations with attributes.
+// Sin, Round, Not, Mish, ...), IsNaN, IsInf, Relu, Sigmoid, Tanh, Gelu and the activations with
+// attributes.
 #include "ElementwiseOps.h"
 
 #include "ember/Support/Error.h"
@@ -32,6 +33,7 @@ const UnaryFunctionOp kUnaryFunctionOps[] = {
     {"Atanh", 9, "atanh"},   {"Erf", 9, "erf"},
     {"Softsign", 1, "softsign"}, {"Softplus", 1, "softplus"},
     {"HardSwish", 14, "hard_swish"}, {"Not", 1, "not"},
+    {"Mish", 18, "mish"},
 };
 
 /// Creates \p kind with \p attrs on the node's one input.
@@ -86,6 +88,18 @@ Error loadShrink(OpContext &ctx) {
                           .set<AttrKind::Lambd>(ctx.getFloat("lambd", 0.5f)));
 }
 
+/// Gelu: the exact form or its tanh approximation, the two `Unary` functions recognize-gelu
+/// also lands the graphs of these formulas on (so the CPU's vector kernels and fused
+/// epilogues serve either).
+Error loadGelu(OpContext &ctx) {
+  std::string approximate = ctx.getString("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return ctx.fail("approximate must be \"none\" or \"tanh\", got \"" + approximate + "\"");
+  return loadOneInput(ctx, NodeKind::Unary,
+                      AttrList().set<AttrKind::Function>(approximate == "none" ? "gelu"
+                                                                               : "gelu_tanh"));
+}
+
 } // namespace
 
 void registerElementwiseActivationOps(OpRegistry &r) {
@@ -103,6 +117,7 @@ void registerElementwiseActivationOps(OpRegistry &r) {
   r.add("Selu", 1, loadSelu);
   r.add("HardSigmoid", 1, loadHardSigmoid);
   r.add("Shrink", 9, loadShrink);
+  r.add("Gelu", 20, loadGelu);
 }
 
 } // namespace ember

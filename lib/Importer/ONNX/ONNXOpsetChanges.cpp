@@ -36,7 +36,7 @@ void registerWidenedVersions(OpRegistry &r) {
       {"GRU", 22}, {"GlobalAveragePool", 22}, {"GlobalLpPool", 22}, {"GlobalMaxPool", 22},
       {"GridSample", 22}, {"HardSigmoid", 22}, {"HardSwish", 22},
       {"InstanceNormalization", 22}, {"LSTM", 22}, {"LpNormalization", 22}, {"LpPool", 22},
-      {"MaxPool", 22}, {"MaxRoiPool", 22}, {"MaxUnpool", 22}, {"Multinomial", 22},
+      {"MaxPool", 22}, {"MaxRoiPool", 22}, {"MaxUnpool", 22}, {"Mish", 22}, {"Multinomial", 22},
       {"NegativeLogLikelihoodLoss", 22}, {"RNN", 22}, {"RandomNormal", 22},
       {"RandomNormalLike", 22}, {"RandomUniform", 22}, {"RandomUniformLike", 22},
       {"RoiAlign", 22}, {"Round", 22}, {"Selu", 22}, {"Sin", 22}, {"Sinh", 22},

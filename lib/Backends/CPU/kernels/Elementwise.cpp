@@ -72,6 +72,7 @@ UNARY_KERNEL(softsign, x / (1.f + vabs(x)))
 UNARY_KERNEL(hard_swish, vhardSwish(x))
 UNARY_KERNEL(gelu, vgelu(x))
 UNARY_KERNEL(gelu_tanh, vgeluTanh(x))
+UNARY_KERNEL(mish, vmish(x))
 
 #undef UNARY_KERNEL
 

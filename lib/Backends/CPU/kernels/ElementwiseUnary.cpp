@@ -42,6 +42,7 @@ enum Fn {
   FnHardSwish,
   FnGelu,
   FnGeluTanh,
+  FnMish,
 };
 
 EMBER_INLINE float m_fabs(float x) { return __builtin_fabsf(x); }
@@ -86,6 +87,7 @@ template <Fn F, typename C> EMBER_INLINE C floatFunction(C x) {
   case FnHardSwish: return ember_hard_swish(x);
   case FnGelu: return ember_gelu(x);
   case FnGeluTanh: return ember_gelu_tanh(x);
+  case FnMish: return ember_mish(x);
   }
   return x;
 }
@@ -142,6 +144,7 @@ FLOAT_UNARY(softplus, FnSoftplus)
 FLOAT_UNARY(hard_swish, FnHardSwish)
 FLOAT_UNARY(gelu, FnGelu)
 FLOAT_UNARY(gelu_tanh, FnGeluTanh)
+FLOAT_UNARY(mish, FnMish)
 #undef FLOAT_UNARY
 #undef FLOAT_UNARY_KERNEL
 

@@ -197,6 +197,14 @@ EMBER_INLINE Vec vgelu(Vec x) { return 0.5f * x * (1.f + verf(x * 0.707106781186
 EMBER_INLINE Vec vgeluTanh(Vec x) {
   return 0.5f * x * (1.f + vtanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
 }
+/// Mish without a logarithm: with n = e^x, tanh(log(1 + n)) = (n^2 + 2n) / (n^2 + 2n + 2), which
+/// does not cancel for negative x; past x = 20 it is 1 in float (and n^2 would overflow).
+EMBER_INLINE Vec vmish(Vec x) {
+  Vec n = vexp(x);
+  Vec p = n * (n + 2.f);
+  Vec t = p / (p + 2.f);
+  return x * (x > 20.f ? splat(1.f) : t);
+}
 
 EMBER_INLINE i64 minI(i64 a, i64 b) { return a < b ? a : b; }
 EMBER_INLINE i64 maxI(i64 a, i64 b) { return a > b ? a : b; }
