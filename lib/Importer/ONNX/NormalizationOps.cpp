@@ -1,5 +1,6 @@
 // ONNX normalizations and softmaxes: BatchNormalization, InstanceNormalization,
-// LayerNormalization, MeanVarianceNormalization, LRN, Softmax/LogSoftmax/Hardmax.
+// LayerNormalization, GroupNormalization, MeanVarianceNormalization, LRN,
+// Softmax/LogSoftmax/Hardmax.
 #include "ONNXTensor.h"
 #include "OpContext.h"
 
@@ -93,6 +94,68 @@ Error loadLayerNormalization(OpContext &ctx) {
   return ctx.setOutput(2, y.node->getResult(ops::LayerNorm::InvStdDev));
 }
 
+/// GroupNormalization: the channels of X (N, C, D1, ...) split into num_groups groups, each
+/// sample's group normalized over its channels and spatial dims. That is a LayerNorm of X seen
+/// as (N, G, C/G * D1 * ...) over axis 2, with unit scale and zero bias; the scale and bias
+/// (per group in version 18, per channel from 21) are then applied by a Mul and an Add the CPU
+/// backend fuses into one pass.
+Error loadGroupNormalization(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(auto operands, ctx.inputs(3));
+  NodeValue x = operands[0], scale = operands[1], bias = operands[2];
+  const Type &t = x.getType();
+  if (!isFloatKind(t.kind))
+    return ctx.fail("X must be floating point, got " + t.str());
+  if (t.rank() < 2)
+    return ctx.fail("X must have a batch and a channel axis, got " + t.str());
+  if (!ctx.hasAttr("num_groups"))
+    return ctx.fail("attribute 'num_groups' is required");
+  int64_t groups = ctx.getInt("num_groups", 0);
+  dim_t n = t.dims[0], c = t.dims[1];
+  if (groups <= 0 || c % groups != 0)
+    return ctx.fail("num_groups " + Twine(groups) + " does not divide the " + Twine(c) +
+                    " channels of " + t.str());
+  bool perChannel = ctx.opset() >= 21;
+  dim_t params = perChannel ? c : dim_t(groups);
+  for (NodeValue v : {scale, bias})
+    if (v.getType().kind != t.kind || v.getType().dims != DimsVec{params})
+      return ctx.fail(Twine(v == scale ? "scale" : "bias") + " must be " +
+                      Type(t.kind, {params}).str() + (perChannel ? " (one per channel)" :
+                      " (one per group)") + ", got " + v.getType().str());
+  ElemKind stash = ElemKind::Float32;
+  if (perChannel) {
+    EMBER_ASSIGN_OR_RETURN(stash, elemKindFromONNX(int(ctx.getInt("stash_type", 1))));
+    if (!isFloatKind(stash))
+      return ctx.fail("stash_type must be a float type, got " + elemKindName(stash));
+  }
+  dim_t group = t.numElements() / std::max<dim_t>(n * dim_t(groups), 1);
+  EMBER_ASSIGN_OR_RETURN(NodeValue grouped, ctx.reshape(x, {n, dim_t(groups), group}));
+  EMBER_ASSIGN_OR_RETURN(NodeValue ones, ctx.createFilled(t.kind, {group}, 1.0, "ones"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue zeros, ctx.createFilled(t.kind, {group}, 0.0, "zeros"));
+  AttrList attrs;
+  attrs.set<AttrKind::Axis>(2)
+      .set<AttrKind::Epsilon>(ctx.getFloat("epsilon", 1e-5f))
+      .set<AttrKind::StashKind>(elemKindName(stash).str());
+  EMBER_ASSIGN_OR_RETURN(NodeValue y,
+                         ctx.create(NodeKind::LayerNorm, {grouped, ones, zeros}, attrs));
+  // Scale and bias broadcast along axis 1 of the (N, G, group) view or of X's own dims.
+  DimsVec dims = perChannel ? t.dims : DimsVec{n, dim_t(groups), group};
+  if (perChannel) {
+    EMBER_ASSIGN_OR_RETURN(y, ctx.reshape(y, t.dims));
+  }
+  DimsVec paramDims(dims.size(), 1);
+  paramDims[1] = params;
+  EMBER_ASSIGN_OR_RETURN(scale, ctx.reshape(scale, paramDims));
+  EMBER_ASSIGN_OR_RETURN(scale, ctx.broadcastTo(scale, dims));
+  EMBER_ASSIGN_OR_RETURN(bias, ctx.reshape(bias, paramDims));
+  EMBER_ASSIGN_OR_RETURN(bias, ctx.broadcastTo(bias, dims));
+  EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Mul, {y, scale}, {}, "scale"));
+  EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Add, {y, bias}, {}, "bias"));
+  if (!perChannel) {
+    EMBER_ASSIGN_OR_RETURN(y, ctx.reshape(y, t.dims));
+  }
+  return ctx.setOutput(0, y);
+}
+
 Error loadMeanVarianceNormalization(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   std::vector<int64_t> axes = ctx.getInts("axes", {0, 2, 3});
@@ -155,6 +218,9 @@ void registerNormalizationOps(OpRegistry &r) {
   r.add("InstanceNormalization", 1, loadInstanceNormalization);
   r.add("LayerNormalization", 17, loadLayerNormalization);
   r.add("MeanVarianceNormalization", 9, loadMeanVarianceNormalization);
+  // Version 21 takes scale and bias per channel rather than per group, and adds stash_type.
+  r.add("GroupNormalization", 18, loadGroupNormalization);
+  r.add("GroupNormalization", 21, loadGroupNormalization);
   r.add("LRN", 1, loadLRN);
   r.add("Softmax", 1, loadAlongAxisLegacy<NodeKind::Softmax>);
   r.add("Softmax", 13, loadAlongAxis13<NodeKind::Softmax>);
