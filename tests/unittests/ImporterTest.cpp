@@ -553,6 +553,68 @@ TEST(ImporterLenient, FindingsAreWarningsAndStrictONNXRefusesThem) {
   }
 }
 
+// Opsets past the linked checker's 17: the checker still checks every node whose operator kept
+// its signature, the importer's loaders check the rest, and -strict-onnx names what the
+// checker could not check.
+TEST(ImporterOpsets, NewerOpsetsLoadAndTheCheckerChecksWhatItKnows) {
+  TempDir dir;
+  LenientModel m;
+  m.opset = 26; // Relu and Add are unchanged since opset 14
+  std::string path = dir.write("m26.onnxtxt", m.text());
+  ImportOptions strict;
+  strict.strictONNX = true;
+  std::vector<std::string> warnings;
+  strict.warn = [&](const std::string &w) { warnings.push_back(w); };
+  ASSERT_OK_AND_ASSIGN(auto M, loadModel(path, strict));
+  EXPECT_TRUE(warnings.empty()) << warnings[0];
+  ASSERT_OK_AND_ASSIGN(std::vector<float> y, runWithX(std::move(M)));
+  EXPECT_EQ(y, (std::vector<float>{10, 22}));
+
+  m.opset = 27;
+  EXPECT_NE(errorOf(loadModel(dir.write("m27.onnxtxt", m.text())))
+                .find("opset 27 is newer than the newest supported (26)"),
+            std::string::npos);
+
+  // ReduceMean-18 takes its axes as an input, which the opset-17 checker would refuse.
+  auto reduceModel = [](const std::string &reluAttr) {
+    return R"(
+ir_version: 8
+opset_import { domain: "" version: 18 }
+graph {
+  name: "g"
+  node { name: "r" op_type: "Relu" input: "x" output: "t" )" + reluAttr + R"( }
+  node { name: "m" op_type: "ReduceMean" input: "t" input: "axes" output: "y" }
+  initializer { name: "axes" dims: 1 data_type: 7 int64_data: 1 }
+  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 3 } } } } }
+  output { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_value: 2 } dim { dim_value: 1 } } } } }
+}
+)";
+  };
+  path = dir.write("reduce.onnxtxt", reduceModel(""));
+  warnings.clear();
+  ASSERT_OK_AND_ASSIGN(M, loadModel(path, strict));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("not checked by the ONNX checker, which knows opsets up to 17 (the "
+                             "model's is 18): 1 node(s) of operators changed since, checked by "
+                             "ember's loaders only: node 'm' (ReduceMean)"),
+            std::string::npos)
+      << warnings[0];
+  ASSERT_OK_AND_ASSIGN(auto cm, CompiledModel::compile(std::move(M), CompileOptions()));
+  ASSERT_EQ(errorOf(cm->setInput("x", Tensor::fromValues<float>({2, 3}, {1, -2, 5, 3, 3, -9}))), "");
+  ASSERT_EQ(errorOf(cm->run()), "");
+  ASSERT_OK_AND_ASSIGN(Tensor out, cm->getOutput("y"));
+  EXPECT_EQ(std::vector<float>(out.values<float>().begin(), out.values<float>().end()),
+            (std::vector<float>{2, 2})); // mean(relu([1, -2, 5])), mean(relu([3, 3, -9]))
+
+  // The nodes the checker knows are still checked, in the same model.
+  path = dir.write("bad.onnxtxt",
+                   reduceModel(R"(attribute { name: "alpha" type: FLOAT f: 1 })"));
+  std::string err = errorOf(loadModel(path));
+  EXPECT_NE(err.find("invalid ONNX model: Unrecognized attribute: alpha for operator Relu"),
+            std::string::npos)
+      << err;
+}
+
 // Truly malformed models stay refused without -strict-onnx, tolerated findings or not; no
 // warning is given for a model that is refused.
 TEST(ImporterLenient, MalformedModelsAreStillRefused) {
