@@ -24,7 +24,8 @@ DEFINE_string(output_format, "npy",
               "SequenceProto or OptionalProto named after the output; every element kind, bit "
               "for bit)");
 DEFINE_string(list_operators, "",
-              "caffe2: print the Caffe2 operator types the loader knows, one per line, and exit");
+              "caffe2: print the Caffe2 operator types the loader knows, one per line, and exit; "
+              "onnx: the ONNX operators, one per line with the versions (first opsets) read");
 DEFINE_int32(iterations, 0,
              "Also run the compiled function N more times and print the median and minimum "
              "latency of one run (the compiled function alone: no copying of inputs or outputs)");
@@ -257,11 +258,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!FLAGS_list_operators.empty()) {
-    if (FLAGS_list_operators != "caffe2")
-      return tools::reportError(makeError("-list-operators: only 'caffe2' is known, not '" +
+    if (FLAGS_list_operators != "caffe2" && FLAGS_list_operators != "onnx")
+      return tools::reportError(makeError("-list-operators: 'caffe2' or 'onnx', not '" +
                                           FLAGS_list_operators + "'"));
-    for (const std::string &name : caffe2OperatorNames())
-      outs() << name << "\n";
+    for (const std::string &line : FLAGS_list_operators == "onnx" ? onnxOperatorVersions()
+                                                                   : caffe2OperatorNames())
+      outs() << line << "\n";
     return 0;
   }
   try {

@@ -149,6 +149,11 @@ llvm::Expected<std::vector<GraphValue>> readGraphInputKinds(llvm::ArrayRef<std::
 /// The operator types the Caffe2 loader knows, sorted (for docs and -help).
 std::vector<std::string> caffe2OperatorNames();
 
+/// One line per ONNX operator the importer reads, sorted by domain then name:
+/// "DOMAIN OP V1 V2 ..." with the operator versions (first opsets) it reads, the default domain
+/// spelled "ai.onnx" (for docs and -list-operators=onnx).
+std::vector<std::string> onnxOperatorVersions();
+
 /// Highest ONNX opset of the default domain the importer knows.
 constexpr int64_t kMaxONNXOpset = 26;
 

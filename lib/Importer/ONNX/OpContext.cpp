@@ -121,6 +121,35 @@ std::string OpRegistry::whyNot(StringRef opType, int64_t opset) const {
          "; ONNX changed it at opset " + std::to_string(unread);
 }
 
+std::vector<std::pair<std::string, std::vector<int64_t>>> OpRegistry::versions() const {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> all;
+  for (const auto &op : loaders_) {
+    std::vector<int64_t> v;
+    for (const Entry &e : op.getValue())
+      if (v.empty() || v.back() != e.sinceOpset)
+        v.push_back(e.sinceOpset);
+    all.push_back({op.getKey().str(), std::move(v)});
+  }
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
+std::vector<std::string> onnxOperatorVersions() {
+  std::vector<std::string> lines;
+  for (const auto &[op, versions] : OpRegistry::get().versions()) {
+    bool training =
+        onnx::OpSchemaRegistry::Schema(op, int(kMaxTrainingOpset), kTrainingDomain.str());
+    std::string line = (training ? kTrainingDomain.str() : std::string("ai.onnx")) + " " + op;
+    for (int64_t v : versions)
+      line += " " + std::to_string(v);
+    lines.push_back(std::move(line));
+  }
+  std::stable_sort(lines.begin(), lines.end(), [](const std::string &a, const std::string &b) {
+    return a.substr(0, a.find(' ')) < b.substr(0, b.find(' '));
+  });
+  return lines;
+}
+
 const OpRegistry &OpRegistry::get() {
   static const OpRegistry registry = [] {
     OpRegistry r;

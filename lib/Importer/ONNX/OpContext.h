@@ -42,6 +42,8 @@ public:
   OpLoader find(llvm::StringRef opType, int64_t opset) const;
   /// Why find() gives no loader for \p opType at \p opset ("" when it gives one).
   std::string whyNot(llvm::StringRef opType, int64_t opset) const;
+  /// Every operator with the first opsets of the versions its loaders read, sorted by name.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> versions() const;
   static const OpRegistry &get();
 };
 
