@@ -471,6 +471,7 @@ void registerDataMovementOps(OpRegistry &r) {
   registerDataMovementIndexedOps(r);
   registerDataMovementResizeOps(r);
   registerDataMovementGridSampleOps(r);
+  registerDataMovementComposedOps(r);
 }
 
 } // namespace ember
