@@ -1,15 +1,18 @@
-// GridSample's sampling and padding (ONNX GridSample-16, as onnxruntime computes it), written
-// once for the Interpreter, the CPU kernels and the OpenCL kernels (ember/Semantics/Portable.h
-// says how). For one grid point, ember_grid_sample_taps gives the input cells it reads and their
-// weights; a backend's kernel only loads them and sums weight * value in tap order, in double.
+// GridSample's sampling and padding (ONNX GridSample-16 and -20, as onnxruntime computes it),
+// written once for the Interpreter, the CPU kernels and the OpenCL kernels
+// (ember/Semantics/Portable.h says how). For one grid point, ember_grid_sample_taps gives the
+// input cells it reads and their weights; a backend's kernel only loads them and sums
+// weight * value in tap order, in double.
 //
-// The point (x, y) in [-1, 1] maps to input coordinates: with align_corners, -1 and 1 are the
-// centres of the corner cells (0 and W - 1); without, their outer edges (-0.5 and W - 0.5).
-// Nearest rounds half to even. When either coordinate lies outside those bounds, border clamps
-// both to [0, W - 1] and reflection mirrors both back inside, as often as it takes; zeros leaves
-// them. Then nearest reads one cell, linear the 2 x 2 cells around the point, cubic the 4 x 4
-// (the cubic convolution with A = -0.75); a cell outside the input reads 0 (zeros), the nearest
-// border cell (border) or its mirror image (reflection).
+// Each coordinate of the point ((x, y) on a 4-D input, (x, y, z) on a 5-D one) in [-1, 1] maps
+// to an input coordinate on its axis: with align_corners, -1 and 1 are the centres of the corner
+// cells (0 and W - 1); without, their outer edges (-0.5 and W - 0.5). Nearest rounds half to
+// even. When any coordinate lies outside those bounds, border clamps all of them to [0, W - 1]
+// and reflection mirrors all of them back inside, as often as it takes; zeros leaves them. Then
+// nearest reads one cell, linear the 2 cells around the point on each axis (2 x 2 on a 4-D input,
+// 2 x 2 x 2 on a 5-D one), cubic the 4 on each axis (the cubic convolution with A = -0.75); a
+// cell outside the input reads 0 (zeros), the nearest border cell (border) or its mirror image
+// (reflection).
 //
 // Beyond onnxruntime (whose results there are undefined behaviour): a NaN coordinate gives NaN;
 // an infinite one reads 0 with zeros, the border with border, and NaN with reflection (no
@@ -28,8 +31,11 @@
 #define EMBER_GRID_ZEROS 0      // "zeros"
 #define EMBER_GRID_BORDER 1     // "border"
 #define EMBER_GRID_REFLECTION 2 // "reflection"
-/// The most taps a point reads (cubic's 4 x 4).
-#define EMBER_GRID_MAX_TAPS 16
+/// The most spatial axes a GridSample samples (ONNX GridSample-20 allows any; ember, like
+/// onnxruntime, takes 4-D and 5-D inputs, and 3-D ones too), and the most taps a point reads
+/// (cubic's 4 per axis).
+#define EMBER_GRID_MAX_RANK 3
+#define EMBER_GRID_MAX_TAPS 64
 
 #ifndef __OPENCL_C_VERSION__
 /// The code of a Mode attribute ("nearest", "linear", "cubic"), or -1.
@@ -72,21 +78,15 @@ EMBER_PORTABLE double ember_grid_reflect(double x, double lo, double hi) {
   return r < range ? hi - r : lo + (r - range);
 }
 
-/// The offset in an \p h x \p w plane of cell (\p r, \p c) as \p padding reads it, or -1 for a
-/// zero (zeros padding, outside). [xlo, xhi] and [ylo, yhi] are the reflection borders.
-EMBER_PORTABLE long ember_grid_cell(long r, long c, long h, long w, int padding, double xlo,
-                                    double xhi, double ylo, double yhi) {
+/// Cell \p i of an axis of \p n cells as \p padding reads it, or -1 for a zero (zeros padding,
+/// outside). [lo, hi] are the axis's reflection borders.
+EMBER_PORTABLE long ember_grid_axis_cell(long i, long n, int padding, double lo, double hi) {
   if (padding == EMBER_GRID_ZEROS)
-    return r >= 0 && r < h && c >= 0 && c < w ? r * w + c : -1;
-  if (padding == EMBER_GRID_BORDER) {
-    r = ember_clamp_long(r, 0, h - 1);
-    c = ember_clamp_long(c, 0, w - 1);
-  } else {
-    // The mirror of a whole cell index is inside [lo, hi]: truncation keeps it in the plane.
-    r = (long)ember_grid_reflect((double)r, ylo, yhi);
-    c = (long)ember_grid_reflect((double)c, xlo, xhi);
-  }
-  return r * w + c;
+    return i >= 0 && i < n ? i : -1;
+  if (padding == EMBER_GRID_BORDER)
+    return ember_clamp_long(i, 0, n - 1);
+  // The mirror of a whole cell index is inside [lo, hi]: truncation keeps it on the axis.
+  return (long)ember_grid_reflect((double)i, lo, hi);
 }
 
 /// The 4 weights of the cubic convolution (A = -0.75) of the cells at -1, 0, 1, 2 from the one
@@ -101,68 +101,86 @@ EMBER_PORTABLE void ember_grid_cubic_weights(double t, double *weights) {
   weights[3] = ((a * far1 - 5 * a) * far1 + 8 * a) * far1 - 4 * a;
 }
 
-/// The taps of grid point (\p gx, \p gy) on an \p h x \p w input plane (h, w > 0) for \p mode,
-/// \p padding (the codes above) and \p alignCorners: writes up to EMBER_GRID_MAX_TAPS pairs of
-/// \p offsets (row * w + column, or -1 for a zero) and \p weights, row by row, and returns how
-/// many. The result is the sum of weight * value over them in that order.
-EMBER_PORTABLE int ember_grid_sample_taps(double gx, double gy, long h, long w, int mode,
-                                          int padding, int alignCorners, long *offsets,
+/// The taps of a grid point on an input of \p rank spatial axes (1 to EMBER_GRID_MAX_RANK) of
+/// \p dims cells each (all > 0) for \p mode, \p padding (the codes above) and \p alignCorners.
+/// \p point holds the point's normalized coordinates in the order of \p dims, outermost axis
+/// first (the reverse of ONNX's grid vector: x, the innermost, is the last). Writes up to
+/// EMBER_GRID_MAX_TAPS pairs of \p offsets (the row-major offset in the input volume, or -1 for a
+/// zero) and \p weights, the outermost axis slowest, and returns how many. The result is the sum
+/// of weight * value over them in that order; a tap's weight is the product of its axes'
+/// weights, outermost first.
+EMBER_PORTABLE int ember_grid_sample_taps(const double *point, const long *dims, int rank,
+                                          int mode, int padding, int alignCorners, long *offsets,
                                           double *weights) {
   EMBER_PORTABLE_NO_FMA
-  double x = ember_grid_denormalize(gx, w, alignCorners);
-  double y = ember_grid_denormalize(gy, h, alignCorners);
-  double xlo = alignCorners ? 0 : -0.5, xhi = alignCorners ? (double)(w - 1) : (double)w - 0.5;
-  double ylo = alignCorners ? 0 : -0.5, yhi = alignCorners ? (double)(h - 1) : (double)h - 0.5;
-  if (mode == EMBER_GRID_NEAREST) {
-    x = EMBER_RINT(x);
-    y = EMBER_RINT(y);
+  double c[EMBER_GRID_MAX_RANK], lo[EMBER_GRID_MAX_RANK], hi[EMBER_GRID_MAX_RANK];
+  int outside = 0, a;
+  for (a = 0; a < rank; ++a) {
+    c[a] = ember_grid_denormalize(point[a], dims[a], alignCorners);
+    lo[a] = alignCorners ? 0 : -0.5;
+    hi[a] = alignCorners ? (double)(dims[a] - 1) : (double)dims[a] - 0.5;
+    if (mode == EMBER_GRID_NEAREST)
+      c[a] = EMBER_RINT(c[a]);
+    if (c[a] < lo[a] || c[a] > hi[a])
+      outside = 1;
   }
-  if (x < xlo || x > xhi || y < ylo || y > yhi) {
-    if (padding == EMBER_GRID_BORDER) {
-      x = ember_clamp_double(x, 0, (double)(w - 1));
-      y = ember_clamp_double(y, 0, (double)(h - 1));
-    } else if (padding == EMBER_GRID_REFLECTION) {
-      x = ember_grid_reflect(x, xlo, xhi);
-      y = ember_grid_reflect(y, ylo, yhi);
-    }
+  // A point outside on any axis is clamped or mirrored on every axis (as onnxruntime does).
+  int undefined = 0;
+  for (a = 0; a < rank; ++a) {
+    if (outside && padding == EMBER_GRID_BORDER)
+      c[a] = ember_clamp_double(c[a], 0, (double)(dims[a] - 1));
+    else if (outside && padding == EMBER_GRID_REFLECTION)
+      c[a] = ember_grid_reflect(c[a], lo[a], hi[a]);
+    if (c[a] != c[a])
+      undefined = 1;
+    // Zeros padding leaves far points far: a few cells out, every tap reads 0 all the same, and
+    // cell indices stay small.
+    c[a] = ember_clamp_double(c[a], -4, (double)(dims[a] + 3));
   }
-  if (x != x || y != y) {
+  if (undefined) {
     offsets[0] = -1;
     weights[0] = EMBER_NAN;
     return 1;
   }
-  // Zeros padding leaves far points far: a few cells out, every tap reads 0 all the same, and
-  // cell indices stay small.
-  x = ember_clamp_double(x, -4, (double)(w + 3));
-  y = ember_clamp_double(y, -4, (double)(h + 3));
-  if (mode == EMBER_GRID_NEAREST) {
-    offsets[0] = ember_grid_cell((long)y, (long)x, h, w, padding, xlo, xhi, ylo, yhi);
-    weights[0] = 1;
-    return 1;
-  }
-  double x0 = EMBER_FLOOR(x), y0 = EMBER_FLOOR(y);
-  double wx[4], wy[4];
-  int n = 2;
-  if (mode == EMBER_GRID_LINEAR) {
-    wx[0] = x0 + 1 - x;
-    wx[1] = x - x0;
-    wy[0] = y0 + 1 - y;
-    wy[1] = y - y0;
-  } else {
-    n = 4;
-    ember_grid_cubic_weights(x - x0, wx);
-    ember_grid_cubic_weights(y - y0, wy);
-    x0 -= 1;
-    y0 -= 1;
-  }
-  int taps = 0;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      offsets[taps] =
-          ember_grid_cell((long)y0 + i, (long)x0 + j, h, w, padding, xlo, xhi, ylo, yhi);
-      weights[taps] = wy[i] * wx[j];
-      ++taps;
+  // Per axis: the first cell the point reads and the weights of the n cells from there.
+  long first[EMBER_GRID_MAX_RANK];
+  double w[EMBER_GRID_MAX_RANK][4];
+  int n = mode == EMBER_GRID_NEAREST ? 1 : mode == EMBER_GRID_LINEAR ? 2 : 4;
+  for (a = 0; a < rank; ++a) {
+    if (mode == EMBER_GRID_NEAREST) {
+      first[a] = (long)c[a];
+      w[a][0] = 1;
+      continue;
     }
+    double c0 = EMBER_FLOOR(c[a]);
+    first[a] = (long)c0;
+    if (mode == EMBER_GRID_LINEAR) {
+      w[a][0] = c0 + 1 - c[a];
+      w[a][1] = c[a] - c0;
+    } else {
+      ember_grid_cubic_weights(c[a] - c0, w[a]);
+      first[a] -= 1;
+    }
+  }
+  int taps = 1;
+  for (a = 0; a < rank; ++a)
+    taps *= n;
+  for (int t = 0; t < taps; ++t) {
+    long offset = 0;
+    double weight = 1;
+    // Tap t's position along each axis: its base-n digits, the outermost axis the slowest.
+    int rest = t, span = taps;
+    for (a = 0; a < rank; ++a) {
+      span /= n;
+      int k = rest / span;
+      rest -= k * span;
+      long cell = ember_grid_axis_cell(first[a] + k, dims[a], padding, lo[a], hi[a]);
+      offset = offset < 0 || cell < 0 ? -1 : offset * dims[a] + cell;
+      weight *= w[a][k];
+    }
+    offsets[t] = offset;
+    weights[t] = weight;
+  }
   return taps;
 }
 

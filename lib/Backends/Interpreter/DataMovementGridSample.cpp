@@ -13,23 +13,32 @@ namespace {
 
 template <typename T> Error gridSample(const KernelContext &ctx) {
   TensorArg x = ctx.in(ops::GridSample::Input), g = ctx.in(ops::GridSample::Grid), y = ctx.out();
+  int rank = int(x.dims().size()) - 2;
   int64_t batch = int64_t(x.dims()[0]), channels = int64_t(x.dims()[1]);
-  int64_t height = int64_t(x.dims()[2]), width = int64_t(x.dims()[3]);
-  int64_t points = int64_t(y.dims()[2] * y.dims()[3]);
+  long dims[EMBER_GRID_MAX_RANK];
+  int64_t volume = 1, points = 1;
+  for (int a = 0; a < rank; ++a) {
+    dims[a] = long(x.dims()[2 + a]);
+    volume *= int64_t(dims[a]);
+    points *= int64_t(y.dims()[2 + a]);
+  }
   int mode = ember_grid_mode_code(ctx.attr<AttrKind::Mode>().c_str());
   int padding = ember_grid_padding_code(ctx.attr<AttrKind::PaddingMode>().c_str());
   int align = int(ctx.attr<AttrKind::AlignCorners>());
   const T *in = x.as<T>(), *grid = g.as<T>();
   T *out = y.as<T>();
   long offsets[EMBER_GRID_MAX_TAPS];
-  double weights[EMBER_GRID_MAX_TAPS];
+  double weights[EMBER_GRID_MAX_TAPS], coords[EMBER_GRID_MAX_RANK];
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t p = 0; p < points; ++p) {
-      const T *point = grid + (n * points + p) * 2;
-      int taps = ember_grid_sample_taps(load(point[0]), load(point[1]), height, width,
-                                        mode, padding, align, offsets, weights);
+      // The grid lists a point's coordinates innermost axis first.
+      const T *point = grid + (n * points + p) * rank;
+      for (int a = 0; a < rank; ++a)
+        coords[a] = load(point[rank - 1 - a]);
+      int taps = ember_grid_sample_taps(coords, dims, rank, mode, padding, align, offsets,
+                                        weights);
       for (int64_t c = 0; c < channels; ++c) {
-        const T *plane = in + (n * channels + c) * height * width;
+        const T *plane = in + (n * channels + c) * volume;
         double sum = 0;
         for (int t = 0; t < taps; ++t)
           sum += weights[t] * (offsets[t] < 0 ? 0.0 : load(plane[offsets[t]]));

@@ -11,12 +11,16 @@ using namespace shape;
 
 Expected<TypeList> inferTypesGridSample(ArrayRef<Type> in, const AttrList &attrs) {
   const Type &x = in[ops::GridSample::Input], &grid = in[ops::GridSample::Grid];
-  EMBER_TRY(expectRank(x, 4, "input"));
+  if (x.rank() < 3 || x.rank() > 2 + EMBER_GRID_MAX_RANK)
+    return makeError("input must be [N, C, D1.." + Twine(EMBER_GRID_MAX_RANK) +
+                     " spatial dims], got " + x.str());
   EMBER_TRY(expectFloat(x, "input"));
   EMBER_TRY(expectSameElement(x, grid, "grid"));
-  if (grid.rank() != 4 || grid.dims[0] != x.dims[0] || grid.dims[3] != 2)
-    return makeError("grid must be [" + Twine(x.dims[0]) + ", H_out, W_out, 2] for input " +
-                     x.str() + ", got " + grid.str());
+  size_t r = x.rank() - 2;
+  if (grid.rank() != r + 2 || grid.dims[0] != x.dims[0] || grid.dims.back() != dim_t(r))
+    return makeError("grid must be [" + Twine(x.dims[0]) + ", " + Twine(r) +
+                     " output dims, " + Twine(r) + "] for input " + x.str() + ", got " +
+                     grid.str());
   const std::string &mode = attrs.get<AttrKind::Mode>();
   if (ember_grid_mode_code(mode.c_str()) < 0)
     return makeError("unknown grid sample mode '" + mode + "' (nearest, linear or cubic)");
@@ -26,9 +30,13 @@ Expected<TypeList> inferTypesGridSample(ArrayRef<Type> in, const AttrList &attrs
   int64_t align = attrs.get<AttrKind::AlignCorners>();
   if (align != 0 && align != 1)
     return makeError("align_corners must be 0 or 1, got " + Twine(align));
-  Type y = x.withDims({x.dims[0], x.dims[1], grid.dims[1], grid.dims[2]});
-  if (y.numElements() != 0 && (x.dims[2] == 0 || x.dims[3] == 0))
-    return makeError("input " + x.str() + " has no cells to sample");
+  DimsVec dims{x.dims[0], x.dims[1]};
+  dims.append(grid.dims.begin() + 1, grid.dims.end() - 1);
+  Type y = x.withDims(dims);
+  if (y.numElements() != 0)
+    for (size_t a = 0; a < r; ++a)
+      if (x.dims[2 + a] == 0)
+        return makeError("input " + x.str() + " has no cells to sample");
   return TypeList{y};
 }
 

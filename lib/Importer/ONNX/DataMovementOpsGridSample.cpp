@@ -1,9 +1,7 @@
-// ONNX GridSample (opset 16) as a GridSample node (ember/Semantics/GridSample.h).
+// ONNX GridSample (opsets 16 and 20) as a GridSample node (ember/Semantics/GridSample.h).
 #include "DataMovementOps.h"
 
 #include "ember/Support/Error.h"
-
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace llvm;
 
@@ -26,16 +24,20 @@ Error loadGridSample(OpContext &ctx) {
                                                 elemKindName(kind).str()),
                                             "grid_cast"));
   }
-  // GridSample-16 names the modes bilinear and bicubic; ember (as GridSample-20) linear and
-  // cubic.
-  std::string onnxMode = ctx.getString("mode", "bilinear");
-  std::string mode = StringSwitch<std::string>(onnxMode)
-                         .Case("bilinear", "linear")
-                         .Case("bicubic", "cubic")
-                         .Case("nearest", "nearest")
-                         .Default("");
+  // GridSample-16 samples 4-D inputs and names the modes bilinear and bicubic; GridSample-20
+  // (and ember) linear and cubic, N-linear and N-cubic on any number of spatial axes.
+  bool nd = ctx.opset() >= 20;
+  if (!nd && x.getType().rank() != 4)
+    return ctx.fail("input " + x.getType().str() +
+                    ": GridSample before opset 20 samples 4-D inputs only");
+  std::string linear = nd ? "linear" : "bilinear", cubic = nd ? "cubic" : "bicubic";
+  std::string onnxMode = ctx.getString("mode", linear);
+  std::string mode = onnxMode == linear    ? "linear"
+                     : onnxMode == cubic   ? "cubic"
+                     : onnxMode == "nearest" ? "nearest"
+                                             : "";
   if (mode.empty())
-    return ctx.fail("unknown mode '" + onnxMode + "' (bilinear, nearest or bicubic)");
+    return ctx.fail("unknown mode '" + onnxMode + "' (" + linear + ", nearest or " + cubic + ")");
   AttrList attrs;
   attrs.set<AttrKind::Mode>(mode)
       .set<AttrKind::PaddingMode>(ctx.getString("padding_mode", "zeros"))
@@ -46,6 +48,9 @@ Error loadGridSample(OpContext &ctx) {
 
 } // namespace
 
-void registerDataMovementGridSampleOps(OpRegistry &r) { r.add("GridSample", 16, loadGridSample); }
+void registerDataMovementGridSampleOps(OpRegistry &r) {
+  r.add("GridSample", 16, loadGridSample);
+  r.add("GridSample", 20, loadGridSample);
+}
 
 } // namespace ember

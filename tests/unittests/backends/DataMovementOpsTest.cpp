@@ -568,6 +568,32 @@ TEST(DataMovement, GridSampleEveryModePaddingAndKind) {
   }
 }
 
+/// Volumetric inputs (5-D, ONNX GridSample-20) and inputs of one spatial axis: every mode,
+/// padding and align_corners, at points inside, on the edges and outside along every axis.
+TEST(DataMovement, GridSampleVolumetricAndOneAxis) {
+  const std::vector<double> coords = {-1,   1,     0,    0.3,    -0.77, 1.2,  -1.3, 2.9,
+                                      -5.25, 7.6,  40.1, -123.4, 0.999, -0.5, 0.52, -1.01};
+  std::vector<double> grid3, grid1;
+  for (size_t i = 0; i < 2 * 2 * 3 * 4; ++i)
+    grid3.insert(grid3.end(), {coords[i % coords.size()], coords[(i * 7 + 3) % coords.size()],
+                               coords[(i * 5 + 1) % coords.size()]});
+  for (size_t i = 0; i < 2 * 9; ++i)
+    grid1.push_back(coords[(i * 3 + 2) % coords.size()]);
+  for (ElemKind k : {ElemKind::Float32, ElemKind::Float64, ElemKind::Float16}) {
+    SCOPED_TRACE(elemKindName(k).str());
+    expectBackendsAgree(
+        [&](Module &M, Function *F) -> std::vector<NodeValue> {
+          std::vector<NodeValue> outs = everyGridSample(
+              F, input(M, {2, 3, 4, 5, 3}, k), values(M, k, {2, 2, 3, 4, 3}, grid3, "g3"));
+          std::vector<NodeValue> one = everyGridSample(F, input(M, {2, 3, 7}, k, "x1"),
+                                                       values(M, k, {2, 9, 1}, grid1, "g1"));
+          outs.insert(outs.end(), one.begin(), one.end());
+          return outs;
+        },
+        dceOnly());
+  }
+}
+
 /// Points outside [-1, 1] against torch.nn.functional.grid_sample (torch 2, float32) on
 /// arange(12) as [1, 1, 3, 4], except where onnxruntime differs from torch (marked below).
 TEST(DataMovement, GridSampleOutsideMatchesTorch) {
