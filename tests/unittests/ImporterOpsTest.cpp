@@ -1,6 +1,7 @@
 // Models the importer must refuse for the operators it lowers itself: the signal operators
-// (DFT, STFT, the windows, MelWeightMatrix), TfIdfVectorizer and a Loop beyond the unroll
-// limit. Each error must name the node, the operator and the reason. And the random draws
+// (DFT, STFT, the windows, MelWeightMatrix), TfIdfVectorizer, a Loop beyond the unroll limit and
+// the operators composed of other node kinds (Col2Im, AffineGrid, CenterCropPad,
+// GroupNormalization, the bitwise operators, Gelu). Each error must name the node, the operator and the reason. And the random draws
 // (RandomUniform, RandomNormal, Bernoulli), whose values no other implementation can give:
 // their distribution, range and determinism per seed. The models these
 // operators accept, with numpy's expected outputs, are tests/models/{cf,signal,tfidf}_*
@@ -454,6 +455,74 @@ TEST(ImporterOps, TrainingDomainOperatorsLoadInsideABody) {
   ASSERT_EQ(y.size(), 2u);
   EXPECT_NEAR(y[0], 1 - 0.1 * 0.5 / std::sqrt(0.25), 1e-6);
   EXPECT_NEAR(y[1], 2 + 0.1 * 1 / std::sqrt(2.0), 1e-6);
+}
+
+//===----------------------------------------------------------------------------------------===//
+// Operators composed at import (DataMovementOpsComposed.cpp, GroupNormalization, the bitwise
+// operators, Gelu)
+//===----------------------------------------------------------------------------------------===//
+
+/// Col2Im-18 of a float32 input (1, 6, \p positions) with image_shape \p image and
+/// block_shape \p block (initializers) and \p attrs.
+std::string col2im(const std::vector<int64_t> &image, const std::vector<int64_t> &block,
+                   int64_t positions, const std::string &attrs = "") {
+  return model(18,
+               input("x", kFloat, {1, 6, positions}) + initI64("image", image, {2}) +
+                   initI64("block", block, {2}),
+               node("c2i", "Col2Im", {"x", "image", "block"}, attrs));
+}
+
+TEST(ImporterOps, RefusesBadComposedOperators) {
+  std::string gnInputs = input("x", kFloat, {1, 4, 5}) + input("s", kFloat, {4}) +
+                         input("b", kFloat, {4});
+  expectRefused({
+      {"col2im_positions", col2im({4, 4}, {1, 3}, 5), "c2i", "Col2Im",
+       "input float32<1 x 6 x 5> must be (N, C * 3, 8) for image_shape [4, 4], block_shape "
+       "[1, 3]"},
+      {"col2im_block_too_big", col2im({4, 4}, {1, 9}, 5), "c2i", "Col2Im",
+       "block [1, 9] (dilated) does not fit in the padded image on axis 1"},
+      {"col2im_stride0", col2im({4, 4}, {1, 3}, 8, attrInts("strides", {0, 1})), "c2i",
+       "Col2Im",
+       "image_shape [4, 4], block_shape [1, 3], dilations, strides and pads must be positive "
+       "(pads non-negative) and below 2^31"},
+      {"col2im_huge", col2im({4, int64_t(1) << 62}, {1, 3}, 8), "c2i", "Col2Im",
+       "image_shape [4, 4611686018427387904], block_shape [1, 3]"},
+      {"col2im_many_offsets", col2im({200, 200}, {100, 100}, 1), "c2i", "Col2Im",
+       "block_shape [100, 100] has 10000 kernel offsets; ember composes Col2Im of one copy per "
+       "offset, at most 4096"},
+      {"affine_grid_theta",
+       model(20, input("theta", kFloat, {2, 3, 3}) + initI64("size", {2, 3, 4, 5}, {4}),
+             node("ag", "AffineGrid", {"theta", "size"})),
+       "ag", "AffineGrid", "theta must be (N, 2, 3) for size [2, 3, 4, 5], got float32<2 x 3 x 3>"},
+      {"affine_grid_batch",
+       model(20, input("theta", kFloat, {2, 2, 3}) + initI64("size", {3, 3, 4, 5}, {4}),
+             node("ag", "AffineGrid", {"theta", "size"})),
+       "ag", "AffineGrid", "size [3, 3, 4, 5] and theta float32<2 x 2 x 3> differ in the batch"},
+      {"center_crop_pad_lengths",
+       model(18, input("x", kFloat, {4, 5}) + initI64("shape", {2, 3}, {2}),
+             node("ccp", "CenterCropPad", {"x", "shape"}, attrInts("axes", {0}))),
+       "ccp", "CenterCropPad", "shape [2, 3] must have one length per axis of [0]"},
+      {"group_norm_groups",
+       model(21, gnInputs, node("gn", "GroupNormalization", {"x", "s", "b"},
+                                attrInt("num_groups", 3))),
+       "gn", "GroupNormalization",
+       "num_groups 3 does not divide the 4 channels of float32<1 x 4 x 5>"},
+      {"group_norm18_scale_per_group",
+       model(18, gnInputs, node("gn", "GroupNormalization", {"x", "s", "b"},
+                                attrInt("num_groups", 2))),
+       "gn", "GroupNormalization", "scale must be float32<2> (one per group), got float32<4>"},
+      {"bitwise_float",
+       model(18, input("a", kFloat, {3}) + input("b", kFloat, {3}),
+             node("and", "BitwiseAnd", {"a", "b"})),
+       "and", "BitwiseAnd", "operands must be integers, got float32<3>"},
+      {"logical_int",
+       model(18, input("a", kInt32, {3}) + input("b", kInt32, {3}), node("or", "Or", {"a", "b"})),
+       "or", "Or", "operands must be bool, got int32<3>"},
+      {"gelu_approximate",
+       model(20, input("x", kFloat, {3}),
+             node("gelu", "Gelu", {"x"}, attrString("approximate", "fast"))),
+       "gelu", "Gelu", "approximate must be \"none\" or \"tanh\", got \"fast\""},
+  });
 }
 
 TEST(ImporterOps, RefusesALongLoopThatCannotRunInTheIR) {
