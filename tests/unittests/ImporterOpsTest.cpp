@@ -1,11 +1,12 @@
 // Models the importer must refuse for the operators it lowers itself: the signal operators
 // (DFT, STFT, the windows, MelWeightMatrix), TfIdfVectorizer, a Loop beyond the unroll limit and
 // the operators composed of other node kinds (Col2Im, AffineGrid, CenterCropPad,
-// GroupNormalization, the bitwise operators, Gelu). Each error must name the node, the operator and the reason. And the random draws
-// (RandomUniform, RandomNormal, Bernoulli), whose values no other implementation can give:
-// their distribution, range and determinism per seed. The models these
-// operators accept, with numpy's expected outputs, are tests/models/{cf,signal,tfidf}_*
-// (utils/models/make_import_test_models.py), run on every backend by ModelCasesTest.
+// GroupNormalization, the bitwise operators, Gelu). Each error must name the node, the
+// operator and the reason. And the random draws (RandomUniform, RandomNormal, Bernoulli), whose
+// values no other implementation can give: their distribution, range and determinism per seed.
+// The models these operators accept, with numpy's expected outputs, are
+// tests/models/{cf,signal,tfidf}_* (utils/models/make_import_test_models.py), run on every
+// backend by ModelCasesTest.
 #include "TestUtils.h"
 
 #include "ember/Driver/CompiledModel.h"
