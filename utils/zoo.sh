@@ -6,7 +6,10 @@
 # to the magnitudes summed, not to the (possibly near-zero) result, and torch's own float32 output
 # misses a per-element 1e-4 against float64 on resnet50 and inception_v3. Fails unless every
 # model of the set passes.
-#   utils/zoo.sh [--set ci|full] [Backend]      (default: --set ci, Interpreter)
+#   utils/zoo.sh [--set ci|full] [--opset N] [Backend]   (default: --set ci, Interpreter)
+# --opset N converts each exported model to opset N with the onnx package's version converter
+# (utils/onnx/convert_opset.py, in the build tree's venv) and runs that instead: the models a
+# user brings at new opsets, held to the same torch outputs.
 # Exports are cached in $EMBER_BUILD_DIR/zoo/models (default build/). ctest runs this script on
 # several backends at once, so everything else a run writes (the export log, the one-model suites
 # the conformance tool runs) is in its own temporary directory.
@@ -14,11 +17,14 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${EMBER_BUILD_DIR:-$root/build}"
 set=ci
+opset=
 backend=Interpreter
 while [ $# -gt 0 ]; do
   case "$1" in
     --set) set="${2:?--set needs ci or full}"; shift 2 ;;
     --set=*) set="${1#--set=}"; shift ;;
+    --opset) opset="${2:?--opset needs a number}"; shift 2 ;;
+    --opset=*) opset="${1#--opset=}"; shift ;;
     -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "zoo.sh: unknown option $1" >&2; exit 2 ;;
     *) backend="$1"; shift ;;
@@ -41,8 +47,23 @@ fi
 models=$("${exporter[@]}" --set "$set" --list)
 results="$tmp/results"
 status=0
+# The folder of model $1 as this run reads it: the export, or its conversion to --opset.
+model_dir() {
+  if [ -z "$opset" ]; then
+    echo "$zoo/models/$1"
+    return
+  fi
+  local converted="$tmp/opset$opset/$1"
+  if [ ! -f "$converted/model.onnx" ]; then
+    mkdir -p "$converted"
+    ln -s "$zoo/models/$1/test_data_set_0" "$converted/test_data_set_0"
+    "$build/venv/bin/python" "$root/utils/onnx/convert_opset.py" "$zoo/models/$1/model.onnx" \
+      "$converted/model.onnx" "$opset" >&2
+  fi
+  echo "$converted"
+}
 for name in $models; do
-  dir="$zoo/models/$name"
+  dir="$(model_dir "$name")"
   mkdir "$tmp/$name" && ln -s "$(cd "$dir" && pwd)" "$tmp/$name/$name" # a suite of one case
   atol=$(/usr/bin/python3 -c "
 import sys, numpy as np, onnx
@@ -65,7 +86,7 @@ awk -F'\t' '{ sub(/^[^\/]*\//, "", $2); printf "%-8s %-20s %s\n", $1, $2, $3 }' 
 memory_bound_exempt=" transformer_encoder densenet121 "
 runner="$build/tools/model-runner"
 for name in $models; do
-  dir="$zoo/models/$name"
+  dir="$(model_dir "$name")"
   out=$("$runner" -model="$dir/model.onnx" -backend="$backend" -print-pass-stats -dump-graph -print-memory \
         -input="$dir/test_data_set_0/input_0.pb") || { echo "model-runner failed on $name"; status=1; continue; }
   counts=$(sed -n 's/^graph passes: \([0-9]*\) nodes before, \([0-9]*\) after/\1 -> \2/p' <<<"$out")

@@ -53,6 +53,28 @@ TEST(Bundle, ZooModelsMatchTorch) {
   }
 }
 
+TEST(Bundle, ZooModelsAtOpset21MatchTorch) {
+  // The zoo as users bring it from newer exporters: converted to opset 21 by the onnx package's
+  // version converter (utils/onnx/convert_opset.py in the build tree's venv), then compiled into
+  // bundles and held to the same torch outputs.
+  std::string zoo = std::string(EMBER_BUILD_DIR) + "/zoo/models";
+  std::string python = std::string(EMBER_BUILD_DIR) + "/venv/bin/python";
+  ASSERT_TRUE(llvm::sys::fs::exists(python)) << python << " missing (utils/python-env.sh)";
+  for (const char *name : {"resnet18", "mobilenet_v2_bn", "transformer_encoder"}) {
+    SCOPED_TRACE(name);
+    std::string dir = zoo + "/" + name;
+    ASSERT_TRUE(llvm::sys::fs::exists(dir + "/test_data_set_0/output_0.pb"))
+        << dir << " is not exported (utils/models/export_zoo.py --set full)";
+    TempDir work, converted;
+    std::string command = "'" + python + "' '" + kSource + "/utils/onnx/convert_opset.py' '" +
+                          dir + "/model.onnx' '" + converted.path() + "/model.onnx' 21";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    ASSERT_FALSE(llvm::sys::fs::create_link(dir + "/test_data_set_0",
+                                            converted.path() + "/test_data_set_0"));
+    EXPECT_EQ(checkCase(converted.path(), work.path(), zooTolerance(dir)), "");
+  }
+}
+
 TEST(Bundle, Caffe2ZooModelsMatchTorch) {
   // Caffe2 NetDefs of torchvision networks (utils/models/export_caffe2_zoo.py, the Caffe2Zoo.Export
   // fixture), given as the folder holding predict_net.pb and init_net.pb.
