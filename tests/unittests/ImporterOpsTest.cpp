@@ -1,6 +1,6 @@
 // Models the importer must refuse for the operators it lowers itself: the signal operators
 // (DFT, STFT, the windows, MelWeightMatrix), TfIdfVectorizer, a Loop beyond the unroll limit and
-// the operators composed of other node kinds (Col2Im, AffineGrid, CenterCropPad,
+// the operators composed of other node kinds (Col2Im, AffineGrid, CenterCropPad, DeformConv,
 // GroupNormalization, the bitwise operators, Gelu). Each error must name the node, the
 // operator and the reason. And the random draws (RandomUniform, RandomNormal, Bernoulli), whose
 // values no other implementation can give: their distribution, range and determinism per seed.
@@ -186,6 +186,30 @@ TEST(ImporterOps, RefusesBadDFTs) {
        "axis must be a scalar, got int64<2>"},
       {"axis_input_out_of_range", dft20({1, 4, 1}, initI64("axis", {-4})), "dft0", "DFT",
        "input 'axis': axis -4 is out of range for rank 3"},
+  });
+}
+
+/// DeformConv-19 of a float32 x of \p x dims by a filter of \p w dims at offsets of \p off dims.
+std::string deformConv(const std::vector<int64_t> &x, const std::vector<int64_t> &w,
+                       const std::vector<int64_t> &off, const std::string &attrs = "") {
+  return model(19, input("x", kFloat, x) + input("w", kFloat, w) + input("off", kFloat, off),
+               node("dc0", "DeformConv", {"x", "w", "off"}, attrs));
+}
+
+TEST(ImporterOps, RefusesBadDeformConvs) {
+  expectRefused({
+      {"volumetric", deformConv({1, 1, 3, 3, 3}, {1, 1, 2, 2, 2}, {1, 24, 2, 2, 2}), "dc0",
+       "DeformConv",
+       "input float32<1 x 1 x 3 x 3 x 3>: ember deforms 2-D convolutions only ([N, C, H, W])"},
+      {"offset_dims", deformConv({1, 2, 4, 4}, {3, 2, 2, 2}, {1, 6, 3, 3}), "dc0", "DeformConv",
+       "offset float32<1 x 6 x 3 x 3> must be [1, 8, 3, 3] (N, offset_group * kH * kW * 2, the "
+       "output's dims)"},
+      {"offset_group", deformConv({1, 3, 4, 4}, {3, 3, 2, 2}, {1, 16, 3, 3},
+                                  attrInt("offset_group", 2)),
+       "dc0", "DeformConv", "offset_group 2 must divide the input's 3 channels"},
+      {"group", deformConv({1, 4, 4, 4}, {3, 2, 2, 2}, {1, 8, 3, 3}, attrInt("group", 2)), "dc0",
+       "DeformConv",
+       "filter float32<3 x 2 x 2 x 2> with group 2 does not fit input float32<1 x 4 x 4 x 4>"},
   });
 }
 

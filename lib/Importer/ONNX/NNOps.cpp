@@ -11,6 +11,7 @@ namespace ember {
 
 void registerNNMatMulOps(OpRegistry &r);
 void registerNNRoiAlignOps(OpRegistry &r);
+void registerNNDeformConvOps(OpRegistry &r);
 
 namespace {
 
@@ -242,6 +243,7 @@ void registerNNOps(OpRegistry &r) {
   r.add("MaxRoiPool", 1, loadMaxRoiPool);
   registerNNMatMulOps(r);
   registerNNRoiAlignOps(r);
+  registerNNDeformConvOps(r);
 }
 
 } // namespace ember
