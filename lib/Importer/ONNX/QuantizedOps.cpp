@@ -3,6 +3,8 @@
 //
 // Scales and zero points become parameter operands in the form Nodes/Quantized.def describes
 // (the rank of the tensor they describe, 1s except along the quantized axis, row or column).
+#include "DataMovementOps.h"
+#include "ONNXTensor.h"
 #include "OpContext.h"
 #include "WindowAttrs.h"
 
@@ -43,43 +45,279 @@ Expected<NodeValue> tensorParameter(OpContext &ctx, NodeValue p, unsigned rank, 
   return ctx.reshape(p, DimsVec(rank, 1));
 }
 
-/// QuantizeLinear and DequantizeLinear: x, scale and the zero point (\p zeroKind zeros when
-/// omitted), per tensor or, from opset 13, along 'axis'.
-Error loadLinearQuantization(OpContext &ctx, NodeKind kind, ElemKind zeroKind) {
+/// Where a QuantizeLinear or DequantizeLinear scale lies along x: per tensor (one element), per
+/// axis (1-D along 'axis', from opset 13) or, from opset 21, blocked ('block_size' > 0: x's rank,
+/// 'axis' cut into blocks of block_size elements, the last one maybe shorter).
+struct Granularity {
+  unsigned axis = 0;
+  dim_t axisSize = 1;
+  int64_t block = 0;
+};
+
+Expected<Granularity> readGranularity(OpContext &ctx, const Type &xt, const Type &st) {
+  Granularity g;
+  if (st.numElements() == 1)
+    return g;
+  if (ctx.opset() < 13)
+    return ctx.fail("per-axis scales need opset 13; scale is " + st.str());
+  EMBER_ASSIGN_OR_RETURN(int64_t a, normalizeAxis(ctx.getInt("axis", 1), xt.rank()));
+  g.axis = unsigned(a);
+  g.axisSize = xt.dims[g.axis];
+  g.block = ctx.opset() >= 21 ? ctx.getInt("block_size", 0) : 0;
+  if (g.block < 0)
+    return ctx.fail("block_size must be positive, got " + Twine(g.block));
+  return g;
+}
+
+/// A blocked scale or zero point \p p (x's dims but ceil(n / block_size) along the axis of
+/// length n) repeated block_size times along it and cut to n: one element per element of x,
+/// which the nodes' parameter form holds, so every backend runs it as it is.
+Expected<NodeValue> blockedParameter(OpContext &ctx, NodeValue p, const Type &xt,
+                                     const Granularity &g, StringRef what) {
+  const Type &t = p.getType();
+  dim_t n = xt.dims[g.axis];
+  // A block longer than the axis is the whole axis (and never a block of 2^63 elements).
+  dim_t block = std::min<dim_t>(dim_t(g.block), n);
+  dim_t blocks = block ? n / block + (n % block != 0) : 0;
+  bool ok = t.rank() == xt.rank();
+  for (unsigned d = 0; ok && d < t.rank(); ++d)
+    ok = t.dims[d] == (d == g.axis ? blocks : xt.dims[d]);
+  if (!ok)
+    return ctx.fail(what + " " + t.str() + " must have the dims of x " + xt.str() + " but " +
+                    Twine(blocks) + " along axis " + Twine(g.axis) + " (blocks of " +
+                    Twine(g.block) + ")");
+  DimsVec split(t.dims.begin(), t.dims.end());
+  split.insert(split.begin() + g.axis + 1, 1);
+  EMBER_ASSIGN_OR_RETURN(NodeValue v, ctx.reshape(p, split));
+  split[g.axis + 1] = block;
+  EMBER_ASSIGN_OR_RETURN(v, ctx.broadcastTo(v, split));
+  DimsVec joined(t.dims.begin(), t.dims.end());
+  joined[g.axis] = blocks * block;
+  EMBER_ASSIGN_OR_RETURN(v, ctx.reshape(v, joined));
+  return sliceAxis(ctx, v, g.axis, 0, n, "block");
+}
+
+/// A scale or zero point \p p of x \p xt in the parameter form of Nodes/Quantized.def.
+Expected<NodeValue> quantizationParameter(OpContext &ctx, NodeValue p, const Type &xt,
+                                          const Granularity &g, StringRef what) {
+  if (g.block > 0)
+    return blockedParameter(ctx, p, xt, g, what);
+  return axisParameter(ctx, p, xt.rank(), g.axis, g.axisSize, what);
+}
+
+/// Cast of \p v to \p kind (v itself when it has that kind).
+Expected<NodeValue> castTo(OpContext &ctx, NodeValue v, ElemKind kind, StringRef suffix) {
+  if (v.getType().kind == kind)
+    return v;
+  return ctx.create(NodeKind::Cast, {v},
+                    AttrList().set<AttrKind::ResultKind>(elemKindName(kind).str()), suffix);
+}
+
+/// The element kind the attribute \p name (a TensorProto data type, 0 when absent) names.
+Expected<ElemKind> kindAttr(OpContext &ctx, StringRef name, ElemKind def) {
+  int64_t dataType = ctx.getInt(name, 0);
+  if (dataType == 0)
+    return def;
+  auto kind = elemKindFromONNX(int(dataType));
+  if (!kind)
+    return ctx.fail("'" + name + "': " + toString(kind.takeError()));
+  return *kind;
+}
+
+bool isByteKind(ElemKind k) { return k == ElemKind::Int8 || k == ElemKind::UInt8; }
+bool isShortKind(ElemKind k) { return k == ElemKind::Int16 || k == ElemKind::UInt16; }
+/// The floating-point kinds ONNX scales have (float8 E8M0 from opset 24 is no ember kind).
+bool isScaleKind(ElemKind k) {
+  return k == ElemKind::Float32 || k == ElemKind::Float16 || k == ElemKind::BFloat16;
+}
+/// The floating-point kinds ember computes in (not the narrow float8 and float4 ones).
+bool isArithmeticFloat(ElemKind k) { return isScaleKind(k) || k == ElemKind::Float64; }
+
+/// The kind numpy divides \p a by \p b in (the ONNX reference's x / y_scale): a kind divided by
+/// itself stays; an integer with anything gives float64, as does float64; other mixed floats
+/// float32.
+ElemKind divisionKind(ElemKind a, ElemKind b) {
+  if (a == b && isArithmeticFloat(a))
+    return a;
+  if (!isArithmeticFloat(a) || !isArithmeticFloat(b) || a == ElemKind::Float64 ||
+      b == ElemKind::Float64)
+    return ElemKind::Float64;
+  return ElemKind::Float32;
+}
+
+/// saturate(round(q) + zp) into the 16-bit kind \p out from the quotient \p q (float), as the
+/// ONNX reference does it: round half to even, add the zero point \p zp (already of q's dims),
+/// clamp, NaN to the kind's lowest value (as the QuantizeLinear node does for 8 bits). The sum is
+/// taken in float32 (float64 for a float64 q): rounded quotients and 16-bit zero points are
+/// exact there up to 2^24, and past that the result saturates whatever the rounding.
+Expected<NodeValue> quantizeToShort(OpContext &ctx, NodeValue q, NodeValue zp, ElemKind out) {
+  ElemKind f = q.getType().kind == ElemKind::Float64 ? ElemKind::Float64 : ElemKind::Float32;
+  const DimsVec &dims = q.getType().dims;
+  double lo = out == ElemKind::Int16 ? -32768 : 0, hi = out == ElemKind::Int16 ? 32767 : 65535;
+  EMBER_ASSIGN_OR_RETURN(NodeValue r, ctx.create(NodeKind::Unary, {q},
+                                                 AttrList().set<AttrKind::Function>("round"),
+                                                 "round"));
+  EMBER_ASSIGN_OR_RETURN(r, castTo(ctx, r, f, "rounded"));
+  EMBER_ASSIGN_OR_RETURN(zp, castTo(ctx, zp, f, "zero_point"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue sum, ctx.create(NodeKind::Add, {r, zp}, {}, "shifted"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue lowest, ctx.createFilled(f, {}, lo, "lowest"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue highest, ctx.createFilled(f, {}, hi, "highest"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue clamped,
+                         ctx.create(NodeKind::Clip, {sum, lowest, highest}, {}, "clamped"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue nan, ctx.create(NodeKind::IsNaN, {sum}, {}, "nan"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue lowestAll, ctx.broadcastTo(lowest, dims));
+  EMBER_ASSIGN_OR_RETURN(clamped,
+                         ctx.create(NodeKind::Where, {nan, lowestAll, clamped}, {}, "nan_lowest"));
+  return castTo(ctx, clamped, out, "");
+}
+
+/// QuantizeLinear: x, y_scale and the optional zero point (its kind is the result's; else
+/// output_dtype, from opset 21; else uint8), per tensor, per axis or blocked. int8 and uint8 are
+/// the QuantizeLinear node; int16 and uint16 (opset 21) its steps as element-wise nodes. x is
+/// divided by the scale in the kind numpy divides them in, as the ONNX reference does (from
+/// opset 23, 'precision' names it): where the node would divide otherwise, the quotient is
+/// computed first and the node divides it by 1. 'saturate' (opset 19) only says how float8
+/// results saturate, and ember does not quantize to float8.
+Error loadQuantizeLinear(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   EMBER_ASSIGN_OR_RETURN(NodeValue scale, ctx.input(1));
+  const Type &xt = x.getType(), &st = scale.getType();
+  ElemKind out = ElemKind::UInt8;
+  if (ctx.opset() >= 21) {
+    EMBER_ASSIGN_OR_RETURN(out, kindAttr(ctx, "output_dtype", out));
+  }
   NodeValue zp;
   if (ctx.hasInput(2)) {
     EMBER_ASSIGN_OR_RETURN(zp, ctx.input(2));
-  } else {
-    EMBER_ASSIGN_OR_RETURN(zp, ctx.createFilled(zeroKind, scale.getType().dims, 0, "zero_point"));
+    ElemKind zk = zp.getType().kind;
+    if (ctx.getInt("output_dtype", 0) != 0 && zk != out)
+      return ctx.fail("output_dtype " + elemKindName(out) + " differs from the zero point's kind " +
+                      elemKindName(zk));
+    out = zk;
   }
-  const Type &xt = x.getType(), &st = scale.getType();
+  if (!isByteKind(out) && !isShortKind(out))
+    return ctx.fail("cannot quantize to " + elemKindName(out) +
+                    ": ember quantizes to int8, uint8, int16 and uint16 only");
+  if (isShortKind(out) && ctx.opset() < 21)
+    return ctx.fail("quantizing to " + elemKindName(out) + " needs opset 21");
+  if (!isArithmeticFloat(xt.kind) && xt.kind != ElemKind::Int32)
+    return ctx.fail("x must be floating point or int32, got " + xt.str());
+  if (!isArithmeticFloat(st.kind) && st.kind != ElemKind::Int32)
+    return ctx.fail("scale must be floating point or int32, got " + st.str());
+  if (!zp) {
+    EMBER_ASSIGN_OR_RETURN(zp, ctx.createFilled(out, st.dims, 0, "zero_point"));
+  }
   if (ArrayRef<dim_t>(zp.getType().dims) != ArrayRef<dim_t>(st.dims))
     return ctx.fail("scale " + st.str() + " and zero point " + zp.getType().str() +
                     " must have the same shape");
-  unsigned axis = 0;
-  dim_t axisSize = 1;
-  if (st.numElements() != 1) {
-    if (ctx.opset() < 13)
-      return ctx.fail("per-axis scales need opset 13; scale is " + st.str());
-    EMBER_ASSIGN_OR_RETURN(int64_t a, normalizeAxis(ctx.getInt("axis", 1), xt.rank()));
-    axis = unsigned(a);
-    axisSize = xt.dims[axis];
+  EMBER_ASSIGN_OR_RETURN(Granularity g, readGranularity(ctx, xt, st));
+  EMBER_ASSIGN_OR_RETURN(scale, quantizationParameter(ctx, scale, xt, g, "scale"));
+  EMBER_ASSIGN_OR_RETURN(zp, quantizationParameter(ctx, zp, xt, g, "zero point"));
+
+  ElemKind div = divisionKind(xt.kind, st.kind);
+  if (ctx.opset() >= 23) {
+    EMBER_ASSIGN_OR_RETURN(div, kindAttr(ctx, "precision", div));
+    if (!isArithmeticFloat(div))
+      return ctx.fail("precision must be a floating-point kind, got " + elemKindName(div));
+    // numpy rounds x and the scale to bfloat16 to nearest even, ember's Cast truncates.
+    if (div == ElemKind::BFloat16 &&
+        (xt.kind != ElemKind::BFloat16 || st.kind != ElemKind::BFloat16))
+      return ctx.fail("precision bfloat16 needs bfloat16 x and scale (ember's Cast to bfloat16 "
+                      "truncates, the reference rounds to nearest even); x is " + xt.str() +
+                      ", scale " + st.str());
   }
-  EMBER_ASSIGN_OR_RETURN(scale, axisParameter(ctx, scale, xt.rank(), axis, axisSize, "scale"));
-  EMBER_ASSIGN_OR_RETURN(zp, axisParameter(ctx, zp, xt.rank(), axis, axisSize, "zero point"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(kind, {x, scale, zp}));
+  // The node divides in float32 a float32, float16 or bfloat16 x, in float64 a float64 or int32
+  // one, by a float32 scale (which a 16-bit float scale converts to exactly).
+  ElemKind nodeDiv = xt.kind == ElemKind::Float64 || xt.kind == ElemKind::Int32
+                         ? ElemKind::Float64
+                         : ElemKind::Float32;
+  if (isByteKind(out) && isScaleKind(st.kind) && div == nodeDiv) {
+    EMBER_ASSIGN_OR_RETURN(scale, castTo(ctx, scale, ElemKind::Float32, "scale"));
+    EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::QuantizeLinear, {x, scale, zp}));
+    return ctx.setOutput(0, y);
+  }
+  EMBER_ASSIGN_OR_RETURN(NodeValue xd, castTo(ctx, x, div, "x"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue sd, castTo(ctx, scale, div, "scale"));
+  EMBER_ASSIGN_OR_RETURN(sd, ctx.broadcastTo(sd, xt.dims));
+  EMBER_ASSIGN_OR_RETURN(NodeValue q, ctx.create(NodeKind::Div, {xd, sd}, {}, "quotient"));
+  NodeValue y;
+  if (isByteKind(out)) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue one,
+                           ctx.createFilled(ElemKind::Float32, DimsVec(xt.rank(), 1), 1, "one"));
+    EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::QuantizeLinear, {q, one, zp}));
+  } else {
+    EMBER_ASSIGN_OR_RETURN(zp, ctx.broadcastTo(zp, xt.dims));
+    EMBER_ASSIGN_OR_RETURN(y, quantizeToShort(ctx, q, zp, out));
+  }
   return ctx.setOutput(0, y);
 }
 
-Error loadQuantizeLinear(OpContext &ctx) {
-  return loadLinearQuantization(ctx, NodeKind::QuantizeLinear, ElemKind::UInt8);
-}
-
+/// DequantizeLinear: x, x_scale and the optional zero point (zeros of x's kind), per tensor, per
+/// axis or blocked. As the ONNX reference: (x - zero point) * scale in float32, then rounded to
+/// the result kind, the scale's (float32, float16, bfloat16) or, from opset 23, output_dtype.
+/// int8, uint8 and int32 are the DequantizeLinear node; int16 and uint16 (opset 21) its steps as
+/// element-wise nodes (exact in float32 too).
 Error loadDequantizeLinear(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
-  return loadLinearQuantization(ctx, NodeKind::DequantizeLinear, x.getType().kind);
+  EMBER_ASSIGN_OR_RETURN(NodeValue scale, ctx.input(1));
+  const Type &xt = x.getType(), &st = scale.getType();
+  if (!isByteKind(xt.kind) && xt.kind != ElemKind::Int32 && !isShortKind(xt.kind))
+    return ctx.fail("cannot dequantize " + xt.str() +
+                    ": ember dequantizes int8, uint8, int16, uint16 and int32 only");
+  if (!isScaleKind(st.kind))
+    return ctx.fail("scale must be float32, float16 or bfloat16, got " + st.str());
+  ElemKind out = st.kind;
+  if (ctx.opset() >= 23) {
+    EMBER_ASSIGN_OR_RETURN(out, kindAttr(ctx, "output_dtype", out));
+  }
+  if (!isArithmeticFloat(out))
+    return ctx.fail("output_dtype must be a floating-point kind, got " + elemKindName(out));
+  NodeValue zp;
+  if (ctx.hasInput(2)) {
+    EMBER_ASSIGN_OR_RETURN(zp, ctx.input(2));
+    if (zp.getType().kind != xt.kind)
+      return ctx.fail("zero point " + zp.getType().str() + " must have the kind of x " +
+                      xt.str());
+  } else {
+    EMBER_ASSIGN_OR_RETURN(zp, ctx.createFilled(xt.kind, st.dims, 0, "zero_point"));
+  }
+  if (ArrayRef<dim_t>(zp.getType().dims) != ArrayRef<dim_t>(st.dims))
+    return ctx.fail("scale " + st.str() + " and zero point " + zp.getType().str() +
+                    " must have the same shape");
+  EMBER_ASSIGN_OR_RETURN(Granularity g, readGranularity(ctx, xt, st));
+  EMBER_ASSIGN_OR_RETURN(scale, quantizationParameter(ctx, scale, xt, g, "scale"));
+  EMBER_ASSIGN_OR_RETURN(zp, quantizationParameter(ctx, zp, xt, g, "zero point"));
+  if (out == ElemKind::BFloat16) {
+    // The reference rounds the float32 product to bfloat16 to nearest even, and ember's Cast to
+    // bfloat16 truncates. A bfloat16 Mul rounds so: its operands are exact when the scale is
+    // bfloat16 and x - zero point an 8-bit difference (at most 255, 8 significant bits).
+    if (st.kind != ElemKind::BFloat16 || !isByteKind(xt.kind))
+      return ctx.fail("a bfloat16 result needs a bfloat16 scale and int8 or uint8 x (ember "
+                      "rounds to bfloat16 only in bfloat16 arithmetic); x is " + xt.str() +
+                      ", scale " + st.str());
+    EMBER_ASSIGN_OR_RETURN(NodeValue one,
+                           ctx.createFilled(ElemKind::Float32, DimsVec(xt.rank(), 1), 1, "one"));
+    EMBER_ASSIGN_OR_RETURN(NodeValue d,
+                           ctx.create(NodeKind::DequantizeLinear, {x, one, zp}, {}, "shifted"));
+    EMBER_ASSIGN_OR_RETURN(d, castTo(ctx, d, ElemKind::BFloat16, "shifted"));
+    EMBER_ASSIGN_OR_RETURN(scale, ctx.broadcastTo(scale, xt.dims));
+    EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Mul, {d, scale}));
+    return ctx.setOutput(0, y);
+  }
+  EMBER_ASSIGN_OR_RETURN(scale, castTo(ctx, scale, ElemKind::Float32, "scale"));
+  NodeValue y;
+  if (!isShortKind(xt.kind)) {
+    EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::DequantizeLinear, {x, scale, zp}));
+  } else {
+    EMBER_ASSIGN_OR_RETURN(NodeValue xf, castTo(ctx, x, ElemKind::Float32, "x"));
+    EMBER_ASSIGN_OR_RETURN(zp, castTo(ctx, zp, ElemKind::Float32, "zero_point"));
+    EMBER_ASSIGN_OR_RETURN(zp, ctx.broadcastTo(zp, xt.dims));
+    EMBER_ASSIGN_OR_RETURN(scale, ctx.broadcastTo(scale, xt.dims));
+    EMBER_ASSIGN_OR_RETURN(NodeValue shifted, ctx.create(NodeKind::Sub, {xf, zp}, {}, "shifted"));
+    EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Mul, {shifted, scale}, {}, "scaled"));
+  }
+  EMBER_ASSIGN_OR_RETURN(y, castTo(ctx, y, out, ""));
+  return ctx.setOutput(0, y);
 }
 
 Error loadDynamicQuantizeLinear(OpContext &ctx) {
@@ -92,6 +330,8 @@ Error loadDynamicQuantizeLinear(OpContext &ctx) {
 
 /// Requantize(acc, (scaleA * scaleB) / outScale, outZero): the multiplier in onnxruntime's
 /// order. The scales are parameters of \p acc already; the multiplier takes their joint dims.
+/// 16-bit float scales (QLinearMatMul-21) give the multiplier in their kind, as the ONNX
+/// reference computes it, then exactly in float32.
 Expected<NodeValue> requantize(OpContext &ctx, NodeValue acc, NodeValue scaleA, NodeValue scaleB,
                                NodeValue outScale, NodeValue outZero) {
   EMBER_ASSIGN_OR_RETURN(DimsVec dims, broadcastShapes(scaleA.getType().dims,
@@ -103,6 +343,7 @@ Expected<NodeValue> requantize(OpContext &ctx, NodeValue acc, NodeValue scaleA, 
                          ctx.create(NodeKind::Mul, {scaleA, scaleB}, {}, "input_scale"));
   EMBER_ASSIGN_OR_RETURN(NodeValue multiplier,
                          ctx.create(NodeKind::Div, {product, outScale}, {}, "multiplier"));
+  EMBER_ASSIGN_OR_RETURN(multiplier, castTo(ctx, multiplier, ElemKind::Float32, "multiplier"));
   return ctx.create(NodeKind::Requantize, {acc, multiplier, outZero});
 }
 
@@ -267,8 +508,15 @@ Error loadQLinearConv(OpContext &ctx) {
 } // namespace
 
 void registerQuantizedOps(OpRegistry &r) {
-  r.add("QuantizeLinear", 10, loadQuantizeLinear);
-  r.add("DequantizeLinear", 10, loadDequantizeLinear);
+  // One loader for every version: it reads each attribute from the opset that brought it
+  // (QuantizeLinear-19: saturate; 21: blocks, 16-bit kinds, QuantizeLinear's output_dtype; 23:
+  // QuantizeLinear's precision, DequantizeLinear's output_dtype). 24 and 25 added only kinds
+  // ember does not quantize with (float8 E8M0 scales, int2), which the loaders refuse;
+  // DequantizeLinear-19 is a widened version (ONNXOpsetChanges.cpp).
+  for (int64_t opset : {10, 19, 21, 23, 24, 25})
+    r.add("QuantizeLinear", opset, loadQuantizeLinear);
+  for (int64_t opset : {10, 21, 23, 24, 25})
+    r.add("DequantizeLinear", opset, loadDequantizeLinear);
   r.add("DynamicQuantizeLinear", 11, loadDynamicQuantizeLinear);
   r.add("MatMulInteger", 10, loadMatMulInteger);
   r.add("QLinearMatMul", 10, loadQLinearMatMul);

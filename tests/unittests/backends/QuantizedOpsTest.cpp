@@ -137,6 +137,23 @@ TEST(QuantizedOps, DequantizeLinear) {
               tensorOf(ElemKind::Int32, {2, 3, 4, 5}, {2147483647, -2147483648.0, 0, 123456789, -5})));
 }
 
+TEST(QuantizedOps, BlockedParameters) {
+  // ONNX's blocked quantization (opset 21) imports as parameters of the input's full dims (each
+  // block's scale and zero point repeated along the blocked axis): no dim of them is 1.
+  std::vector<double> scales = {0.5, 0.03, 2.0, 0.25, 1.5, 0.1, 0.7}, zps = {-3, 0, 5, 7, -1};
+  expectBackendsAgree(
+      [&](Module &M, Function *F) -> std::vector<NodeValue> {
+        Placeholder *x = input(M, {2, 3, 5}, ElemKind::Float32, "x");
+        Placeholder *q = input(M, {2, 3, 5}, ElemKind::Int8, "q");
+        Constant *s = constantOf(M, ElemKind::Float32, {2, 3, 5}, scales, "s");
+        Constant *z = constantOf(M, ElemKind::Int8, {2, 3, 5}, zps, "z");
+        return {node(F, NodeKind::QuantizeLinear, {x, s, z}),
+                node(F, NodeKind::DequantizeLinear, {q, s, z})};
+      },
+      dceOnly("x", tensorOf(ElemKind::Float32, {2, 3, 5}, kSpecial), "q",
+              tensorOf(ElemKind::Int8, {2, 3, 5}, {-128, 127, 0, -1, 5, 99, 3})));
+}
+
 TEST(QuantizedOps, ResidualAddChainsFuse) {
   // A QDQ model's residual add: DequantizeLinear, Add, (Relu,) QuantizeLinear, DequantizeLinear,
   // per-tensor, which the CPU backend runs as one fused loop over chunks (CodeGenFusion.cpp),
