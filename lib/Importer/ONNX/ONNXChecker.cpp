@@ -275,18 +275,36 @@ bool beyondChecker(const onnx::NodeProto &n, int64_t opset) {
   return false;
 }
 
+/// The checker knows ai.onnx.ml up to opset 3; these operators changed after it (LabelEncoder
+/// 4's tensor attributes, TreeEnsemble 5, the deprecation of the older ensembles at 5), so a
+/// model importing a newer ai.onnx.ml has their nodes checked by ember's loaders only.
+constexpr int64_t kCheckerMLOpset = 3;
+bool mlBeyondChecker(const onnx::ModelProto &m, const onnx::NodeProto &n) {
+  if (n.domain() != "ai.onnx.ml")
+    return false;
+  int64_t ml = nodeOpset(m, 0, n);
+  const std::pair<StringRef, int64_t> changed[] = {{"LabelEncoder", 4},
+                                                    {"TreeEnsemble", 5},
+                                                    {"TreeEnsembleRegressor", 5},
+                                                    {"TreeEnsembleClassifier", 5}};
+  for (const auto &[op, version] : changed)
+    if (n.op_type() == op && version > kCheckerMLOpset && version <= ml)
+      return true;
+  return false;
+}
+
 /// Rewrites \p m (a copy) for the checker: imports kCheckerOpset, and each node of the main
 /// graph that is beyond the checker becomes graph inputs for its outputs (the copy is only
 /// checked, never run, so their element type is a placeholder). Returns the nodes taken out.
 std::vector<std::string> withinChecker(onnx::ModelProto &m, int64_t opset) {
   for (auto &o : *m.mutable_opset_import())
-    if (isDefaultDomain(o.domain()))
+    if (isDefaultDomain(o.domain()) && o.version() > kCheckerOpset) // not for ai.onnx.ml alone
       o.set_version(kCheckerOpset);
   std::vector<std::string> taken;
   onnx::GraphProto &g = *m.mutable_graph();
   google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
   for (auto &n : *g.mutable_node()) {
-    if (!beyondChecker(n, opset)) {
+    if (!beyondChecker(n, opset) && !mlBeyondChecker(m, n)) {
       *kept.Add() = std::move(n);
       continue;
     }
@@ -314,6 +332,8 @@ Error checkONNXModel(const onnx::ModelProto &model, int64_t opset, bool strict,
   if (!strict)
     scanner.scan();
   bool newer = opset > kCheckerOpset;
+  for (const auto &n : model.graph().node())
+    newer |= mlBeyondChecker(model, n);
   if (scanner.repairs.empty() && !newer)
     return runChecker(model);
   // Copied only now: a model with large weights and nothing to repair is not copied.

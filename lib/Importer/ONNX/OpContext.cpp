@@ -18,6 +18,20 @@ namespace ember {
 /// optimizers (TrainingOps.cpp).
 static constexpr StringLiteral kTrainingDomain = "ai.onnx.preview.training";
 static constexpr int64_t kMaxTrainingOpset = 1;
+/// The ONNX-ML domain (MLOps*.cpp), up to the opset that added TreeEnsemble.
+static constexpr StringLiteral kMLDomain = "ai.onnx.ml";
+static constexpr int64_t kMaxMLOpset = 5;
+
+/// The ONNX-ML loaders, apart from the default domain's: their op types are looked up only for
+/// nodes of that domain.
+static const OpRegistry &mlRegistry() {
+  static const OpRegistry registry = [] {
+    OpRegistry r;
+    registerMLOps(r);
+    return r;
+  }();
+  return registry;
+}
 
 bool isDefaultDomain(StringRef domain) { return domain.empty() || domain == "ai.onnx"; }
 
@@ -38,6 +52,8 @@ int64_t nodeOpset(const onnx::ModelProto &model, int64_t defaultOpset, const onn
 OpLoader findLoader(const onnx::NodeProto &n, int64_t opset) {
   if (opset < 1)
     return nullptr;
+  if (n.domain() == kMLDomain)
+    return opset <= kMaxMLOpset ? mlRegistry().find(n.op_type(), opset) : nullptr;
   if (!isDefaultDomain(n.domain()) &&
       (n.domain() != kTrainingDomain || opset > kMaxTrainingOpset ||
        !onnx::OpSchemaRegistry::Schema(n.op_type(), int(opset), n.domain())))
@@ -140,6 +156,12 @@ std::vector<std::string> onnxOperatorVersions() {
     bool training =
         onnx::OpSchemaRegistry::Schema(op, int(kMaxTrainingOpset), kTrainingDomain.str());
     std::string line = (training ? kTrainingDomain.str() : std::string("ai.onnx")) + " " + op;
+    for (int64_t v : versions)
+      line += " " + std::to_string(v);
+    lines.push_back(std::move(line));
+  }
+  for (const auto &[op, versions] : mlRegistry().versions()) {
+    std::string line = kMLDomain.str() + " " + op;
     for (int64_t v : versions)
       line += " " + std::to_string(v);
     lines.push_back(std::move(line));

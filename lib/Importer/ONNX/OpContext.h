@@ -71,6 +71,10 @@ void registerSequenceOps(OpRegistry &r);
 void registerTrainingOps(OpRegistry &r);
 void registerTextOps(OpRegistry &r);
 void registerRandomOps(OpRegistry &r);
+// ONNX-ML (domain ai.onnx.ml, MLOps*.cpp): scikit-learn's preprocessing, linear models and tree
+// ensembles, composed from existing node kinds. A registry of their own (findLoader), so that a
+// default-domain node never finds them.
+void registerMLOps(OpRegistry &r);
 // The versions from opset 18 on that only widened element kinds; called after the families.
 void registerWidenedVersions(OpRegistry &r);
 
@@ -236,7 +240,7 @@ bool isDefaultDomain(llvm::StringRef domain);
 /// default domain's is \p defaultOpset), 0 if it imports none.
 int64_t nodeOpset(const onnx::ModelProto &model, int64_t defaultOpset, const onnx::NodeProto &n);
 /// \p n's loader at \p opset, or null: the default domain's operators, and besides them the
-/// optimizers of ONNX's training domain (TrainingOps.cpp).
+/// optimizers of ONNX's training domain (TrainingOps.cpp) and the ONNX-ML operators (MLOps*.cpp).
 OpLoader findLoader(const onnx::NodeProto &n, int64_t opset);
 
 /// "node 'conv3' (Conv)": how errors name an ONNX node.

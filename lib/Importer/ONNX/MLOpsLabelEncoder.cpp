@@ -1,0 +1,5 @@
+#include "MLOps.h"
+
+namespace ember {
+void registerMLLabelEncoderOps(OpRegistry &) {}
+} // namespace ember
