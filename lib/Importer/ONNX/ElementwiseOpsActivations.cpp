@@ -1,6 +1,6 @@
 // ONNX one-input element-wise functions and activations: the functions of a `Unary` node (Abs,
-// Sin, Round, Not, Mish, ...), IsNaN, IsInf, Relu, Sigmoid, Tanh, Gelu and the activations with
-// attributes.
+// Sin, Round, Not, Mish, ...), IsNaN, IsInf, Relu, Sigmoid, Tanh, Gelu, Swish and the activations
+// with attributes.
 #include "ElementwiseOps.h"
 
 #include "ember/Support/Error.h"
@@ -100,6 +100,23 @@ Error loadGelu(OpContext &ctx) {
                                                                                : "gelu_tanh"));
 }
 
+/// Swish (opset 24): x * sigmoid(alpha * x), its ONNX function body's nodes (alpha rounded to
+/// x's kind, as its CastLike does), so a 16-bit float rounds after each step as the function
+/// does. An alpha of 1 folds away (simplify-arithmetic), leaving the Sigmoid and the Mul.
+Error loadSwish(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  const Type &t = x.getType();
+  if (!isFloatKind(t.kind))
+    return ctx.fail("x must be floating point, got " + t.str());
+  EMBER_ASSIGN_OR_RETURN(NodeValue alpha,
+                         ctx.createFilled(t.kind, {}, ctx.getFloat("alpha", 1.0f), "alpha"));
+  EMBER_ASSIGN_OR_RETURN(alpha, ctx.broadcastTo(alpha, t.dims));
+  EMBER_ASSIGN_OR_RETURN(NodeValue scaled, ctx.create(NodeKind::Mul, {alpha, x}, {}, "scaled"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue gate, ctx.create(NodeKind::Sigmoid, {scaled}, {}, "gate"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Mul, {x, gate}));
+  return ctx.setOutput(0, y);
+}
+
 } // namespace
 
 void registerElementwiseActivationOps(OpRegistry &r) {
@@ -118,6 +135,7 @@ void registerElementwiseActivationOps(OpRegistry &r) {
   r.add("HardSigmoid", 1, loadHardSigmoid);
   r.add("Shrink", 9, loadShrink);
   r.add("Gelu", 20, loadGelu);
+  r.add("Swish", 24, loadSwish);
 }
 
 } // namespace ember

@@ -1,5 +1,6 @@
-// ONNX reductions and selections: ReduceX, ArgMax/ArgMin, CumSum, TopK, Einsum. The losses are
-// in ReduceOpsLoss.cpp.
+// ONNX reductions and selections: ReduceX, ArgMax/ArgMin, CumSum, CumProd, TopK, Einsum. The
+// losses are in ReduceOpsLoss.cpp.
+#include "DataMovementOps.h"
 #include "OpContext.h"
 
 #include "ember/Support/Error.h"
@@ -115,6 +116,50 @@ Error loadCumSum(OpContext &ctx) {
       .set<AttrKind::Exclusive>(ctx.getInt("exclusive", 0) != 0)
       .set<AttrKind::Reverse>(ctx.getInt("reverse", 0) != 0);
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::CumSum, {x}, attrs));
+  return ctx.setOutput(0, y);
+}
+
+/// CumProd (opset 26), as CumSum's inputs and attributes. A scan of products in ceil(log2 n)
+/// element-wise steps (Hillis and Steele): step s multiplies each running product by the one s
+/// places earlier along the axis (later when reverse), ones shifted in at the border; the
+/// exclusive form shifts the result one place more. Integers wrap as numpy's cumprod does;
+/// floats round after each product in their kind, as numpy's does, but the products associate
+/// as a tree, not left to right, so the last bits may differ from a running product.
+Error loadCumProd(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  const Type &t = x.getType();
+  if (t.isQuantized() || t.kind == ElemKind::Bool ||
+      !(isFloatKind(t.kind) || isIntegerKind(t.kind)))
+    return ctx.fail("x must be numeric, got " + t.str());
+  EMBER_ASSIGN_OR_RETURN(int64_t a, constantScalar(ctx, 1, "axis"));
+  EMBER_ASSIGN_OR_RETURN(a, normalizeAxis(a, t.rank()));
+  unsigned axis = unsigned(a);
+  bool exclusive = ctx.getInt("exclusive", 0) != 0, reverse = ctx.getInt("reverse", 0) != 0;
+  dim_t n = t.dims[axis];
+  EMBER_ASSIGN_OR_RETURN(NodeValue one, ctx.createFilled(t.kind, {}, 1, "one"));
+  // v moved s places along the axis, toward its end (its start when reverse), ones filling in.
+  auto shifted = [&](NodeValue v, dim_t s) -> Expected<NodeValue> {
+    DimsVec onesDims(t.dims.begin(), t.dims.end());
+    onesDims[axis] = s;
+    EMBER_ASSIGN_OR_RETURN(NodeValue ones, ctx.broadcastTo(one, onesDims));
+    EMBER_ASSIGN_OR_RETURN(NodeValue kept,
+                           sliceAxis(ctx, v, axis, reverse ? s : 0, n - s, "kept"));
+    std::vector<NodeValue> parts = {ones, kept};
+    if (reverse)
+      std::swap(parts[0], parts[1]);
+    return ctx.create(NodeKind::Concat, parts, AttrList().set<AttrKind::Axis>(int64_t(axis)),
+                      "shifted");
+  };
+  NodeValue y = x;
+  for (dim_t s = 1; s < n; s *= 2) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue earlier, shifted(y, s));
+    EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Mul, {y, earlier}, {}, "scan"));
+  }
+  if (exclusive && n == 1) {
+    EMBER_ASSIGN_OR_RETURN(y, ctx.broadcastTo(one, t.dims));
+  } else if (exclusive && n > 1) {
+    EMBER_ASSIGN_OR_RETURN(y, shifted(y, 1));
+  }
   return ctx.setOutput(0, y);
 }
 
@@ -292,6 +337,7 @@ void registerReduceOps(OpRegistry &r) {
   r.add("ArgMax", 1, loadArgSelect<NodeKind::ArgMax>);
   r.add("ArgMin", 1, loadArgSelect<NodeKind::ArgMin>);
   r.add("CumSum", 11, loadCumSum);
+  r.add("CumProd", 26, loadCumProd);
   r.add("TopK", 1, loadTopK);
   r.add("Einsum", 12, loadEinsum);
   registerReduceLossOps(r);
