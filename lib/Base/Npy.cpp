@@ -137,7 +137,9 @@ Error writeNpyFile(StringRef path, const Tensor &t) {
     if (d.kind == k)
       descr = d.descr;
   if (!descr)
-    return makeError(path + ": cannot write " + elemKindName(k) + " as .npy");
+    return makeError(path + ": cannot write " + elemKindName(k) + " as .npy" +
+                     // numpy has no such dtype (ml_dtypes' are not in the .npy format).
+                     (isNarrowKind(k) ? " (numpy has no such dtype; write an ONNX .pb)" : ""));
   // numpy's own spelling: "()", "(5,)", "(2, 3)".
   std::string shape = "(";
   for (size_t i = 0; i < t.getType().rank(); ++i)

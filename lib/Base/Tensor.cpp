@@ -1,5 +1,6 @@
 #include "ember/Base/Tensor.h"
 #include "ember/Base/HalfBits.h"
+#include "ember/Semantics/NarrowKinds.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -87,6 +88,14 @@ double Tensor::elementAsDouble(size_t i) const {
     return double(dataAs<uint64_t>()[i]);
   case ElemKind::Bool:
     return dataAs<bool>()[i] ? 1.0 : 0.0;
+  case ElemKind::Float8E4M3FN:
+  case ElemKind::Float8E4M3FNUZ:
+  case ElemKind::Float8E5M2:
+  case ElemKind::Float8E5M2FNUZ:
+  case ElemKind::Int4:
+  case ElemKind::UInt4:
+  case ElemKind::Float4E2M1:
+    return ember_narrow_to_float(narrowKindCode(type_.kind), dataAs<uint8_t>()[i]);
   }
   return 0;
 }
@@ -113,6 +122,16 @@ void Tensor::setElementFromDouble(size_t i, double v) {
   case ElemKind::QUInt8:
     dataAs<uint8_t>()[i] =
         uint8_t(std::clamp(std::nearbyint(v / type_.scale) + type_.offset, 0.0, 255.0));
+    return;
+  case ElemKind::Float8E4M3FN:
+  case ElemKind::Float8E4M3FNUZ:
+  case ElemKind::Float8E5M2:
+  case ElemKind::Float8E5M2FNUZ:
+  case ElemKind::Int4:
+  case ElemKind::UInt4:
+  case ElemKind::Float4E2M1:
+    dataAs<uint8_t>()[i] =
+        uint8_t(ember_narrow_from_double(narrowKindCode(type_.kind), v, /*saturate=*/1));
     return;
   }
 }

@@ -1,4 +1,5 @@
 #include "ember/Base/Type.h"
+#include "ember/Semantics/NarrowKinds.h"
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/Hashing.h"
@@ -46,7 +47,25 @@ bool isFloatKind(ElemKind k) {
          k == ElemKind::BFloat16;
 }
 bool isQuantizedKind(ElemKind k) { return k == ElemKind::QInt8 || k == ElemKind::QUInt8; }
-bool isIntegerKind(ElemKind k) { return !isFloatKind(k) && !isQuantizedKind(k) && k != ElemKind::Bool; }
+static_assert(EMBER_NARROW_F8E4M3FN == 0 &&
+                  long(ElemKind::Float8E4M3FNUZ) - long(ElemKind::Float8E4M3FN) ==
+                      EMBER_NARROW_F8E4M3FNUZ &&
+                  long(ElemKind::Float8E5M2) - long(ElemKind::Float8E4M3FN) == EMBER_NARROW_F8E5M2 &&
+                  long(ElemKind::Float8E5M2FNUZ) - long(ElemKind::Float8E4M3FN) ==
+                      EMBER_NARROW_F8E5M2FNUZ &&
+                  long(ElemKind::Int4) - long(ElemKind::Float8E4M3FN) == EMBER_NARROW_INT4 &&
+                  long(ElemKind::UInt4) - long(ElemKind::Float8E4M3FN) == EMBER_NARROW_UINT4 &&
+                  long(ElemKind::Float4E2M1) - long(ElemKind::Float8E4M3FN) == EMBER_NARROW_F4E2M1,
+              "ElemKinds.def declares the narrow kinds in NarrowKinds.h's order");
+
+bool isNarrowKind(ElemKind k) {
+  return k == ElemKind::Float8E4M3FN || k == ElemKind::Float8E4M3FNUZ ||
+         k == ElemKind::Float8E5M2 || k == ElemKind::Float8E5M2FNUZ || k == ElemKind::Int4 ||
+         k == ElemKind::UInt4 || k == ElemKind::Float4E2M1;
+}
+bool isIntegerKind(ElemKind k) {
+  return !isFloatKind(k) && !isQuantizedKind(k) && k != ElemKind::Bool && !isNarrowKind(k);
+}
 
 Expected<Type> Type::checked(ElemKind k, ArrayRef<int64_t> dims) {
   DimsVec d;

@@ -1,5 +1,5 @@
 // ember/Semantics/ScalarFormulas.inc and the operator headers beside it (GridSample.h,
-// RoiAlign.h, Determinant.h) compiled as OpenCL C 1.2, as the OpenCL backend includes them: the
+// RoiAlign.h, Determinant.h, NarrowKinds.h) compiled as OpenCL C 1.2, as the OpenCL backend includes them: the
 // ctest Semantics.FormulasCompileAsOpenCLC checks that they stay in the subset host C++, the
 // kernels' C++ and OpenCL C share, and this kernel that they evaluate.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -22,6 +22,7 @@
 #include "ember/Semantics/Portable.h"
 #include "ember/Semantics/Determinant.h"
 #include "ember/Semantics/GridSample.h"
+#include "ember/Semantics/NarrowKinds.h"
 #include "ember/Semantics/RoiAlign.h"
 
 __kernel void formulas(__global float *out, __global const float *in, __global double *out64) {
@@ -30,5 +31,7 @@ __kernel void formulas(__global float *out, __global const float *in, __global d
   out[i] = ember_sigmoid(x) + ember_hard_sigmoid(x, 0.2f, 0.5f) + ember_hard_swish(x) +
            ember_gelu(x) + ember_gelu_tanh(x) + ember_softplus(x) + ember_elu(x, 1.0f) +
            ember_clip(x, -1.0f, 1.0f) + ember_leaky_relu(x, 0.1f) + ember_sign(x) + ember_mish(x);
-  out64[i] = ember_sigmoid((double)x) + ember_selu((double)x, 1.67, 1.05);
+  out64[i] = ember_sigmoid((double)x) + ember_selu((double)x, 1.67, 1.05) +
+             ember_narrow_to_float(EMBER_NARROW_F8E4M3FN,
+                                   ember_narrow_from_double(EMBER_NARROW_F8E4M3FN, x, 1));
 }

@@ -9,6 +9,10 @@
 #include "ember/Importer/TensorFiles.h"
 #include "ember/Support/Error.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdio>
 #include <map>
 
 using namespace ember;
@@ -671,3 +675,57 @@ TEST(ImporterLenient, MalformedModelsAreStillRefused) {
 }
 
 } // namespace
+
+namespace {
+
+/// Writes \p hex's bytes to a file of the test's own and returns its path.
+std::string writeHexFile(const std::string &name, llvm::StringRef hex) {
+  std::string path = "/tmp/ember_importer_test_" + name + ".pb";
+  std::string bytes = llvm::fromHex(hex);
+  std::FILE *f = std::fopen(path.c_str(), "wb");
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+  return path;
+}
+
+} // namespace
+
+// TensorProtos of the narrow kinds, serialized by the venv's onnx (numpy_helper.from_array and
+// helper.make_tensor with raw=False): int4 and uint4 packed two per byte, low nibble first, in
+// raw_data and in int32_data; float8 one element (its bits) per int32.
+TEST(TensorFiles, NarrowKindsReadAsONNXWritesThem) {
+  struct Case {
+    const char *name, *hex;
+    ElemKind kind;
+    std::vector<double> values;
+  } cases[] = {
+      {"int4_raw", "080510164201714a03f87003", ElemKind::Int4, {-8, -1, 0, 7, 3}},
+      {"int4_int32", "080510162a04f8017003420171", ElemKind::Int4, {-8, -1, 0, 7, 3}},
+      {"uint4_int32", "0802080210152a03f10149420175", ElemKind::UInt4, {1, 15, 9, 4}},
+      {"f8e5m2_int32", "080310132a043cc0017b420166", ElemKind::Float8E5M2, {1, -2, 57344}},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    auto t = readTensorFile(writeHexFile(c.name, c.hex));
+    ASSERT_TRUE(bool(t)) << errorToString(t.takeError());
+    ASSERT_EQ(t->getType().kind, c.kind);
+    ASSERT_EQ(t->numElements(), c.values.size());
+    for (size_t i = 0; i < c.values.size(); ++i)
+      EXPECT_EQ(t->elementAsDouble(i), c.values[i]);
+  }
+  // Written back, an int4 tensor is ONNX's packed raw_data (the bytes numpy_helper writes).
+  auto t = readTensorFile(writeHexFile("int4_int32", "080510162a04f8017003420171"));
+  ASSERT_TRUE(bool(t));
+  std::string out = "/tmp/ember_importer_test_int4_out.pb";
+  ASSERT_FALSE(writeONNXTensorFile(out, *t, "q"));
+  auto bytes = llvm::MemoryBuffer::getFile(out);
+  ASSERT_TRUE(bool(bytes));
+  EXPECT_EQ(llvm::toHex((*bytes)->getBuffer(), /*LowerCase=*/true), "080510164201714a03f87003");
+  auto back = readTensorFile(out);
+  ASSERT_TRUE(bool(back));
+  EXPECT_TRUE(back->bitwiseEqual(*t));
+  // Packed data of the wrong size is an error, not a crash: 5 int4 need 3 bytes.
+  auto bad = readTensorFile(writeHexFile("int4_short", "080510164201714a02f870"));
+  ASSERT_FALSE(bool(bad));
+  EXPECT_NE(errorToString(bad.takeError()).find("needs 3"), std::string::npos);
+}

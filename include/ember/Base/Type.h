@@ -30,6 +30,12 @@ bool parseElemKind(llvm::StringRef name, ElemKind &k);
 bool isFloatKind(ElemKind k);
 bool isQuantizedKind(ElemKind k);
 bool isIntegerKind(ElemKind k);
+/// float8 (the four ONNX kinds), int4, uint4 and float4e2m1: stored one element per byte,
+/// converted by Cast and moved by data movement, computed on by nothing else.
+bool isNarrowKind(ElemKind k);
+/// A narrow kind's code for ember/Semantics/NarrowKinds.h (EMBER_NARROW_*): its place among
+/// the narrow kinds, which ElemKinds.def declares in that order from Float8E4M3FN.
+inline long narrowKindCode(ElemKind k) { return long(k) - long(ElemKind::Float8E4M3FN); }
 
 /// Maps a C++ storage type to its ElemKind (float -> Float32, ...).
 template <typename T> struct ElemKindOf;

@@ -71,6 +71,12 @@ public:
   void print(llvm::raw_ostream &os) const;
 };
 
+/// Cast's Saturate attribute, which only ONNX's Cast and CastLike set: 1 when absent (ONNX's
+/// default), so that the importer's own Casts and hand-built graphs need not say it.
+inline int64_t castSaturates(const AttrList &a) {
+  return a.has(AttrKind::Saturate) ? a.get<AttrKind::Saturate>() : 1;
+}
+
 } // namespace ember
 
 #endif

@@ -16,8 +16,9 @@ namespace cpu {
 namespace {
 
 // The Interpreter's KindSets (ElementwiseCommon.h); quantized kinds are in none.
-bool isNumeric(ElemKind k) { return !isQuantizedKind(k) && k != ElemKind::Bool; }
-bool isNumericOrBool(ElemKind k) { return !isQuantizedKind(k); }
+// The narrow kinds (float8, int4, uint4, float4) only convert: Cast's own kernels below.
+bool isNumericOrBool(ElemKind k) { return !isQuantizedKind(k) && !isNarrowKind(k); }
+bool isNumeric(ElemKind k) { return isNumericOrBool(k) && k != ElemKind::Bool; }
 bool isFloat(ElemKind k) { return !isQuantizedKind(k) && isFloatKind(k); }
 bool isUnsignedInt(ElemKind k) {
   return k == ElemKind::UInt8 || k == ElemKind::UInt16 || k == ElemKind::UInt32 ||
@@ -139,10 +140,24 @@ Error emitClip(Emitter &E, const Instruction &I) {
 }
 
 bool supportsCast(const Node &n) {
-  return isNumericOrBool(operandKind(n, 0)) && isNumericOrBool(resultKind(n));
+  auto convertible = [](ElemKind k) { return isNumericOrBool(k) || isNarrowKind(k); };
+  return convertible(operandKind(n, 0)) && convertible(resultKind(n));
 }
 
 Error emitCast(Emitter &E, const Instruction &I) {
+  ElemKind from = inKind(I, 0), to = outKind(I);
+  // A narrow kind is one kernel argument (its NarrowKinds.h code), not an instantiation.
+  if (isNarrowKind(from) && isNarrowKind(to))
+    return E.call("ember_cast_narrow_narrow",
+                  {E.out(I), E.in(I, 0), count(E, I), E.i64(narrowKindCode(from)),
+                   E.i64(narrowKindCode(to)), E.i64(castSaturates(I.getAttrs()) != 0)});
+  if (isNarrowKind(to))
+    return E.call(std::string("ember_cast_") + kindSuffix(from) + "_narrow",
+                  {E.out(I), E.in(I, 0), count(E, I), E.i64(narrowKindCode(to)),
+                   E.i64(castSaturates(I.getAttrs()) != 0)});
+  if (isNarrowKind(from))
+    return E.call(std::string("ember_cast_narrow_") + kindSuffix(to),
+                  {E.out(I), E.in(I, 0), count(E, I), E.i64(narrowKindCode(from))});
   std::string name =
       std::string("ember_cast_") + kindSuffix(inKind(I, 0)) + "_" + kindSuffix(outKind(I));
   return E.call(name, {E.out(I), E.in(I, 0), count(E, I)});

@@ -69,8 +69,11 @@ inline int64_t floatCode(ElemKind k) {
   }
 }
 
-/// Numbers: every kind but bool and the quantized ones (the Interpreter's isNumericKind).
-inline bool isNumber(ElemKind k) { return k != ElemKind::Bool && !isQuantizedKind(k); }
+/// Numbers: every kind but bool, the quantized and the narrow ones (the Interpreter's
+/// isNumericKind).
+inline bool isNumber(ElemKind k) {
+  return k != ElemKind::Bool && !isQuantizedKind(k) && !isNarrowKind(k);
+}
 
 } // namespace cpu
 } // namespace ember

@@ -44,6 +44,13 @@ inline const char *kindSuffix(ElemKind k) {
   case ElemKind::Bool: return "b8";
   case ElemKind::QInt8: return "i8";
   case ElemKind::QUInt8: return "u8";
+  case ElemKind::Float8E4M3FN: return "f8e4m3fn";
+  case ElemKind::Float8E4M3FNUZ: return "f8e4m3fnuz";
+  case ElemKind::Float8E5M2: return "f8e5m2";
+  case ElemKind::Float8E5M2FNUZ: return "f8e5m2fnuz";
+  case ElemKind::Int4: return "i4";
+  case ElemKind::UInt4: return "u4";
+  case ElemKind::Float4E2M1: return "f4e2m1";
   }
   return "";
 }

@@ -18,7 +18,7 @@ namespace ember {
 namespace interp {
 
 /// Sets of element kinds a kernel accepts (the domains of Nodes/ElementwiseFunctions.def and a
-/// few more). Numeric means every integer and float kind; quantized kinds are in none.
+/// few more). Numeric means every integer and float kind; quantized and narrow kinds are in none.
 enum class KindSet { Float, Signed, Numeric, Unsigned, Bool, NumericOrBool, IntegerOrBool };
 
 template <typename T>
@@ -54,7 +54,7 @@ template <typename T> constexpr bool typeInSet(KindSet s) {
 
 /// Whether element kind \p k belongs to \p s (the run-time twin of typeInSet).
 inline bool kindInSet(ElemKind k, KindSet s) {
-  if (isQuantizedKind(k))
+  if (isQuantizedKind(k) || isNarrowKind(k))
     return false;
   bool isUnsigned = k == ElemKind::UInt8 || k == ElemKind::UInt16 || k == ElemKind::UInt32 ||
                     k == ElemKind::UInt64;

@@ -2,6 +2,8 @@
 // Equal, Less, LessOrEqual, Greater, GreaterOrEqual, And, Or, Xor, Where, Clip and Cast.
 #include "ElementwiseCommon.h"
 
+#include "ember/Semantics/NarrowKinds.h"
+
 #include <cstring>
 #include <functional>
 
@@ -88,9 +90,47 @@ template <typename To, typename From> To castElement(From x) {
   }
 }
 
+/// Cast to or from a narrow kind (ember/Semantics/NarrowKinds.h): a narrow value becomes a float
+/// (exactly) and goes on as a float's Cast; a value of another kind goes to a narrow kind as a
+/// double (exactly: float16 and bfloat16 through float).
+Error castNarrow(const KernelContext &ctx) {
+  ElemKind from = ctx.in(0).type.kind, to = ctx.out().type.kind;
+  const uint8_t *narrowIn = ctx.in(0).as<uint8_t>();
+  size_t n = ctx.out().numElements();
+  if (isNarrowKind(to)) {
+    long code = narrowKindCode(to);
+    long saturate = castSaturates(ctx.instr().getAttrs()) != 0;
+    uint8_t *r = ctx.out().as<uint8_t>();
+    if (isNarrowKind(from)) {
+      long fromCode = narrowKindCode(from);
+      for (size_t i = 0; i < n; ++i)
+        r[i] = uint8_t(
+            ember_narrow_from_double(code, ember_narrow_to_float(fromCode, narrowIn[i]), saturate));
+      return Error::success();
+    }
+    return dispatchIn<KindSet::NumericOrBool>(ctx, from, [&](auto fromTag) {
+      using From = decltype(fromTag);
+      const From *x = ctx.in(0).as<From>();
+      for (size_t i = 0; i < n; ++i)
+        r[i] = uint8_t(ember_narrow_from_double(code, convertElement<double>(x[i]), saturate));
+      return Error::success();
+    });
+  }
+  long fromCode = narrowKindCode(from);
+  return dispatchIn<KindSet::NumericOrBool>(ctx, to, [&](auto toTag) {
+    using To = decltype(toTag);
+    To *r = ctx.out().as<To>();
+    for (size_t i = 0; i < n; ++i)
+      r[i] = castElement<To, float>(ember_narrow_to_float(fromCode, narrowIn[i]));
+    return Error::success();
+  });
+}
+
 } // namespace
 
 Error runCast(const KernelContext &ctx) {
+  if (isNarrowKind(ctx.in(0).type.kind) || isNarrowKind(ctx.out().type.kind))
+    return castNarrow(ctx);
   return dispatchIn<KindSet::NumericOrBool>(ctx, ctx.in(0).type.kind, [&](auto fromTag) {
     using From = decltype(fromTag);
     return dispatchIn<KindSet::NumericOrBool>(ctx, ctx.out().type.kind, [&](auto toTag) {
@@ -111,8 +151,10 @@ bool supportsXor(const Node &n) { return kindInSet(resultKind(n), KindSet::Integ
 bool supportsWhere(const Node &n) { return kindInSet(resultKind(n), KindSet::NumericOrBool); }
 bool supportsClip(const Node &n) { return kindInSet(resultKind(n), KindSet::Numeric); }
 bool supportsCast(const Node &n) {
-  return kindInSet(operandKind(n, 0), KindSet::NumericOrBool) &&
-         kindInSet(resultKind(n), KindSet::NumericOrBool);
+  auto convertible = [](ElemKind k) {
+    return kindInSet(k, KindSet::NumericOrBool) || isNarrowKind(k);
+  };
+  return convertible(operandKind(n, 0)) && convertible(resultKind(n));
 }
 
 } // namespace interp

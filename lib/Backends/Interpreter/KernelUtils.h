@@ -52,6 +52,13 @@ template <typename Fn> llvm::Error dispatchAllKinds(ElemKind k, Fn &&fn) {
   case ElemKind::Bool: return fn(bool());
   case ElemKind::QInt8:
   case ElemKind::QUInt8:
+  case ElemKind::Float8E4M3FN: // the narrow kinds: Cast converts them (ElementwiseLogic.cpp)
+  case ElemKind::Float8E4M3FNUZ:
+  case ElemKind::Float8E5M2:
+  case ElemKind::Float8E5M2FNUZ:
+  case ElemKind::Int4:
+  case ElemKind::UInt4:
+  case ElemKind::Float4E2M1:
     break;
   }
   return makeError("no kernel for element kind " + elemKindName(k));

@@ -37,6 +37,13 @@ StringRef kindSuffix(ElemKind k) {
   case ElemKind::Int64: return "i64";
   case ElemKind::UInt64: return "u64";
   case ElemKind::Bool: return "bool";
+  case ElemKind::Float8E4M3FN: return "f8e4m3fn";
+  case ElemKind::Float8E4M3FNUZ: return "f8e4m3fnuz";
+  case ElemKind::Float8E5M2: return "f8e5m2";
+  case ElemKind::Float8E5M2FNUZ: return "f8e5m2fnuz";
+  case ElemKind::Int4: return "i4";
+  case ElemKind::UInt4: return "u4";
+  case ElemKind::Float4E2M1: return "f4e2m1";
   }
   return "";
 }

@@ -41,11 +41,12 @@ const OpRow kCompareRows[] = {
 #undef EW_COMPARE
 };
 
-/// The kinds the kernels tell apart; None for the quantized kinds, which no kernel here takes.
+/// The kinds the kernels tell apart; None for the quantized and the narrow kinds, which no kernel
+/// here takes but Cast's.
 enum class KindClass { Float, Signed, Unsigned, Bool, None };
 
 KindClass classOf(ElemKind k) {
-  if (isQuantizedKind(k))
+  if (isQuantizedKind(k) || isNarrowKind(k))
     return KindClass::None;
   if (isFloatKind(k))
     return KindClass::Float;
@@ -340,10 +341,22 @@ Expected<bool> planElementwise(LaunchBuilder &b, const Instruction &I) {
     if (kindIndex(k) < 0)
       return noRow(I, k);
     return b.add(I, "ew_where_" + std::to_string(elemSize(k)), n, {y, in(0), in(1), in(2)});
-  case InstrKind::Cast:
-    if (kindIndex(k) < 0 || kindIndex(inKind(0)) < 0)
+  case InstrKind::Cast: {
+    // A narrow kind is a kernel parameter (its NarrowKinds.h code), not an instantiation.
+    ElemKind from = inKind(0);
+    int64_t saturate = castSaturates(I.getAttrs()) != 0;
+    if (isNarrowKind(from) && isNarrowKind(k))
+      return b.add(I, "ew_cast_narrow_narrow", n,
+                   {y, in(0), narrowKindCode(from), narrowKindCode(k), saturate});
+    if (isNarrowKind(k) && kindIndex(from) >= 0)
+      return b.add(I, "ew_cast_" + kindSuffix(from).str() + "_narrow", n,
+                   {y, in(0), narrowKindCode(k), saturate});
+    if (isNarrowKind(from) && kindIndex(k) >= 0)
+      return b.add(I, "ew_cast_narrow", n, {y, in(0), narrowKindCode(from), kindIndex(k)});
+    if (kindIndex(k) < 0 || kindIndex(from) < 0)
       return noRow(I, k);
-    return b.add(I, "ew_cast_" + kindSuffix(inKind(0)).str(), n, {y, in(0), kindIndex(k)});
+    return b.add(I, "ew_cast_" + kindSuffix(from).str(), n, {y, in(0), kindIndex(k)});
+  }
   case InstrKind::IsNaN:
   case InstrKind::IsInf: {
     if (!isFloatKind(inKind(0)))
@@ -413,7 +426,10 @@ std::optional<bool> supportsElementwise(const Node &n) {
   case NodeKind::Pow: return isPowBase(k) && isNumeric(inKind(1));
   case NodeKind::Clip: return isNumeric(k);
   case NodeKind::Where: return kindIndex(k) >= 0;
-  case NodeKind::Cast: return kindIndex(k) >= 0 && kindIndex(inKind(0)) >= 0;
+  case NodeKind::Cast: {
+    auto castable = [](ElemKind x) { return kindIndex(x) >= 0 || isNarrowKind(x); };
+    return castable(k) && castable(inKind(0));
+  }
   case NodeKind::IsNaN:
   case NodeKind::IsInf: return isFloatKind(inKind(0));
   default: return std::nullopt;

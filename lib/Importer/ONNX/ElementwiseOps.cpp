@@ -251,16 +251,25 @@ Error loadClip(OpContext &ctx) {
 
 } // namespace
 
-Error createCast(OpContext &ctx, NodeValue x, ElemKind to) {
+Error createCast(OpContext &ctx, NodeValue x, ElemKind to, bool saturate) {
   if (x.getType().kind == to)
     return ctx.setOutput(0, x);
-  EMBER_ASSIGN_OR_RETURN(NodeValue y,
-                         ctx.create(NodeKind::Cast, {x},
-                                    AttrList().set<AttrKind::ResultKind>(elemKindName(to).str())));
+  AttrList attrs;
+  attrs.set<AttrKind::ResultKind>(elemKindName(to).str());
+  // Saturate is optional and 1 when absent (castSaturates): only a 0 is written, so that every
+  // other Cast stays as it was (and equal to the same Cast built elsewhere, for CSE).
+  if (!saturate)
+    attrs.set<AttrKind::Saturate>(0);
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Cast, {x}, attrs));
   return ctx.setOutput(0, y);
 }
 
 namespace {
+
+/// Cast-19 and CastLike-19's saturate (default 1): whether a value beyond a float8 kind's range
+/// gives its largest finite value rather than infinity or NaN. ONNX defines it for float8
+/// results only, and ember's conversions ignore it for the others.
+bool saturateAttr(OpContext &ctx) { return ctx.opset() < 19 || ctx.getInt("saturate", 1) != 0; }
 
 /// Cast's target is a TensorProto data type number, or its name before opset 6.
 Error loadCast(OpContext &ctx) {
@@ -282,14 +291,14 @@ Error loadCast(OpContext &ctx) {
   auto kind = elemKindFromONNX(to);
   if (!kind)
     return withContext(kind.takeError(), "'to'");
-  return createCast(ctx, x, *kind);
+  return createCast(ctx, x, *kind, saturateAttr(ctx));
 }
 
 /// CastLike: Cast to the element type of the second input.
 Error loadCastLike(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   EMBER_ASSIGN_OR_RETURN(NodeValue like, ctx.input(1));
-  return createCast(ctx, x, like.getType().kind);
+  return createCast(ctx, x, like.getType().kind, saturateAttr(ctx));
 }
 
 } // namespace

@@ -14,8 +14,9 @@ void registerElementwiseActivationOps(OpRegistry &r);
 llvm::Expected<llvm::SmallVector<NodeValue, 3>> broadcastTogether(OpContext &ctx,
                                                                   llvm::ArrayRef<NodeValue> values);
 
-/// Binds output 0 to \p x cast to \p to (\p x itself when it has that kind already).
-llvm::Error createCast(OpContext &ctx, NodeValue x, ElemKind to);
+/// Binds output 0 to \p x cast to \p to (\p x itself when it has that kind already); \p saturate
+/// is Cast-19's attribute (to a float8 kind, out of range gives the largest finite value).
+llvm::Error createCast(OpContext &ctx, NodeValue x, ElemKind to, bool saturate = true);
 
 } // namespace ember
 

@@ -7,6 +7,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <vector>
 
 using namespace llvm;
 
@@ -36,6 +37,22 @@ const DataTypeEntry kDataTypes[] = {
     {onnx::TensorProto::COMPLEX64, "COMPLEX64", false, ElemKind::Float32},
     {onnx::TensorProto::COMPLEX128, "COMPLEX128", false, ElemKind::Float32},
     {onnx::TensorProto::BFLOAT16, "BFLOAT16", true, ElemKind::BFloat16},
+    // The kinds of ONNX 1.14 and later, which the linked onnx (1.12) does not name, by number.
+    // The narrow kinds (ElemKinds.def); INT4, UINT4 and FLOAT4E2M1 are packed two per byte in
+    // files (packedNibbles), one per byte in ember.
+    {17, "FLOAT8E4M3FN", true, ElemKind::Float8E4M3FN},
+    {18, "FLOAT8E4M3FNUZ", true, ElemKind::Float8E4M3FNUZ},
+    {19, "FLOAT8E5M2", true, ElemKind::Float8E5M2},
+    {20, "FLOAT8E5M2FNUZ", true, ElemKind::Float8E5M2FNUZ},
+    {21, "UINT4", true, ElemKind::UInt4},
+    {22, "INT4", true, ElemKind::Int4},
+    {23, "FLOAT4E2M1", true, ElemKind::Float4E2M1},
+    // Known, so that a model using them is refused by name, but no ember kind.
+    {24, "FLOAT8E8M0", false, ElemKind::Float32},
+    {25, "UINT2", false, ElemKind::Float32},
+    {26, "INT2", false, ElemKind::Float32},
+    {27, "FLOAT6E2M3", false, ElemKind::Float32},
+    {28, "FLOAT6E3M2", false, ElemKind::Float32},
 };
 
 const DataTypeEntry *findDataType(int t) {
@@ -43,6 +60,22 @@ const DataTypeEntry *findDataType(int t) {
     if (e.onnx == t)
       return &e;
   return nullptr;
+}
+
+/// Whether a TensorProto packs \p k two elements per byte, the first in the low nibble (ONNX's
+/// INT4, UINT4 and FLOAT4E2M1, in raw_data and in int32_data alike: one byte per int32).
+bool packedNibbles(ElemKind k) {
+  return k == ElemKind::Int4 || k == ElemKind::UInt4 || k == ElemKind::Float4E2M1;
+}
+
+/// Bytes of \p n elements of kind \p k in a TensorProto.
+size_t protoBytes(ElemKind k, size_t n) { return packedNibbles(k) ? (n + 1) / 2 : n * elemSize(k); }
+
+/// Element \p i of packed bytes \p packed as ember stores it: int4 sign-extended, the others
+/// as their 4 bits.
+uint8_t unpackNibble(ElemKind k, const uint8_t *packed, size_t i) {
+  uint8_t v = i % 2 ? packed[i / 2] >> 4 : packed[i / 2] & 0xF;
+  return k == ElemKind::Int4 && (v & 0x8) ? uint8_t(v | 0xF0) : v;
 }
 
 /// Copies a typed repeated field into \p t, narrowing each value to the storage type.
@@ -87,11 +120,17 @@ Expected<Tensor> tensorFromONNX(const onnx::TensorProto &proto) {
 
   if (proto.has_raw_data()) {
     const std::string &raw = proto.raw_data();
-    if (raw.size() != ty->sizeInBytes())
+    size_t bytes = protoBytes(*kind, n);
+    if (raw.size() != bytes)
       return makeError(what + ": raw_data has " + Twine(raw.size()) + " bytes, shape " +
                        dimsToString(ty->dims) + " of " + elemKindName(*kind) + " needs " +
-                       Twine(ty->sizeInBytes()));
+                       Twine(bytes));
     t = Tensor(*ty);
+    if (packedNibbles(*kind)) {
+      for (size_t i = 0; i < n; ++i)
+        t.dataAs<uint8_t>()[i] = unpackNibble(*kind, reinterpret_cast<const uint8_t *>(raw.data()), i);
+      return t;
+    }
     if (n)
       std::memcpy(t.data(), raw.data(), raw.size());
     if (*kind == ElemKind::Bool)
@@ -156,6 +195,29 @@ Expected<Tensor> tensorFromONNX(const onnx::TensorProto &proto) {
     for (size_t i = 0; i < n; ++i)
       t.dataAs<bool>()[i] = proto.int32_data(int(i)) != 0;
     break;
+  case ElemKind::Float8E4M3FN:
+  case ElemKind::Float8E4M3FNUZ:
+  case ElemKind::Float8E5M2:
+  case ElemKind::Float8E5M2FNUZ: // the bits, one element per int32
+    EMBER_TRY(count(proto.int32_data_size()));
+    copyField<uint8_t>(proto.int32_data(), t);
+    break;
+  case ElemKind::Int4:
+  case ElemKind::UInt4:
+  case ElemKind::Float4E2M1: { // one packed byte (two elements) per int32
+    size_t bytes = protoBytes(*kind, n);
+    if (size_t(proto.int32_data_size()) != bytes)
+      return makeError(what + ": has " + Twine(proto.int32_data_size()) + " int32_data values, " +
+                       "shape " + dimsToString(ty->dims) + " of " + elemKindName(*kind) +
+                       " needs " + Twine(bytes) + " (two elements per value)");
+    std::vector<uint8_t> packed(bytes);
+    for (size_t i = 0; i < bytes; ++i)
+      packed[i] = uint8_t(proto.int32_data(int(i)));
+    t = Tensor(*ty);
+    for (size_t i = 0; i < n; ++i)
+      t.dataAs<uint8_t>()[i] = unpackNibble(*kind, packed.data(), i);
+    break;
+  }
   default:
     return makeError(what + ": cannot read " + elemKindName(*kind));
   }
@@ -201,7 +263,7 @@ namespace {
 
 /// \p t as a TensorProto named \p name, its data as raw_data: lossless for every element kind
 /// (bfloat16 as BFLOAT16; quantized kinds as their storage, INT8 or UINT8, since a TensorProto
-/// holds no scale).
+/// holds no scale; int4, uint4 and float4e2m1 packed two per byte, as ONNX lays them out).
 llvm::Error tensorToONNX(const Tensor &t, llvm::StringRef name, onnx::TensorProto &proto,
                          llvm::StringRef path) {
   ElemKind kind = t.getType().kind;
@@ -219,6 +281,15 @@ llvm::Error tensorToONNX(const Tensor &t, llvm::StringRef name, onnx::TensorProt
   proto.set_data_type(type->onnx);
   for (dim_t d : t.getType().dims)
     proto.add_dims(int64_t(d));
+  if (packedNibbles(kind)) {
+    // Two elements per byte, the first in the low nibble (ONNX's layout for 4-bit kinds).
+    size_t n = t.getType().numElements();
+    std::string raw(protoBytes(kind, n), '\0');
+    for (size_t i = 0; i < n; ++i)
+      raw[i / 2] = char(uint8_t(raw[i / 2]) | (t.dataAs<uint8_t>()[i] & 0xF) << (i % 2 ? 4 : 0));
+    proto.set_raw_data(std::move(raw));
+    return llvm::Error::success();
+  }
   // Bools are stored one byte each, 0 or 1, as raw_data wants them.
   proto.set_raw_data(std::string(reinterpret_cast<const char *>(t.data()), t.sizeInBytes()));
   return llvm::Error::success();

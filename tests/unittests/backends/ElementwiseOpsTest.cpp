@@ -5,6 +5,8 @@
 // (integer division, remainder by zero, integer 0 to a negative power).
 #include "BackendTestUtils.h"
 
+#include "../../../tools/common/ModelTestCase.h"
+
 #include "ember/Backends/Backend.h"
 
 #include <cmath>
@@ -299,6 +301,96 @@ TEST(ElementwiseOps, CastBetweenEveryPairOfKinds) {
             a.set<AttrKind::ResultKind>(kindName(to));
             outs.push_back(node(F, NodeKind::Cast, {x}, a));
           }
+          return outs;
+        },
+        o);
+  }
+}
+
+const ElemKind kNarrowKinds[] = {ElemKind::Float8E4M3FN, ElemKind::Float8E4M3FNUZ,
+                                 ElemKind::Float8E5M2,   ElemKind::Float8E5M2FNUZ,
+                                 ElemKind::Int4,         ElemKind::UInt4,
+                                 ElemKind::Float4E2M1};
+
+/// Every bit pattern narrow kind \p k stores (int4 sign-extended), cycled over \p n elements.
+Tensor everyNarrowValue(ElemKind k, size_t n) {
+  Tensor t(Type(k, {n}));
+  unsigned patterns = k == ElemKind::Int4 || k == ElemKind::UInt4 || k == ElemKind::Float4E2M1
+                          ? 16
+                          : 256;
+  for (size_t i = 0; i < n; ++i) {
+    unsigned b = unsigned(i % patterns);
+    t.dataAs<uint8_t>()[i] = uint8_t(k == ElemKind::Int4 && b >= 8 ? b | 0xF0 : b);
+  }
+  return t;
+}
+
+/// The Interpreter's outputs and every other backend's: narrow results bit for bit (a float8
+/// NaN's or zero's sign is part of the result), the others as expectBackendsAgree compares them
+/// (the float16 a NaN becomes has the device's payload on OpenCL).
+void expectSameBits(const GraphBuilder &build, const RunOptions &o) {
+  Outputs want = runOn("Interpreter", build, o);
+  ASSERT_EQ(want.error, "");
+  for (const std::string &backend : backendsUnderTest()) {
+    SCOPED_TRACE(backend);
+    Outputs got = runOn(backend, build, o);
+    ASSERT_EQ(got.error, "");
+    ASSERT_EQ(got.tensors.size(), want.tensors.size());
+    for (size_t i = 0; i < got.tensors.size(); ++i) {
+      const Tensor &g = got.tensors[i], &w = want.tensors[i];
+      if (isNarrowKind(w.getType().kind))
+        EXPECT_TRUE(g.bitwiseEqual(w)) << "output " << i << " " << w.getType().str();
+      else
+        EXPECT_EQ(tools::compareTensors(g, w, {0, 0}), "") << "output " << i;
+    }
+  }
+}
+
+// Cast to every narrow kind, saturating and not, from every kind's special values; from every
+// bit pattern of each narrow kind to every kind and every narrow kind; and the narrow kinds
+// through data movement (one byte per element everywhere).
+TEST(ElementwiseOps, CastToAndFromNarrowKinds) {
+  auto cast = [](Function *F, NodeValue x, ElemKind to, int saturate) {
+    AttrList a;
+    a.set<AttrKind::ResultKind>(kindName(to));
+    if (saturate >= 0)
+      a.set<AttrKind::Saturate>(saturate);
+    return node(F, NodeKind::Cast, {x}, a);
+  };
+  for (ElemKind from : allKinds()) {
+    SCOPED_TRACE(kindName(from));
+    RunOptions o = dceOnly();
+    o.inputs["x"] = specials(from, {43}, 0);
+    expectSameBits(
+        [&](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *x = input(M, {43}, from, "x");
+          std::vector<NodeValue> outs;
+          for (ElemKind to : kNarrowKinds)
+            for (int saturate : {-1, 0})
+              outs.push_back(cast(F, x, to, saturate));
+          return outs;
+        },
+        o);
+  }
+  for (ElemKind from : kNarrowKinds) {
+    SCOPED_TRACE(kindName(from));
+    RunOptions o = dceOnly();
+    o.inputs["x"] = everyNarrowValue(from, 256);
+    expectSameBits(
+        [&](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *x = input(M, {256}, from, "x");
+          std::vector<NodeValue> outs;
+          for (ElemKind to : allKinds())
+            outs.push_back(cast(F, x, to, -1));
+          for (ElemKind to : kNarrowKinds)
+            if (to != from)
+              for (int saturate : {-1, 0})
+                outs.push_back(cast(F, x, to, saturate));
+          // Data movement moves bytes: a transpose and a concat of slices.
+          NodeValue m = node(F, NodeKind::Reshape, {x},
+                             AttrList().set<AttrKind::Dims>(std::vector<int64_t>{16, 16}));
+          outs.push_back(node(F, NodeKind::Transpose, {m},
+                              AttrList().set<AttrKind::Shuffle>(std::vector<int64_t>{1, 0})));
           return outs;
         },
         o);

@@ -4,9 +4,12 @@
 //    result; floats compare as IEEE (NaN compares false), 16-bit floats as float;
 //  - And, Or, Xor on bool and the integer kinds (bitwise);
 //  - Clip on every numeric kind but float32 (Elementwise.cpp has its vector form);
-//  - Cast between every pair of numeric and bool kinds (Types.h's convert, except to bfloat16).
+//  - Cast between every pair of numeric and bool kinds (Types.h's convert, except to bfloat16),
+//    and to and from the narrow kinds (ember/Semantics/NarrowKinds.h).
 // (Where, which moves bytes, is in Elementwise.cpp.)
 #include "ElementwiseUtils.h"
+
+#include "ember/Semantics/NarrowKinds.h"
 
 #define COMPARE_KERNELS(S, T)                                                                      \
   EMBER_KERNEL void ember_equal_##S(b8 *out, const T *a, const T *b, i64 n) {                     \
@@ -96,3 +99,26 @@ template <typename To, typename From> EMBER_INLINE To castElement(From x) {
 EMBER_FOR_ALL_KINDS(CAST_KERNELS_FROM)
 #undef CAST_KERNELS_FROM
 #undef CAST_KERNEL
+
+// Cast to and from the narrow kinds, whose NarrowKinds.h code is an argument: to one from
+// every other kind through double, from one to every other kind through float (the
+// Interpreter's castNarrow).
+#define NARROW_CAST_KERNELS(S, T)                                                                  \
+  EMBER_KERNEL void ember_cast_##S##_narrow(u8 *out, const T *in, i64 n, i64 code,               \
+                                            i64 saturate) {                                        \
+    for (i64 i = 0; i < n; ++i)                                                                    \
+      out[i] = u8(ember_narrow_from_double(code, convert<double, T>(Elem<T>::load(in[i])),       \
+                                           saturate));                                             \
+  }                                                                                                \
+  EMBER_KERNEL void ember_cast_narrow_##S(T *out, const u8 *in, i64 n, i64 code) {               \
+    for (i64 i = 0; i < n; ++i)                                                                    \
+      out[i] = castElement<T, float>(ember_narrow_to_float(code, in[i]));                          \
+  }
+EMBER_FOR_ALL_KINDS(NARROW_CAST_KERNELS)
+#undef NARROW_CAST_KERNELS
+
+EMBER_KERNEL void ember_cast_narrow_narrow(u8 *out, const u8 *in, i64 n, i64 fromCode,
+                                           i64 toCode, i64 saturate) {
+  for (i64 i = 0; i < n; ++i)
+    out[i] = u8(ember_narrow_from_double(toCode, ember_narrow_to_float(fromCode, in[i]), saturate));
+}

@@ -244,6 +244,32 @@ static inline ushort ew_truncate_to_bfloat(float f) {
   }
 FOR_EACH_KIND(EW_CAST)
 
+// Cast to and from the narrow kinds (ember/Semantics/NarrowKinds.h), whose code is a parameter:
+// to one from every other kind through double, [n, y, x, narrow code, saturate]; from one to
+// every other kind through float, as a float's Cast above, [n, y, x, narrow code, result kind
+// index]; between two, [n, y, x, source code, result code, saturate].
+#define EW_CAST_TO_NARROW(K)                                                                       \
+  __kernel void ew_cast_##K##_narrow(ARGS) {                                                       \
+    EW_PROLOGUE                                                                                    \
+    double v = (double)LOAD_##K(PLACE(P[2]), i);                                                   \
+    PLACE(P[1])[i] = (uchar)ember_narrow_from_double(P[3], v, P[4]);                               \
+  }
+FOR_EACH_KIND(EW_CAST_TO_NARROW)
+
+__kernel void ew_cast_narrow(ARGS) {
+  EW_PROLOGUE
+  const bool fromFloat = true;
+  float v = ember_narrow_to_float(P[3], PLACE(P[2])[i]);
+  __global uchar *y = PLACE(P[1]);
+  switch (P[4]) { EW_KINDS(EW_CAST_CASE) }
+}
+
+__kernel void ew_cast_narrow_narrow(ARGS) {
+  EW_PROLOGUE
+  float v = ember_narrow_to_float(P[3], PLACE(P[2])[i]);
+  PLACE(P[1])[i] = (uchar)ember_narrow_from_double(P[4], v, P[5]);
+}
+
 // The float32 fast path of the common element-wise operations (LaunchesElementwise.cpp's
 // FastUnary and FastBinary codes): 64 elements per work-item in float16 vectors, where the
 // generic kernels above take one element and a switch over every row of Ops.def per work-item.
