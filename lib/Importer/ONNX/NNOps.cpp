@@ -12,6 +12,7 @@ namespace ember {
 void registerNNMatMulOps(OpRegistry &r);
 void registerNNRoiAlignOps(OpRegistry &r);
 void registerNNDeformConvOps(OpRegistry &r);
+void registerNNAttentionOps(OpRegistry &r); // NNOpsAttention.cpp
 
 namespace {
 
@@ -244,6 +245,7 @@ void registerNNOps(OpRegistry &r) {
   registerNNMatMulOps(r);
   registerNNRoiAlignOps(r);
   registerNNDeformConvOps(r);
+  registerNNAttentionOps(r);
 }
 
 } // namespace ember

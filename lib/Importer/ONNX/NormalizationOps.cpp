@@ -12,6 +12,8 @@ using namespace llvm;
 
 namespace ember {
 
+void registerNormalizationRMSOps(OpRegistry &r); // NormalizationOpsRMS.cpp
+
 namespace {
 
 Error loadBatchNormalization(OpContext &ctx) {
@@ -228,6 +230,7 @@ void registerNormalizationOps(OpRegistry &r) {
   r.add("LogSoftmax", 13, loadAlongAxis13<NodeKind::LogSoftmax>);
   r.add("Hardmax", 1, loadAlongAxisLegacy<NodeKind::Hardmax>);
   r.add("Hardmax", 13, loadAlongAxis13<NodeKind::Hardmax>);
+  registerNormalizationRMSOps(r);
 }
 
 } // namespace ember

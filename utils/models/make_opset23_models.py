@@ -1,0 +1,204 @@
+#!/usr/bin/python3
+"""Generate ember's test cases for the operators ONNX added in opsets 23 to 25 that the ONNX
+1.17 backend suite lacks: Attention (23, 24, 25), RMSNormalization-23 and RotaryEmbedding-23.
+
+Each case is a folder of tests/models in the ONNX backend test-suite layout (model.onnx,
+test_data_set_0/input_<i>.pb, output_<i>.pb), so ModelCasesTest and BundleTest run it on every
+backend and as a bundle. Expected outputs come from the ONNX reference evaluator
+(onnx.reference.ReferenceEvaluator, onnx >= 1.23, whose Attention has the corrected causal
+alignment and the zero rows of fully masked queries); where onnxruntime runs the model too, its
+outputs are compared and the largest difference printed, as a check of the reference.
+
+The script is deterministic and idempotent: it deletes and rewrites every case folder it owns
+(and only those). Run from the repository:
+
+    build/venv/bin/python utils/models/make_opset23_models.py
+"""
+
+import os
+import shutil
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OUT_DIR = os.path.join(REPO, "tests", "models")
+
+F32 = TensorProto.FLOAT
+F16 = TensorProto.FLOAT16
+I64 = TensorProto.INT64
+BOOL = TensorProto.BOOL
+
+
+def onnx_type(arr):
+    return helper.np_dtype_to_tensor_dtype(arr.dtype)
+
+
+def write_case(name, opset, node, inputs, tolerance=None, check_ort=True):
+    """One case: a graph of the single \\p node over \\p inputs (name -> array), its outputs
+    named by node.output; expected values from the reference evaluator."""
+    graph_inputs = [helper.make_tensor_value_info(n, onnx_type(a), a.shape)
+                    for n, a in inputs.items()]
+    ref_model = helper.make_model(
+        helper.make_graph([node], name, graph_inputs,
+                          [helper.make_tensor_value_info(o, 0, None)
+                           for o in node.output if o]),
+        opset_imports=[helper.make_opsetid("", opset)])
+    outs = ReferenceEvaluator(ref_model).run(None, inputs)
+    names = [o for o in node.output if o]
+    graph_outputs = [helper.make_tensor_value_info(n, onnx_type(a), a.shape)
+                     for n, a in zip(names, outs)]
+    model = helper.make_model(
+        helper.make_graph([node], name, graph_inputs, graph_outputs),
+        opset_imports=[helper.make_opsetid("", opset)], producer_name="make_opset23_models")
+    model.ir_version = 10
+    onnx.checker.check_model(model, full_check=True)
+    for a in outs:
+        assert np.all(np.isfinite(a.astype(np.float64))), name
+    if check_ort:
+        try:
+            import onnxruntime as ort
+            sess = ort.InferenceSession(model.SerializeToString(),
+                                        providers=["CPUExecutionProvider"])
+            got = sess.run(None, inputs)
+            diff = max(float(np.max(np.abs(g.astype(np.float64) - w.astype(np.float64))))
+                       for g, w in zip(got, outs))
+            print(f"{name}: max |onnxruntime - reference| = {diff:.3g}")
+        except Exception as e:  # onnxruntime may lack the operator or the version
+            print(f"{name}: onnxruntime does not run it ({str(e).splitlines()[0][:100]})")
+    case_dir = os.path.join(OUT_DIR, name)
+    if os.path.exists(case_dir):
+        shutil.rmtree(case_dir)
+    data_dir = os.path.join(case_dir, "test_data_set_0")
+    os.makedirs(data_dir)
+    onnx.save(model, os.path.join(case_dir, "model.onnx"))
+    for i, (n, a) in enumerate(inputs.items()):
+        with open(os.path.join(data_dir, f"input_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(a, n).SerializeToString())
+    for i, (n, a) in enumerate(zip(names, outs)):
+        with open(os.path.join(data_dir, f"output_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(a, n).SerializeToString())
+    if tolerance is not None:
+        with open(os.path.join(case_dir, "tolerance"), "w") as f:
+            f.write(f"{tolerance}\n")
+
+
+def rand(rng, shape, dtype=np.float32):
+    return rng.uniform(-1.0, 1.0, shape).astype(dtype)
+
+
+def attention_cases(rng):
+    # 4-D, causal, MHA.
+    q, k, v = rand(rng, (2, 3, 4, 8)), rand(rng, (2, 3, 4, 8)), rand(rng, (2, 3, 4, 6))
+    write_case("attention_causal_4d", 23,
+               helper.make_node("Attention", ["Q", "K", "V"], ["Y"], is_causal=1),
+               {"Q": q, "K": k, "V": v})
+    # 3-D, grouped-query (4 query heads over 2 KV heads), an additive float mask, a past cache
+    # (2 cached keys before 3 new ones).
+    q, k, v = rand(rng, (2, 3, 4 * 8)), rand(rng, (2, 3, 2 * 8)), rand(rng, (2, 3, 2 * 5))
+    past_k, past_v = rand(rng, (2, 2, 2, 8)), rand(rng, (2, 2, 2, 5))
+    mask = rng.uniform(-2.0, 0.5, (2, 1, 3, 5)).astype(np.float32)
+    write_case("attention_gqa_3d_mask_past", 23,
+               helper.make_node("Attention", ["Q", "K", "V", "attn_mask", "past_key",
+                                              "past_value"],
+                                ["Y", "present_key", "present_value", "qk"],
+                                q_num_heads=4, kv_num_heads=2, qk_matmul_output_mode=2),
+               {"Q": q, "K": k, "V": v, "attn_mask": mask, "past_key": past_k,
+                "past_value": past_v})
+    # 4-D, causal with a past cache (the frontier moves right by the past length), a boolean
+    # mask with a fully masked row (zeros), the post-softmax scores as the fourth output, an
+    # explicit scale and a softcap.
+    q, k, v = rand(rng, (1, 2, 3, 4)), rand(rng, (1, 2, 3, 4)), rand(rng, (1, 2, 3, 4))
+    past_k, past_v = rand(rng, (1, 2, 2, 4)), rand(rng, (1, 2, 2, 4))
+    bmask = np.array([[True, True, False, True, True], [False, False, False, False, False],
+                      [True, False, True, True, False]])
+    write_case("attention_causal_past_bool_mask", 24,
+               helper.make_node("Attention", ["Q", "K", "V", "attn_mask", "past_key",
+                                              "past_value"],
+                                ["Y", "present_key", "present_value", "qk"],
+                                is_causal=1, qk_matmul_output_mode=3, scale=0.7, softcap=1.5),
+               {"Q": q, "K": k, "V": v, "attn_mask": bmask, "past_key": past_k,
+                "past_value": past_v})
+    # Attention-24 with an external cache: nonpad_kv_seqlen pads the keys per batch and moves
+    # the causal frontier (offset nonpad - Sq), and a boolean mask shorter than the keys (padded
+    # as masked); the post-softmax scores as the fourth output.
+    q, k, v = rand(rng, (2, 2, 3, 4)), rand(rng, (2, 2, 6, 4)), rand(rng, (2, 2, 6, 4))
+    write_case("attention_nonpad_causal", 24,
+               helper.make_node("Attention", ["Q", "K", "V", "attn_mask", "", "",
+                                              "nonpad_kv_seqlen"],
+                                ["Y", "", "", "qk"], is_causal=1, qk_matmul_output_mode=3),
+               {"Q": q, "K": k, "V": v,
+                "attn_mask": np.array([[True, False, True, True, True],
+                                       [True, True, True, False, True],
+                                       [False, True, True, True, True]]),
+                "nonpad_kv_seqlen": np.array([5, 3], np.int64)},
+               check_ort=False)
+    # Attention-25's sliding window, 3-D multi-query (one KV head), a softcap and the capped
+    # scores as the fourth output.
+    q, k, v = rand(rng, (1, 4, 2 * 4)), rand(rng, (1, 6, 4)), rand(rng, (1, 6, 4))
+    write_case("attention_window_mqa", 25,
+               helper.make_node("Attention", ["Q", "K", "V"], ["Y", "", "", "qk"],
+                                q_num_heads=2, kv_num_heads=1, left_window_size=2,
+                                right_window_size=1, softcap=0.8, qk_matmul_output_mode=1),
+               {"Q": q, "K": k, "V": v})
+
+
+def rms_cases(rng):
+    x = rand(rng, (2, 3, 8), np.float16)
+    scale = rand(rng, (8,), np.float16)
+    # float16 X computed in float32 (stash_type 1, the default): within a float16 step.
+    write_case("rmsnorm_float16", 23,
+               helper.make_node("RMSNormalization", ["X", "scale"], ["Y"], axis=-1),
+               {"X": x, "scale": scale}, tolerance=2e-3)
+    x = rand(rng, (2, 3, 4, 5))
+    scale = rand(rng, (4, 1))
+    write_case("rmsnorm_axis1", 23,
+               helper.make_node("RMSNormalization", ["X", "scale"], ["Y"], axis=-2,
+                                epsilon=1e-3),
+               {"X": x, "scale": scale})
+
+
+def rotary_caches(rng, positions, half):
+    theta = rng.uniform(0.0, 3.0, (positions, half))
+    return np.cos(theta).astype(np.float32), np.sin(theta).astype(np.float32)
+
+
+def rotary_cases(rng):
+    # 4-D, halves, full rotation, position_ids.
+    x = rand(rng, (2, 3, 4, 8))
+    cos, sin = rotary_caches(rng, 10, 4)
+    pos = np.array([[0, 1, 2, 3], [5, 7, 9, 2]], np.int64)
+    write_case("rotary_4d_positions", 23,
+               helper.make_node("RotaryEmbedding", ["X", "cos_cache", "sin_cache",
+                                                    "position_ids"], ["Y"]),
+               {"X": x, "cos_cache": cos, "sin_cache": sin, "position_ids": pos})
+    # 3-D, interleaved, partial rotation (6 of 8), position_ids.
+    x = rand(rng, (2, 4, 2 * 8))
+    cos, sin = rotary_caches(rng, 12, 3)
+    pos = np.array([[3, 4, 5, 6], [0, 11, 1, 10]], np.int64)
+    write_case("rotary_3d_interleaved_partial", 23,
+               helper.make_node("RotaryEmbedding", ["X", "cos_cache", "sin_cache",
+                                                    "position_ids"], ["Y"], interleaved=1,
+                                num_heads=2, rotary_embedding_dim=6),
+               {"X": x, "cos_cache": cos, "sin_cache": sin, "position_ids": pos})
+    # 4-D, interleaved, caches per (batch, position), no position_ids.
+    x = rand(rng, (2, 2, 3, 4))
+    theta = rng.uniform(0.0, 3.0, (2, 3, 2))
+    write_case("rotary_4d_interleaved_nopos", 23,
+               helper.make_node("RotaryEmbedding", ["X", "cos_cache", "sin_cache"], ["Y"],
+                                interleaved=1),
+               {"X": x, "cos_cache": np.cos(theta).astype(np.float32),
+                "sin_cache": np.sin(theta).astype(np.float32)})
+
+
+def main():
+    rng = np.random.default_rng(23)
+    attention_cases(rng)
+    rms_cases(rng)
+    rotary_cases(rng)
+
+
+if __name__ == "__main__":
+    main()
