@@ -12,6 +12,8 @@ packages=(
   libclang-rt-19-dev
   # importers and tools
   libprotobuf-dev protobuf-compiler libonnx-dev libgflags-dev libgtest-dev googletest
+  # ImageDecoder's PNG and JPEG decoding
+  libpng-dev libjpeg62-turbo-dev
   # ONNX backend test suite
   libonnx-testdata
   # OpenCL backend (PoCL)

@@ -6,13 +6,15 @@
 // values no other implementation can give: their distribution, range and determinism per seed.
 // The models these operators accept, with numpy's expected outputs, are
 // tests/models/{cf,signal,tfidf}_* (utils/models/make_import_test_models.py), run on every
-// backend by ModelCasesTest.
+// backend by ModelCasesTest. ImageDecoder decodes at compile time: PIL's pixels for a PNG and a
+// JPEG, and the images it refuses with the reason.
 #include "TestUtils.h"
 
 #include "ember/Driver/CompiledModel.h"
 #include "ember/Importer/ModelLoader.h"
 
 #include <cmath>
+#include <cstdio> // snprintf: the ImageDecoder models' raw_data escapes
 
 #include <algorithm>
 #include <string>
@@ -550,6 +552,54 @@ TEST(ImporterOps, RefusesBadComposedOperators) {
   });
 }
 
+TEST(ImporterOps, RefusesBadScattersQuantizationsAndComposedActivations) {
+  // ScatterElements/ScatterND-18's reductions, QuantizeLinear/DequantizeLinear-19 to 25 (blocks,
+  // output kinds), CumProd-26 and Swish-24.
+  constexpr int kInt8 = 3, kUInt8 = 2, kInt16 = 5, kBFloat16 = 16;
+  std::string xs = input("x", kFloat, {3}) + input("u", kFloat, {2});
+  expectRefused({
+      {"scatter_max_opset16",
+       model(16, xs + initI64("i", {0, 1}, {2}),
+             node("se", "ScatterElements", {"x", "i", "u"}, attrString("reduction", "max"))),
+       "se", "ScatterElements", "reduction 'max' needs opset 18, the model has 16"},
+      {"scatter_unknown_reduction",
+       model(18, xs + initI64("i", {0, 1}, {2, 1}),
+             node("snd", "ScatterND", {"x", "i", "u"}, attrString("reduction", "avg"))),
+       "snd", "ScatterND", "unknown scatter reduction 'avg' (none, add, mul, max or min)"},
+      {"blocked_scale_dims",
+       model(21, input("x", kFloat, {3, 4}) + input("s", kFloat, {3, 3}),
+             node("q", "QuantizeLinear", {"x", "s"},
+                  attrInt("axis", 1) + attrInt("block_size", 2))),
+       "q", "QuantizeLinear",
+       "scale float32<3 x 3> must have the dims of x float32<3 x 4> but 2 along axis 1 (blocks "
+       "of 2)"},
+      {"quantize_to_float",
+       model(21, input("x", kFloat, {3}) + initF32("s", 0.5f),
+             node("q", "QuantizeLinear", {"x", "s"}, attrInt("output_dtype", kFloat))),
+       "q", "QuantizeLinear",
+       "cannot quantize to float32: ember quantizes to int8, uint8, int16 and uint16 only"},
+      {"output_dtype_differs",
+       model(21, input("x", kFloat, {3}) + initF32("s", 0.5f) + input("z", kInt8, {}),
+             node("q", "QuantizeLinear", {"x", "s", "z"}, attrInt("output_dtype", kUInt8))),
+       "q", "QuantizeLinear", "output_dtype uint8 differs from the zero point's kind int8"},
+      {"int16_before_21",
+       model(19, input("x", kFloat, {3}) + initF32("s", 0.5f) + input("z", kInt16, {}),
+             node("q", "QuantizeLinear", {"x", "s", "z"})),
+       "q", "QuantizeLinear", "quantizing to int16 needs opset 21"},
+      {"dequantize_bfloat16_from_float32",
+       model(23, input("x", kUInt8, {3}) + initF32("s", 0.5f),
+             node("dq", "DequantizeLinear", {"x", "s"}, attrInt("output_dtype", kBFloat16))),
+       "dq", "DequantizeLinear",
+       "a bfloat16 result needs a bfloat16 scale and int8 or uint8 x"},
+      {"cumprod_bool",
+       model(26, input("x", kBool, {3}) + initI64("axis", {0}),
+             node("cp", "CumProd", {"x", "axis"})),
+       "cp", "CumProd", "x must be numeric, got bool<3>"},
+      {"swish_int", model(24, input("x", kInt32, {3}), node("sw", "Swish", {"x"})), "sw", "Swish",
+       "x must be floating point, got int32<3>"},
+  });
+}
+
 TEST(ImporterOps, RefusesALongLoopThatCannotRunInTheIR) {
   // for i < 5000: v = concat(v, v). A loop in the IR keeps its carried values' types, so this
   // one could only be unrolled, and it is longer than ember unrolls: both reasons are given.
@@ -572,6 +622,119 @@ TEST(ImporterOps, RefusesALongLoopThatCannotRunInTheIR) {
                   "loop0", "Loop",
                   "and it cannot be a loop in the IR: carried value 0 goes from float32<2> "
                   "to float32<4>"}});
+}
+
+//===----------------------------------------------------------------------------------------===//
+// ImageDecoder: decoded at compile time by libpng and libjpeg-turbo. The images and their
+// expected pixels come from PIL (what the ONNX reference decodes with; Debian's python3-pil on
+// the same libjpeg-turbo): PIL's np.array(img), img.convert("RGB") for the RGBA and gray PNGs,
+// img.convert("L") for Grayscale. Hex strings, two digits a byte.
+//===----------------------------------------------------------------------------------------===//
+
+// An 8x8 4:2:0 JPEG (quality 75), a 3x2 RGBA PNG, a 2x2 gray PNG and a 2x2 BMP.
+const char *const kJPEG =
+    "ffd8ffe000104a46494600010100000100010000ffdb004300080606070605080707070909080a0c140d0c0b"
+    "0b0c1912130f141d1a1f1e1d1a1c1c20242e2720222c231c1c2837292c30313434341f27393d38323c2e3334"
+    "32ffdb0043010909090c0b0c180d0d1832211c21323232323232323232323232323232323232323232323232"
+    "3232323232323232323232323232323232323232323232323232ffc000110800080008030122000211010311"
+    "01ffc4001500010100000000000000000000000000000003ffc4001d10000300000700000000000000000000"
+    "00000111020305061221f0ffc4001501010100000000000000000000000000000405ffc4001b110001040300"
+    "00000000000000000000000500010204111422ffda000c03010002110311003f008695b4d718b2bb785392df"
+    "500100c9cbb1b2f89240221634e3d2ffd9";
+const char *const kJPEGRGB =
+    "131cd31f1acc3e1dc65211ad8f2ab8a11c9cb71a8fbb1080162cd0272fcf4633ca5b28b1943cb7a933a1c636"
+    "98cf34901a4bcc3054cf4e55c76148ad8e53a7a54b91c04d88cd4e831868bf3174c54c72b96167a1886c95a4"
+    "6985b86473c4656d0d7fa4298dad3f8a9f5c878e878c85ac937dbb8966c3865a0b9a9829aba33ca18f5ca182"
+    "81a172acae6fb7a052be9c4514b59634c8a443bb8b5fb97b7bb060aac262b7b546c5b63f16c1943cdaa74cce"
+    "8e69cc7c7fbf5fb5d665c8d152deda54";
+const char *const kJPEGGray =
+    "2e303a3658525650383f4a4764636c6d4b57605b6e6e767a5a696f6c797e7f826173767b8a9894936f838189"
+    "92a69e9c8198929797b0a9ad89a5a0a5a1bfc0cc";
+const char *const kPNG =
+    "89504e470d0a1a0a0000000d49484452000000030000000208060000009d74661a0000002349444154789c63"
+    "f8e6cdbd37eb8aff9f437a85e10cfcd6a99fe77fe1b9c0e7cd2e0d009d550ad743fd1fa90000000049454e44"
+    "ae426082";
+const char *const kPNGRGB =
+    "f64b0b6ad44fc22e710f3b659ff40c0e4b07";
+const char *const kPNGGray =
+    "77a56233c031";
+const char *const kGrayPNG =
+    "89504e470d0a1a0a0000000d494844520000000200000002080000000057dd52f80000000e49444154789c63"
+    "60486138f11f000425022cc60fba210000000049454e44ae426082";
+const char *const kBMP =
+    "424d460000000000000036000000280000000200000002000000010018000000000010000000c40e0000c40e"
+    "00000000000000000000f13917dc292e0000f71300f80f1d0000";
+
+std::vector<uint8_t> fromHex(const std::string &hex) {
+  std::vector<uint8_t> bytes;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    bytes.push_back(uint8_t(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  return bytes;
+}
+
+/// An ImageDecoder-20 model decoding the constant \p bytes with \p pixelFormat ("": default).
+std::string imageDecoderModel(const std::vector<uint8_t> &bytes, const std::string &pixelFormat) {
+  std::string raw;
+  for (uint8_t b : bytes) {
+    char esc[5];
+    std::snprintf(esc, sizeof esc, "\\%03o", unsigned(b));
+    raw += esc;
+  }
+  std::string init = "initializer { name: \"encoded\" data_type: 2 dims: " +
+                     std::to_string(bytes.size()) + " raw_data: \"" + raw + "\" }\n";
+  return model(20, init,
+               node("decode", "ImageDecoder", {"encoded"},
+                    pixelFormat.empty() ? "" : attrString("pixel_format", pixelFormat)));
+}
+
+std::vector<double> pixelsOf(const std::string &hex) {
+  std::vector<double> v;
+  for (uint8_t b : fromHex(hex))
+    v.push_back(b);
+  return v;
+}
+
+TEST(ImporterOps, ImageDecoderDecodesPNGAndJPEGAsPIL) {
+  std::vector<uint8_t> jpeg = fromHex(kJPEG), png = fromHex(kPNG), grayPNG = fromHex(kGrayPNG);
+  EXPECT_EQ(runModel(imageDecoderModel(jpeg, "")), pixelsOf(kJPEGRGB));
+  EXPECT_EQ(runModel(imageDecoderModel(jpeg, "RGB")), pixelsOf(kJPEGRGB));
+  std::vector<double> bgr = pixelsOf(kJPEGRGB);
+  for (size_t i = 0; i + 2 < bgr.size(); i += 3)
+    std::swap(bgr[i], bgr[i + 2]);
+  EXPECT_EQ(runModel(imageDecoderModel(jpeg, "BGR")), bgr);
+  EXPECT_EQ(runModel(imageDecoderModel(jpeg, "Grayscale")), pixelsOf(kJPEGGray));
+  // RGBA: the alpha channel dropped; its luma from R, G and B alone.
+  EXPECT_EQ(runModel(imageDecoderModel(png, "RGB")), pixelsOf(kPNGRGB));
+  EXPECT_EQ(runModel(imageDecoderModel(png, "Grayscale")), pixelsOf(kPNGGray));
+  // A gray PNG: as RGB, its value in every channel; as Grayscale, itself.
+  EXPECT_EQ(runModel(imageDecoderModel(grayPNG, "RGB")),
+            std::vector<double>({0, 0, 0, 100, 100, 100, 200, 200, 200, 255, 255, 255}));
+  EXPECT_EQ(runModel(imageDecoderModel(grayPNG, "Grayscale")),
+            std::vector<double>({0, 100, 200, 255}));
+}
+
+TEST(ImporterOps, RefusesBadImagesToDecode) {
+  std::vector<uint8_t> jpeg = fromHex(kJPEG), png = fromHex(kPNG);
+  std::vector<uint8_t> halfJPEG(jpeg.begin(), jpeg.begin() + jpeg.size() / 2);
+  std::vector<uint8_t> halfPNG(png.begin(), png.begin() + png.size() / 2);
+  std::vector<uint8_t> badCRC = png;
+  badCRC[29] ^= 1; // IHDR's CRC
+  expectRefused({
+      {"bmp", imageDecoderModel(fromHex(kBMP), "RGB"), "decode", "ImageDecoder",
+       "the encoded stream is a BMP image: ember decodes PNG and JPEG images "
+       "only"},
+      {"unknown", imageDecoderModel({1, 2, 3}, "RGB"), "decode", "ImageDecoder",
+       "the encoded stream is data in no image format ember knows (it starts "
+       "with 01 02 03)"},
+      {"truncated_jpeg", imageDecoderModel(halfJPEG, "RGB"), "decode", "ImageDecoder",
+       "cannot decode the JPEG image: Premature end of JPEG file"},
+      {"truncated_png", imageDecoderModel(halfPNG, "Grayscale"), "decode", "ImageDecoder",
+       "cannot decode the PNG image: the data ends early (truncated file)"},
+      {"bad_crc_png", imageDecoderModel(badCRC, "RGB"), "decode", "ImageDecoder",
+       "cannot decode the PNG image: IHDR: CRC error"},
+      {"bad_pixel_format", imageDecoderModel(png, "HSV"), "decode", "ImageDecoder",
+       "attribute 'pixel_format' must be RGB, BGR or Grayscale, got 'HSV'"},
+  });
 }
 
 } // namespace

@@ -475,3 +475,4 @@ void registerDataMovementOps(OpRegistry &r) {
 }
 
 } // namespace ember
+  registerDataMovementImageOps(r);

@@ -1,7 +1,8 @@
 // Shared by the ONNX data movement loaders: DataMovementOps.cpp (reshaping, shape queries, constants),
 // DataMovementOpsSlice.cpp (slice, split, pad, tile, expand, depth/space, trilu), DataMovementOpsIndexed.cpp
 // (gather, scatter, one-hot, reverse-sequence, data-dependent ops), DataMovementOpsResize.cpp and
-// DataMovementOpsComposed.cpp (CenterCropPad, Col2Im, AffineGrid).
+// DataMovementOpsComposed.cpp (CenterCropPad, Col2Im, AffineGrid), DataMovementOpsImage.cpp
+// (ImageDecoder).
 #ifndef EMBER_LIB_IMPORTER_ONNX_DATAMOVEMENTOPS_H
 #define EMBER_LIB_IMPORTER_ONNX_DATAMOVEMENTOPS_H
 
@@ -15,6 +16,7 @@ void registerDataMovementResizeOps(OpRegistry &r);
 void registerDataMovementGridSampleOps(OpRegistry &r);
 void registerDataMovementDataDependentOps(OpRegistry &r);
 void registerDataMovementComposedOps(OpRegistry &r);
+void registerDataMovementImageOps(OpRegistry &r);
 
 /// \p axes (negative ones count from the end) normalized for \p rank; duplicates are an error.
 llvm::Expected<std::vector<int64_t>> normalizeAxes(OpContext &ctx, llvm::ArrayRef<int64_t> axes,

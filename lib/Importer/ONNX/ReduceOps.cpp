@@ -69,9 +69,23 @@ Error emitReduce(OpContext &ctx, std::vector<int64_t> axes) {
       axes.push_back(i);
   }
   EMBER_ASSIGN_OR_RETURN(axes, normalizeAxes(ctx, axes, rank));
+  // ReduceMax/ReduceMin-20 take bool (False < True): reduced as uint8 0/1 and cast back, so the
+  // Reduce node and every backend's kernel stay numeric.
+  bool boolMinMax = x.getType().kind == ElemKind::Bool && ctx.opset() >= 20 &&
+                    (reduction == "max" || reduction == "min");
+  auto castTo = [&](NodeValue v, ElemKind kind, StringRef suffix) {
+    return ctx.create(NodeKind::Cast, {v},
+                      AttrList().set<AttrKind::ResultKind>(elemKindName(kind).str()), suffix);
+  };
+  if (boolMinMax) {
+    EMBER_ASSIGN_OR_RETURN(x, castTo(x, ElemKind::UInt8, "as_uint8"));
+  }
   AttrList attrs;
   attrs.set<AttrKind::Reduction>(reduction).set<AttrKind::Axes>(axes);
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Reduce, {x}, attrs));
+  if (boolMinMax) {
+    EMBER_ASSIGN_OR_RETURN(y, castTo(y, ElemKind::Bool, "as_bool"));
+  }
   EMBER_ASSIGN_OR_RETURN(y, dropAxes(ctx, y, axes, ctx.getInt("keepdims", 1) != 0));
   return ctx.setOutput(0, y);
 }
