@@ -436,6 +436,7 @@ struct ResizeCase {
   float a;
   int64_t exclude;
   bool scales;
+  int64_t antialias = 0; ///< Resize-18: the downsampling axes widen the filter
 };
 
 class ResizeInterp : public ::testing::TestWithParam<ResizeCase> {};
@@ -465,7 +466,6 @@ TEST_P(ResizeInterp, MatchesInterpreter) {
     expectBackendsAgree(
         [c, k](Module &M, Function *F) -> std::vector<NodeValue> {
           // Upsampling the image axes (the CNN case); resampling every axis of a rank-5 tensor
-  int64_t antialias = 0; ///< Resize-18: the downsampling axes widen the filter
           // (several outer axes with more than one tap); down to length 1 on one axis; rank 1.
           Placeholder *img = input(M, {1, 3, 5, 7}, k);
           Placeholder *vol = input(M, {2, 3, 4, 3, 5}, k, "vol");
