@@ -737,4 +737,20 @@ TEST(ImporterOps, RefusesBadImagesToDecode) {
   });
 }
 
+TEST(ImporterOps, ReduceMaxAndMinOfBoolOrderFalseBeforeTrue) {
+  // ReduceMax-20/ReduceMin-20 on bool: any and all along axis 1, as a run-time input.
+  Tensor x(Type(ElemKind::Bool, {3, 2}));
+  const bool values[] = {false, false, false, true, true, true};
+  for (size_t i = 0; i < 6; ++i)
+    x.setElementFromDouble(i, values[i]);
+  for (const char *op : {"ReduceMax", "ReduceMin"}) {
+    SCOPED_TRACE(op);
+    std::string text = model(20, input("x", kBool, {3, 2}) + initI64("axes", {1}, {1}),
+                             node("r", op, {"x", "axes"}, attrInt("keepdims", 0)));
+    EXPECT_EQ(runModel(text, "x", &x), std::string(op) == "ReduceMax"
+                                           ? std::vector<double>({0, 1, 1})
+                                           : std::vector<double>({0, 0, 1}));
+  }
+}
+
 } // namespace
