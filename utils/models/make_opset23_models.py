@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Generate ember's test cases for the operators ONNX added in opsets 23 to 25 that the ONNX
-1.17 backend suite lacks: Attention (23, 24, 25), RMSNormalization-23 and RotaryEmbedding-23.
+1.17 backend suite lacks: Attention (23, 24, 25), RMSNormalization-23, RotaryEmbedding-23 and
+TensorScatter-24.
 
 Each case is a folder of tests/models in the ONNX backend test-suite layout (model.onnx,
 test_data_set_0/input_<i>.pb, output_<i>.pb), so ModelCasesTest and BundleTest run it on every
@@ -193,11 +194,36 @@ def rotary_cases(rng):
                 "sin_cache": np.sin(theta).astype(np.float32)})
 
 
+def tensor_scatter_cases(rng):
+    # A KV cache (batch, heads, max sequence, head size) updated at per-batch write indices
+    # along the default axis -2: linear, and circular wrapping past the end.
+    past = rand(rng, (2, 2, 5, 3))
+    update = rand(rng, (2, 2, 2, 3))
+    write_case("tensor_scatter_linear", 24,
+               helper.make_node("TensorScatter", ["past_cache", "update", "write_indices"],
+                                ["present_cache"]),
+               {"past_cache": past, "update": update,
+                "write_indices": np.array([1, 3], np.int64)})
+    write_case("tensor_scatter_circular", 24,
+               helper.make_node("TensorScatter", ["past_cache", "update", "write_indices"],
+                                ["present_cache"], mode="circular"),
+               {"past_cache": past, "update": update,
+                "write_indices": np.array([4, 2], np.int64)})
+    # No write indices (all 0), the sequence on axis 1 of a 3-D cache.
+    past = rand(rng, (2, 4, 3))
+    update = rand(rng, (2, 3, 3))
+    write_case("tensor_scatter_axis1", 24,
+               helper.make_node("TensorScatter", ["past_cache", "update"], ["present_cache"],
+                                axis=1),
+               {"past_cache": past, "update": update})
+
+
 def main():
     rng = np.random.default_rng(23)
     attention_cases(rng)
     rms_cases(rng)
     rotary_cases(rng)
+    tensor_scatter_cases(rng)
 
 
 if __name__ == "__main__":

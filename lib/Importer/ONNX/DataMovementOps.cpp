@@ -16,6 +16,8 @@ using namespace llvm;
 
 namespace ember {
 
+void registerDataMovementCacheOps(OpRegistry &r); // DataMovementOpsCache.cpp: TensorScatter
+
 Expected<std::vector<int64_t>> normalizeAxes(OpContext &ctx, ArrayRef<int64_t> axes,
                                              unsigned rank) {
   std::vector<int64_t> out;
@@ -467,6 +469,7 @@ void registerDataMovementOps(OpRegistry &r) {
   r.add("ConstantOfShape", 9, loadConstantOfShape);
   r.add("Range", 11, loadRange);
   r.add("EyeLike", 9, loadEyeLike);
+  registerDataMovementCacheOps(r); // TensorScatter
   registerDataMovementSliceOps(r);
   registerDataMovementIndexedOps(r);
   registerDataMovementResizeOps(r);
