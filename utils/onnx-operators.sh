@@ -27,7 +27,12 @@ new="$(
   echo
   echo "Element kinds: float32, float64, float16, bfloat16, int8 to int64, uint8 to uint64, bool"
   echo "(and the quantized int8/uint8 of QuantizeLinear and friends); string tensors only where an"
-  echo "operator's strings are known at compile time. Not yet: float8, int4/uint4, float4."
+  echo "operator's strings are known at compile time. The narrow kinds float8 (E4M3FN, E4M3FNUZ, E5M2,"
+  echo "E5M2FNUZ), int4, uint4 and float4 (E2M1) are read and written in TensorProtos (int4, uint4 and"
+  echo "float4 packed two per byte, as ONNX lays them out), converted by Cast and CastLike (with"
+  echo "Cast-19's \`saturate\`) and moved by the data movement operators; no other operator computes on"
+  echo "them yet, and QuantizeLinear and DequantizeLinear refuse them. \`.npy\` files cannot hold them"
+  echo "(numpy has no such dtype). Not yet: FLOAT8E8M0, int2/uint2, float6."
   echo
   echo "Not yet read: the \`ai.onnx.ml\` domain."
   echo
