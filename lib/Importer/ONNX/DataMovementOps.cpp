@@ -475,7 +475,7 @@ void registerDataMovementOps(OpRegistry &r) {
   registerDataMovementResizeOps(r);
   registerDataMovementGridSampleOps(r);
   registerDataMovementComposedOps(r);
+  registerDataMovementImageOps(r);
 }
 
 } // namespace ember
-  registerDataMovementImageOps(r);
