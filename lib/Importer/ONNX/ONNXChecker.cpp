@@ -115,6 +115,16 @@ onnx::TypeProto typeOf(const onnx::TensorProto &init) {
   return t;
 }
 
+/// The initializers of \p g of the element types of IR version 9 and 10 that ember reads (float8,
+/// int4, uint4, float4: ONNXTensor.cpp) retyped UINT8 for the checker, which knows them by
+/// number only and refuses them: their bytes are there either way, ember's reader checks them
+/// against their dims, and a model with them has the IR version the checker does not know.
+void narrowInitializersAsBytes(onnx::GraphProto &g) {
+  for (onnx::TensorProto &init : *g.mutable_initializer())
+    if (init.data_type() >= 17 && init.data_type() <= 23)
+      init.set_data_type(onnx::TensorProto::UINT8);
+}
+
 struct Repair {
   Finding finding;
   std::string where;
@@ -140,7 +150,10 @@ public:
       add(NewerIRVersion,
           "ir_version " + std::to_string(model_.ir_version()) +
               ", checked by the rules of IR version " + std::to_string(onnx::IR_VERSION),
-          [](onnx::ModelProto &m) { m.set_ir_version(onnx::IR_VERSION); });
+          [](onnx::ModelProto &m) {
+            m.set_ir_version(onnx::IR_VERSION);
+            narrowInitializersAsBytes(*m.mutable_graph());
+          });
     // The importer has refused two imports of the default domain at different opsets already,
     // so renaming one leaves no doubt which opset the nodes mean.
     for (int i = 0; i < model_.opset_import_size(); ++i)
