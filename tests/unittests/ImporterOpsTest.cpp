@@ -600,6 +600,71 @@ TEST(ImporterOps, RefusesBadScattersQuantizationsAndComposedActivations) {
   });
 }
 
+// The operators of opsets 23 to 25 composed at import (Attention, RMSNormalization,
+// RotaryEmbedding, TensorScatter); the models they accept are tests/models/{attention,rmsnorm,
+// rotary,tensor_scatter}_* (utils/models/make_opset23_models.py).
+TEST(ImporterOps, RefusesBadAttentionAndRotaryOperators) {
+  auto qkv = [](std::vector<int64_t> q, std::vector<int64_t> kv) {
+    return input("q", kFloat, q) + input("k", kFloat, kv) + input("v", kFloat, kv);
+  };
+  std::string qkv4 = qkv({1, 2, 2, 4}, {1, 2, 2, 4});
+  std::string rotary = input("x", kFloat, {1, 2, 2, 8}) + input("c", kFloat, {4, 4}) +
+                       input("s", kFloat, {4, 4});
+  std::string cache = input("past", kFloat, {2, 5, 3}) + input("upd", kFloat, {2, 2, 3});
+  expectRefused({
+      {"attention_3d_no_heads",
+       model(23, qkv({1, 2, 8}, {1, 2, 8}), node("att", "Attention", {"q", "k", "v"})), "att",
+       "Attention", "3-D Q, K and V need positive q_num_heads and kv_num_heads, got 0 and 0"},
+      {"attention_heads",
+       model(23, qkv({1, 3, 2, 4}, {1, 2, 2, 4}), node("att", "Attention", {"q", "k", "v"})),
+       "att", "Attention", "the 3 query heads must be a multiple of the 2 key/value heads"},
+      {"attention_int_mask",
+       model(23, qkv4 + input("m", kInt32, {2, 2}),
+             node("att", "Attention", {"q", "k", "v", "m"})),
+       "att", "Attention", "attn_mask must be bool or of Q's kind (float32), got int32<2 x 2>"},
+      {"attention_past_key_alone",
+       model(23, qkv4 + input("pk", kFloat, {1, 2, 1, 4}),
+             node("att", "Attention", {"q", "k", "v", "", "pk"})),
+       "att", "Attention", "past_key and past_value must be given together"},
+      {"attention23_nonpad",
+       model(23, qkv4 + input("n", kInt64, {1}),
+             node("att", "Attention", {"q", "k", "v", "", "", "", "n"})),
+       "att", "Attention", "input 6 (nonpad_kv_seqlen) needs Attention-24"},
+      {"attention25_heads_of_4d",
+       model(25, qkv4, node("att", "Attention", {"q", "k", "v"}, attrInt("q_num_heads", 2))),
+       "att", "Attention", "q_num_heads and kv_num_heads must not be given with 4-D Q, K and V"},
+      {"rms_scale_kind",
+       model(23, input("x", kFloat, {2, 4}) + input("s", kDouble, {4}),
+             node("rms", "RMSNormalization", {"x", "s"})),
+       "rms", "RMSNormalization", "scale float64<4> must have X's kind (float32<2 x 4>)"},
+      {"rms_scale_dims",
+       model(23, input("x", kFloat, {2, 4}) + input("s", kFloat, {3}),
+             node("rms", "RMSNormalization", {"x", "s"})),
+       "rms", "RMSNormalization", "scale float32<3> does not broadcast to X float32<2 x 4>"},
+      {"rotary_odd_dim",
+       model(23, rotary, node("rope", "RotaryEmbedding", {"x", "c", "s"},
+                              attrInt("rotary_embedding_dim", 3))),
+       "rope", "RotaryEmbedding",
+       "rotary_embedding_dim 3 must be even and at most the head size 8"},
+      {"rotary_3d_no_heads",
+       model(23, input("x", kFloat, {1, 2, 8}) + input("c", kFloat, {1, 2, 4}) +
+                     input("s", kFloat, {1, 2, 4}),
+             node("rope", "RotaryEmbedding", {"x", "c", "s"})),
+       "rope", "RotaryEmbedding",
+       "3-D X float32<1 x 2 x 8> needs num_heads dividing its hidden size, got 0"},
+      {"rotary_cache_without_positions",
+       model(23, rotary, node("rope", "RotaryEmbedding", {"x", "c", "s"})), "rope",
+       "RotaryEmbedding", "cos and sin (cos_cache, sin_cache, gathered by position_ids when "
+       "given) must be (1, 2, 4), got float32<4 x 4>"},
+      {"tensor_scatter_axis0",
+       model(24, cache, node("ts", "TensorScatter", {"past", "upd"}, attrInt("axis", 0))), "ts",
+       "TensorScatter", "axis must not be 0, the batch axis"},
+      {"tensor_scatter_mode",
+       model(24, cache, node("ts", "TensorScatter", {"past", "upd"}, attrString("mode", "ring"))),
+       "ts", "TensorScatter", "mode must be \"linear\" or \"circular\", got \"ring\""},
+  });
+}
+
 TEST(ImporterOps, RefusesALongLoopThatCannotRunInTheIR) {
   // for i < 5000: v = concat(v, v). A loop in the IR keeps its carried values' types, so this
   // one could only be unrolled, and it is longer than ember unrolls: both reasons are given.
