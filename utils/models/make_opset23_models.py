@@ -218,12 +218,35 @@ def tensor_scatter_cases(rng):
                {"past_cache": past, "update": update})
 
 
+def float16_cases(rng):
+    # float16 throughout: ember's kernels compute each node in float32 and round its result, the
+    # reference rounds every numpy step, so they differ by a few float16 steps.
+    def r(shape):
+        return rng.uniform(-1.0, 1.0, shape).astype(np.float16)
+    q, k, v = r((1, 2, 3, 8)), r((1, 2, 3, 8)), r((1, 2, 3, 8))
+    write_case("attention_float16_mask", 23,
+               helper.make_node("Attention", ["Q", "K", "V", "attn_mask"], ["Y"]),
+               {"Q": q, "K": k, "V": v, "attn_mask": r((3, 3))}, tolerance=2e-3)
+    # The softmax in float32 (softmax_precision 1), as float16 models ask.
+    write_case("attention_float16_softmax_float", 23,
+               helper.make_node("Attention", ["Q", "K", "V"], ["Y"], is_causal=1,
+                                softmax_precision=1),
+               {"Q": q, "K": k, "V": v}, tolerance=2e-3)
+    x = r((2, 2, 3, 8))
+    theta = rng.uniform(0.0, 3.0, (2, 3, 4))
+    write_case("rotary_float16", 23,
+               helper.make_node("RotaryEmbedding", ["X", "cos_cache", "sin_cache"], ["Y"]),
+               {"X": x, "cos_cache": np.cos(theta).astype(np.float16),
+                "sin_cache": np.sin(theta).astype(np.float16)}, tolerance=2e-3)
+
+
 def main():
     rng = np.random.default_rng(23)
     attention_cases(rng)
     rms_cases(rng)
     rotary_cases(rng)
     tensor_scatter_cases(rng)
+    float16_cases(np.random.default_rng(16))
 
 
 if __name__ == "__main__":
