@@ -577,7 +577,8 @@ TEST(ImporterOps, RefusesBadScattersQuantizationsAndComposedActivations) {
        model(21, input("x", kFloat, {3}) + initF32("s", 0.5f),
              node("q", "QuantizeLinear", {"x", "s"}, attrInt("output_dtype", kFloat))),
        "q", "QuantizeLinear",
-       "cannot quantize to float32: ember quantizes to int8, uint8, int16 and uint16 only"},
+       "cannot quantize to float32: ember quantizes to int8, uint8, int16, uint16, int4, uint4, "
+       "float8 and float4e2m1"},
       {"output_dtype_differs",
        model(21, input("x", kFloat, {3}) + initF32("s", 0.5f) + input("z", kInt8, {}),
              node("q", "QuantizeLinear", {"x", "s", "z"}, attrInt("output_dtype", kUInt8))),
@@ -590,7 +591,7 @@ TEST(ImporterOps, RefusesBadScattersQuantizationsAndComposedActivations) {
        model(23, input("x", kUInt8, {3}) + initF32("s", 0.5f),
              node("dq", "DequantizeLinear", {"x", "s"}, attrInt("output_dtype", kBFloat16))),
        "dq", "DequantizeLinear",
-       "a bfloat16 result needs a bfloat16 scale and int8 or uint8 x"},
+       "a bfloat16 result needs a bfloat16 scale and x of 8 bits or fewer"},
       {"cumprod_bool",
        model(26, input("x", kBool, {3}) + initI64("axis", {0}),
              node("cp", "CumProd", {"x", "axis"})),

@@ -105,6 +105,16 @@ Expected<NodeValue> quantizationParameter(OpContext &ctx, NodeValue p, const Typ
   return axisParameter(ctx, p, xt.rank(), g.axis, g.axisSize, what);
 }
 
+/// A scale and its zero point have the same shape, or one element each (a scalar and a [1], as
+/// ONNX's own tests pair them: both per tensor).
+Error expectParametersAlike(OpContext &ctx, const Type &scale, const Type &zp) {
+  if (ArrayRef<dim_t>(zp.dims) == ArrayRef<dim_t>(scale.dims) ||
+      (zp.numElements() == 1 && scale.numElements() == 1))
+    return Error::success();
+  return ctx.fail("scale " + scale.str() + " and zero point " + zp.str() +
+                  " must have the same shape");
+}
+
 /// Cast of \p v to \p kind (v itself when it has that kind).
 Expected<NodeValue> castTo(OpContext &ctx, NodeValue v, ElemKind kind, StringRef suffix) {
   if (v.getType().kind == kind)
@@ -125,13 +135,30 @@ Expected<ElemKind> kindAttr(OpContext &ctx, StringRef name, ElemKind def) {
 }
 
 bool isByteKind(ElemKind k) { return k == ElemKind::Int8 || k == ElemKind::UInt8; }
-bool isShortKind(ElemKind k) { return k == ElemKind::Int16 || k == ElemKind::UInt16; }
+/// The integer kinds quantized by element-wise steps rather than the nodes (opset 21).
+bool isComposedIntKind(ElemKind k) {
+  return k == ElemKind::Int16 || k == ElemKind::UInt16 || k == ElemKind::Int4 ||
+         k == ElemKind::UInt4;
+}
+/// float8 (opset 19) and float4e2m1 (opset 23): quantized by Cast alone, with no zero point.
+bool isNarrowFloatKind(ElemKind k) {
+  return isNarrowKind(k) && k != ElemKind::Int4 && k != ElemKind::UInt4;
+}
 /// The floating-point kinds ONNX scales have (float8 E8M0 from opset 24 is no ember kind).
 bool isScaleKind(ElemKind k) {
   return k == ElemKind::Float32 || k == ElemKind::Float16 || k == ElemKind::BFloat16;
 }
 /// The floating-point kinds ember computes in (not the narrow float8 and float4 ones).
 bool isArithmeticFloat(ElemKind k) { return isScaleKind(k) || k == ElemKind::Float64; }
+
+/// The opset from which QuantizeLinear and DequantizeLinear take quantized kind \p k.
+int64_t firstQuantizationOpset(ElemKind k) {
+  if (k == ElemKind::Float4E2M1)
+    return 23;
+  if (isComposedIntKind(k))
+    return 21;
+  return isNarrowFloatKind(k) ? 19 : 10;
+}
 
 /// The kind numpy divides \p a by \p b in (the ONNX reference's x / y_scale): a kind divided by
 /// itself stays; an integer with anything gives float64, as does float64; other mixed floats
@@ -145,15 +172,19 @@ ElemKind divisionKind(ElemKind a, ElemKind b) {
   return ElemKind::Float32;
 }
 
-/// saturate(round(q) + zp) into the 16-bit kind \p out from the quotient \p q (float), as the
-/// ONNX reference does it: round half to even, add the zero point \p zp (already of q's dims),
-/// clamp, NaN to the kind's lowest value (as the QuantizeLinear node does for 8 bits). The sum is
-/// taken in float32 (float64 for a float64 q): rounded quotients and 16-bit zero points are
-/// exact there up to 2^24, and past that the result saturates whatever the rounding.
-Expected<NodeValue> quantizeToShort(OpContext &ctx, NodeValue q, NodeValue zp, ElemKind out) {
+/// saturate(round(q) + zp) into the integer kind \p out (int16, uint16, int4, uint4) from the
+/// quotient \p q (float), as the ONNX reference does it: round half to even, add the zero point
+/// \p zp (already of q's dims), clamp, NaN to the kind's lowest value (as the QuantizeLinear
+/// node does for 8 bits). The sum is taken in float32 (float64 for a float64 q): rounded
+/// quotients and zero points of these kinds are exact there up to 2^24, and past that the
+/// result saturates whatever the rounding.
+Expected<NodeValue> quantizeToInteger(OpContext &ctx, NodeValue q, NodeValue zp, ElemKind out) {
   ElemKind f = q.getType().kind == ElemKind::Float64 ? ElemKind::Float64 : ElemKind::Float32;
   const DimsVec &dims = q.getType().dims;
-  double lo = out == ElemKind::Int16 ? -32768 : 0, hi = out == ElemKind::Int16 ? 32767 : 65535;
+  double lo = out == ElemKind::Int16 ? -32768 : out == ElemKind::Int4 ? -8 : 0;
+  double hi = out == ElemKind::Int16 ? 32767 : out == ElemKind::UInt16 ? 65535
+                                           : out == ElemKind::Int4    ? 7
+                                                                      : 15;
   EMBER_ASSIGN_OR_RETURN(NodeValue r, ctx.create(NodeKind::Unary, {q},
                                                  AttrList().set<AttrKind::Function>("round"),
                                                  "round"));
@@ -173,11 +204,12 @@ Expected<NodeValue> quantizeToShort(OpContext &ctx, NodeValue q, NodeValue zp, E
 
 /// QuantizeLinear: x, y_scale and the optional zero point (its kind is the result's; else
 /// output_dtype, from opset 21; else uint8), per tensor, per axis or blocked. int8 and uint8 are
-/// the QuantizeLinear node; int16 and uint16 (opset 21) its steps as element-wise nodes. x is
-/// divided by the scale in the kind numpy divides them in, as the ONNX reference does (from
-/// opset 23, 'precision' names it): where the node would divide otherwise, the quotient is
-/// computed first and the node divides it by 1. 'saturate' (opset 19) only says how float8
-/// results saturate, and ember does not quantize to float8.
+/// the QuantizeLinear node; int16, uint16, int4 and uint4 (opset 21) its steps as element-wise
+/// nodes. x is divided by the scale in the kind numpy divides them in, as the ONNX reference
+/// does (from opset 23, 'precision' names it): where the node would divide otherwise, the
+/// quotient is computed first and the node divides it by 1. As the reference, a float8 result
+/// is the quotient cast to it (saturating unless 'saturate' is 0), the zero point unused, and a
+/// float4e2m1 one (opset 23) the quotient plus the zero point, cast.
 Error loadQuantizeLinear(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   EMBER_ASSIGN_OR_RETURN(NodeValue scale, ctx.input(1));
@@ -195,11 +227,13 @@ Error loadQuantizeLinear(OpContext &ctx) {
                       elemKindName(zk));
     out = zk;
   }
-  if (!isByteKind(out) && !isShortKind(out))
+  if (!isByteKind(out) && !isComposedIntKind(out) && !isNarrowFloatKind(out))
     return ctx.fail("cannot quantize to " + elemKindName(out) +
-                    ": ember quantizes to int8, uint8, int16 and uint16 only");
-  if (isShortKind(out) && ctx.opset() < 21)
-    return ctx.fail("quantizing to " + elemKindName(out) + " needs opset 21");
+                    ": ember quantizes to int8, uint8, int16, uint16, int4, uint4, float8 and "
+                    "float4e2m1");
+  if (ctx.opset() < firstQuantizationOpset(out))
+    return ctx.fail("quantizing to " + elemKindName(out) + " needs opset " +
+                    Twine(firstQuantizationOpset(out)));
   if (!isArithmeticFloat(xt.kind) && xt.kind != ElemKind::Int32)
     return ctx.fail("x must be floating point or int32, got " + xt.str());
   if (!isArithmeticFloat(st.kind) && st.kind != ElemKind::Int32)
@@ -207,9 +241,7 @@ Error loadQuantizeLinear(OpContext &ctx) {
   if (!zp) {
     EMBER_ASSIGN_OR_RETURN(zp, ctx.createFilled(out, st.dims, 0, "zero_point"));
   }
-  if (ArrayRef<dim_t>(zp.getType().dims) != ArrayRef<dim_t>(st.dims))
-    return ctx.fail("scale " + st.str() + " and zero point " + zp.getType().str() +
-                    " must have the same shape");
+  EMBER_TRY(expectParametersAlike(ctx, st, zp.getType()));
   EMBER_ASSIGN_OR_RETURN(Granularity g, readGranularity(ctx, xt, st));
   EMBER_ASSIGN_OR_RETURN(scale, quantizationParameter(ctx, scale, xt, g, "scale"));
   EMBER_ASSIGN_OR_RETURN(zp, quantizationParameter(ctx, zp, xt, g, "zero point"));
@@ -245,9 +277,20 @@ Error loadQuantizeLinear(OpContext &ctx) {
     EMBER_ASSIGN_OR_RETURN(NodeValue one,
                            ctx.createFilled(ElemKind::Float32, DimsVec(xt.rank(), 1), 1, "one"));
     EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::QuantizeLinear, {q, one, zp}));
-  } else {
+  } else if (isComposedIntKind(out)) {
     EMBER_ASSIGN_OR_RETURN(zp, ctx.broadcastTo(zp, xt.dims));
-    EMBER_ASSIGN_OR_RETURN(y, quantizeToShort(ctx, q, zp, out));
+    EMBER_ASSIGN_OR_RETURN(y, quantizeToInteger(ctx, q, zp, out));
+  } else {
+    if (out == ElemKind::Float4E2M1) {
+      EMBER_ASSIGN_OR_RETURN(zp, castTo(ctx, zp, q.getType().kind, "zero_point"));
+      EMBER_ASSIGN_OR_RETURN(zp, ctx.broadcastTo(zp, xt.dims));
+      EMBER_ASSIGN_OR_RETURN(q, ctx.create(NodeKind::Add, {q, zp}, {}, "shifted"));
+    }
+    AttrList cast;
+    cast.set<AttrKind::ResultKind>(elemKindName(out).str());
+    if (out != ElemKind::Float4E2M1 && ctx.getInt("saturate", 1) == 0)
+      cast.set<AttrKind::Saturate>(0);
+    EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Cast, {q}, cast));
   }
   return ctx.setOutput(0, y);
 }
@@ -255,15 +298,21 @@ Error loadQuantizeLinear(OpContext &ctx) {
 /// DequantizeLinear: x, x_scale and the optional zero point (zeros of x's kind), per tensor, per
 /// axis or blocked. As the ONNX reference: (x - zero point) * scale in float32, then rounded to
 /// the result kind, the scale's (float32, float16, bfloat16) or, from opset 23, output_dtype.
-/// int8, uint8 and int32 are the DequantizeLinear node; int16 and uint16 (opset 21) its steps as
-/// element-wise nodes (exact in float32 too).
+/// int8, uint8 and int32 are the DequantizeLinear node; int16, uint16, int4 and uint4 (opset
+/// 21) its steps as element-wise nodes (exact in float32 too); float8 (opset 19) and float4e2m1
+/// (opset 23) x is converted as it is, the zero point unused, as the reference does.
 Error loadDequantizeLinear(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   EMBER_ASSIGN_OR_RETURN(NodeValue scale, ctx.input(1));
   const Type &xt = x.getType(), &st = scale.getType();
-  if (!isByteKind(xt.kind) && xt.kind != ElemKind::Int32 && !isShortKind(xt.kind))
+  bool viaNode = isByteKind(xt.kind) || xt.kind == ElemKind::Int32;
+  if (!viaNode && !isComposedIntKind(xt.kind) && !isNarrowFloatKind(xt.kind))
     return ctx.fail("cannot dequantize " + xt.str() +
-                    ": ember dequantizes int8, uint8, int16, uint16 and int32 only");
+                    ": ember dequantizes int8, uint8, int16, uint16, int32, int4, uint4, float8 "
+                    "and float4e2m1");
+  if (ctx.opset() < firstQuantizationOpset(xt.kind))
+    return ctx.fail("dequantizing " + elemKindName(xt.kind) + " needs opset " +
+                    Twine(firstQuantizationOpset(xt.kind)));
   if (!isScaleKind(st.kind))
     return ctx.fail("scale must be float32, float16 or bfloat16, got " + st.str());
   ElemKind out = st.kind;
@@ -281,40 +330,37 @@ Error loadDequantizeLinear(OpContext &ctx) {
   } else {
     EMBER_ASSIGN_OR_RETURN(zp, ctx.createFilled(xt.kind, st.dims, 0, "zero_point"));
   }
-  if (ArrayRef<dim_t>(zp.getType().dims) != ArrayRef<dim_t>(st.dims))
-    return ctx.fail("scale " + st.str() + " and zero point " + zp.getType().str() +
-                    " must have the same shape");
+  EMBER_TRY(expectParametersAlike(ctx, st, zp.getType()));
   EMBER_ASSIGN_OR_RETURN(Granularity g, readGranularity(ctx, xt, st));
   EMBER_ASSIGN_OR_RETURN(scale, quantizationParameter(ctx, scale, xt, g, "scale"));
   EMBER_ASSIGN_OR_RETURN(zp, quantizationParameter(ctx, zp, xt, g, "zero point"));
-  if (out == ElemKind::BFloat16) {
-    // The reference rounds the float32 product to bfloat16 to nearest even, and ember's Cast to
-    // bfloat16 truncates. A bfloat16 Mul rounds so: its operands are exact when the scale is
-    // bfloat16 and x - zero point an 8-bit difference (at most 255, 8 significant bits).
-    if (st.kind != ElemKind::BFloat16 || !isByteKind(xt.kind))
-      return ctx.fail("a bfloat16 result needs a bfloat16 scale and int8 or uint8 x (ember "
-                      "rounds to bfloat16 only in bfloat16 arithmetic); x is " + xt.str() +
-                      ", scale " + st.str());
-    EMBER_ASSIGN_OR_RETURN(NodeValue one,
-                           ctx.createFilled(ElemKind::Float32, DimsVec(xt.rank(), 1), 1, "one"));
-    EMBER_ASSIGN_OR_RETURN(NodeValue d,
-                           ctx.create(NodeKind::DequantizeLinear, {x, one, zp}, {}, "shifted"));
-    EMBER_ASSIGN_OR_RETURN(d, castTo(ctx, d, ElemKind::BFloat16, "shifted"));
-    EMBER_ASSIGN_OR_RETURN(scale, ctx.broadcastTo(scale, xt.dims));
-    EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Mul, {d, scale}));
-    return ctx.setOutput(0, y);
-  }
-  EMBER_ASSIGN_OR_RETURN(scale, castTo(ctx, scale, ElemKind::Float32, "scale"));
+  // The reference rounds the float32 product to bfloat16 to nearest even, and ember's Cast to
+  // bfloat16 truncates. A bfloat16 Mul rounds so: its operands are exact when the scale is
+  // bfloat16 and x - zero point has at most 8 significant bits (an 8- or 4-bit difference, a
+  // float8 or float4 value).
+  bool bfloat16 = out == ElemKind::BFloat16;
+  if (bfloat16 && (st.kind != ElemKind::BFloat16 || xt.kind == ElemKind::Int32 ||
+                   xt.kind == ElemKind::Int16 || xt.kind == ElemKind::UInt16))
+    return ctx.fail("a bfloat16 result needs a bfloat16 scale and x of 8 bits or fewer (ember "
+                    "rounds to bfloat16 only in bfloat16 arithmetic); x is " + xt.str() +
+                    ", scale " + st.str());
   NodeValue y;
-  if (!isShortKind(xt.kind)) {
+  if (viaNode && !bfloat16) {
+    EMBER_ASSIGN_OR_RETURN(scale, castTo(ctx, scale, ElemKind::Float32, "scale"));
     EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::DequantizeLinear, {x, scale, zp}));
   } else {
-    EMBER_ASSIGN_OR_RETURN(NodeValue xf, castTo(ctx, x, ElemKind::Float32, "x"));
-    EMBER_ASSIGN_OR_RETURN(zp, castTo(ctx, zp, ElemKind::Float32, "zero_point"));
-    EMBER_ASSIGN_OR_RETURN(zp, ctx.broadcastTo(zp, xt.dims));
+    // x - zero point in float32, exact for all these kinds.
+    EMBER_ASSIGN_OR_RETURN(NodeValue d, castTo(ctx, x, ElemKind::Float32, "x"));
+    if (!isNarrowFloatKind(xt.kind)) {
+      EMBER_ASSIGN_OR_RETURN(zp, castTo(ctx, zp, ElemKind::Float32, "zero_point"));
+      EMBER_ASSIGN_OR_RETURN(zp, ctx.broadcastTo(zp, xt.dims));
+      EMBER_ASSIGN_OR_RETURN(d, ctx.create(NodeKind::Sub, {d, zp}, {}, "shifted"));
+    }
+    ElemKind product = bfloat16 ? ElemKind::BFloat16 : ElemKind::Float32;
+    EMBER_ASSIGN_OR_RETURN(d, castTo(ctx, d, product, "shifted"));
+    EMBER_ASSIGN_OR_RETURN(scale, castTo(ctx, scale, product, "scale"));
     EMBER_ASSIGN_OR_RETURN(scale, ctx.broadcastTo(scale, xt.dims));
-    EMBER_ASSIGN_OR_RETURN(NodeValue shifted, ctx.create(NodeKind::Sub, {xf, zp}, {}, "shifted"));
-    EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Mul, {shifted, scale}, {}, "scaled"));
+    EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Mul, {d, scale}, {}, "scaled"));
   }
   EMBER_ASSIGN_OR_RETURN(y, castTo(ctx, y, out, ""));
   return ctx.setOutput(0, y);
@@ -511,7 +557,7 @@ void registerQuantizedOps(OpRegistry &r) {
   // One loader for every version: it reads each attribute from the opset that brought it
   // (QuantizeLinear-19: saturate; 21: blocks, 16-bit kinds, QuantizeLinear's output_dtype; 23:
   // QuantizeLinear's precision, DequantizeLinear's output_dtype). 24 and 25 added only kinds
-  // ember does not quantize with (float8 E8M0 scales, int2), which the loaders refuse;
+  // ember does not have (float8 E8M0 scales, int2), which the loaders refuse;
   // DequantizeLinear-19 is a widened version (ONNXOpsetChanges.cpp).
   for (int64_t opset : {10, 19, 21, 23, 24, 25})
     r.add("QuantizeLinear", opset, loadQuantizeLinear);
