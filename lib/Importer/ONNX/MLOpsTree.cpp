@@ -12,13 +12,29 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <set>
 
 using namespace llvm;
 
 namespace ember {
 
 namespace {
+
+/// Bounds on what the trees unfold to before anything is allocated for them: each leaf keeps
+/// its path, and a node reached twice (the lists form a DAG) is unfolded twice, so a deep or
+/// shared structure could otherwise take all memory. A cycle exceeds the depth. The constants
+/// built from the trees are checked against the memory budget besides (MLOpsTreeGemm.cpp).
+constexpr size_t kMaxTreeDepth = 1000;
+constexpr size_t kMaxLeaves = size_t(1) << 20;
+
+/// Refuses a path deeper than kMaxTreeDepth, or more than kMaxLeaves leaves in \p tree and the
+/// \p before leaves of the trees before it.
+Error checkUnfolding(OpContext &ctx, size_t depth, const Tree &tree, size_t before) {
+  if (depth > kMaxTreeDepth)
+    return ctx.fail("a tree is deeper than " + Twine(kMaxTreeDepth) + " levels, or has a cycle");
+  if (before + tree.leaves.size() > kMaxLeaves)
+    return ctx.fail("the trees unfold to more than " + Twine(kMaxLeaves) + " leaves");
+  return Error::success();
+}
 
 /// The node lists of TreeEnsembleRegressor/Classifier: node i is (tree, id), a LEAF or a
 /// branch to the nodes (tree, true id) and (tree, false id); the leaves' weights are separate
@@ -107,9 +123,8 @@ Expected<NodeLists> readNodeLists(OpContext &ctx, StringRef prefix) {
 
 /// Adds the subtree at node list index \p i to \p tree, its leaves with \p path.
 Error addSubtree(OpContext &ctx, const NodeLists &l, size_t i, Tree &tree,
-                 std::vector<std::pair<size_t, bool>> &path) {
-  if (path.size() > l.treeIds.size())
-    return ctx.fail("tree " + Twine(l.treeIds[i]) + " has a cycle");
+                 std::vector<std::pair<size_t, bool>> &path, size_t before) {
+  EMBER_TRY(checkUnfolding(ctx, path.size(), tree, before));
   int64_t treeId = l.treeIds[i];
   if (l.modes[i] == "LEAF") {
     TreeLeaf leaf;
@@ -134,7 +149,7 @@ Error addSubtree(OpContext &ctx, const NodeLists &l, size_t i, Tree &tree,
       return ctx.fail("node " + Twine(l.nodeIds[i]) + " of tree " + Twine(treeId) +
                       " branches to node " + Twine(child) + ", which the tree does not have");
     path.push_back({at, branch});
-    EMBER_TRY(addSubtree(ctx, l, it->second, tree, path));
+    EMBER_TRY(addSubtree(ctx, l, it->second, tree, path, before));
     path.pop_back();
   }
   return Error::success();
@@ -147,10 +162,12 @@ Expected<std::vector<Tree>> treesFromLists(OpContext &ctx, const NodeLists &l) {
   for (size_t i = 0; i < l.treeIds.size(); ++i)
     roots.insert({l.treeIds[i], i});
   std::vector<Tree> trees;
+  size_t leaves = 0;
   for (auto [id, root] : roots) {
     Tree t;
     std::vector<std::pair<size_t, bool>> path;
-    EMBER_TRY(addSubtree(ctx, l, root, t, path));
+    EMBER_TRY(addSubtree(ctx, l, root, t, path, leaves));
+    leaves += t.leaves.size();
     trees.push_back(std::move(t));
   }
   return trees;
@@ -234,15 +251,14 @@ Error loadTreeEnsembleClassifier(OpContext &ctx) {
   if (labels.empty())
     return ctx.fail("classlabels_int64s is missing or empty");
   EMBER_ASSIGN_OR_RETURN(NodeLists l, readNodeLists(ctx, "class"));
-  std::set<int64_t> classIds;
-  for (const auto &[leaf, ws] : l.weights)
-    for (const auto &w : ws)
-      classIds.insert(w.first);
-  // onnxruntime's binary case (two labels, weights for one class) derives the other score
-  // from it in one of four ways depending on the weights' signs and post_transform.
-  if (classIds.size() <= 1 && labels.size() <= 2)
-    return ctx.fail("a classifier whose weights all go to one class (onnxruntime's binary case) "
-                    "is not supported");
+  // onnxruntime departs from the spec on two classes: its label follows the sign of the second
+  // class's score (and is 0 or 1, not a label, when both classes have weights), and its scores
+  // depend on the number of base_values and on which classes have weights. Refused rather than
+  // disagree with either.
+  if (labels.size() <= 2)
+    return ctx.fail("a classifier of " + Twine(labels.size()) + " class(es) is not supported: "
+                    "onnxruntime's two-class case departs from the spec (labels by the sign of a "
+                    "score, scores depending on base_values), so neither can be matched");
   TreeEnsembleSpec spec;
   EMBER_ASSIGN_OR_RETURN(spec.trees, treesFromLists(ctx, l));
   spec.targets = int64_t(labels.size());
@@ -257,7 +273,11 @@ Error loadTreeEnsembleClassifier(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue lowest,
                          mlConstant(ctx, ElemKind::Float32, {},
                                     {-std::numeric_limits<double>::infinity()}, "unscored"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue ranked, mlWhere(ctx, r.hasScore, scores, lowest, "ranked"));
+  // With base values every class has a score (onnxruntime gives them has_score).
+  NodeValue ranked = scores;
+  if (spec.base.empty()) {
+    EMBER_ASSIGN_OR_RETURN(ranked, mlWhere(ctx, r.hasScore, scores, lowest, "ranked"));
+  }
   EMBER_ASSIGN_OR_RETURN(NodeValue best,
                          ctx.create(NodeKind::ArgMax, {ranked},
                                     AttrList().set<AttrKind::Axis>(1).set<AttrKind::SelectLastIndex>(0),
@@ -356,11 +376,11 @@ Error loadTreeEnsemble(OpContext &ctx) {
                    : aggregate == 1 ? TreeAggregate::Sum
                    : aggregate == 2 ? TreeAggregate::Min
                                     : TreeAggregate::Max;
+  size_t leavesBefore = 0;
   // Depth first from each root; a branch marked as a leaf indexes leaf_targetids/leaf_weights.
   std::function<Error(int64_t, bool, Tree &, std::vector<std::pair<size_t, bool>> &)> add =
       [&](int64_t id, bool isLeaf, Tree &tree, std::vector<std::pair<size_t, bool>> &path) -> Error {
-    if (path.size() > n)
-      return ctx.fail("a tree has a cycle");
+    EMBER_TRY(checkUnfolding(ctx, path.size(), tree, leavesBefore));
     if (isLeaf) {
       if (id < 0 || size_t(id) >= weights.size())
         return ctx.fail("leaf " + Twine(id) + " is not one of the " + Twine(weights.size()) +
@@ -388,6 +408,7 @@ Error loadTreeEnsemble(OpContext &ctx) {
     Tree t;
     std::vector<std::pair<size_t, bool>> path;
     EMBER_TRY(add(root, false, t, path));
+    leavesBefore += t.leaves.size();
     spec.trees.push_back(std::move(t));
   }
 

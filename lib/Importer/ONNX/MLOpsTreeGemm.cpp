@@ -169,18 +169,21 @@ Expected<TreeEnsembleResult> buildTreeEnsemble(OpContext &ctx, const TreeEnsembl
   EMBER_ASSIGN_OR_RETURN(d, ctx.transpose(d, {1, 0, 2}, "decisions_by_tree"));
 
   // Step 3.
-  std::vector<double> paths(size_t(trees * maxI * maxL), 0), counts(size_t(trees * maxL), -1);
+  // Filled in place: the budget check comes before the (largest) allocation.
+  EMBER_ASSIGN_OR_RETURN(Tensor paths, ctx.newTensor(Type(ElemKind::Float32, {trees, maxI, maxL}),
+                                                     "the path matrix of the trees"));
+  float *p = paths.dataAs<float>();
+  std::vector<double> counts(size_t(trees * maxL), -1);
   for (size_t t = 0; t < spec.trees.size(); ++t)
     for (size_t l = 0; l < spec.trees[t].leaves.size(); ++l) {
       double trueSide = 0;
       for (auto [i, branch] : spec.trees[t].leaves[l].path) {
-        paths[(t * maxI + i) * maxL + l] = branch ? 1 : -1;
+        p[(t * maxI + i) * maxL + l] = branch ? 1 : -1;
         trueSide += branch;
       }
       counts[t * maxL + l] = trueSide;
     }
-  EMBER_ASSIGN_OR_RETURN(NodeValue c, mlConstant(ctx, ElemKind::Float32, {trees, maxI, maxL},
-                                                 paths, "paths"));
+  NodeValue c = ctx.createConstant(std::move(paths), "paths")->getResult();
   EMBER_ASSIGN_OR_RETURN(NodeValue kc, mlConstant(ctx, ElemKind::Float32, {trees, 1, maxL},
                                                   counts, "path_counts"));
   EMBER_ASSIGN_OR_RETURN(NodeValue s, ctx.create(NodeKind::MatMul, {d, c}, {}, "path_sums"));
