@@ -34,9 +34,12 @@ new="$(
   echo "them yet, and QuantizeLinear and DequantizeLinear refuse them. \`.npy\` files cannot hold them"
   echo "(numpy has no such dtype). Not yet: FLOAT8E8M0, int2/uint2, float6."
   echo
-  echo "Not yet read: the \`ai.onnx.ml\` domain."
+  echo "The \`ai.onnx.ml\` domain (opsets 1 to 5) is read for numeric data: its operators are composed"
+  echo "of ember's nodes at import (\`docs/architecture.md\`, the importer's ONNX-ML family); string"
+  echo "keys, labels and categories are refused, as are CastMap, CategoryMapper, DictVectorizer,"
+  echo "FeatureVectorizer and ZipMap (maps, strings and sequences of maps)."
   echo
-  for domain in ai.onnx ai.onnx.preview.training; do
+  for domain in ai.onnx ai.onnx.ml ai.onnx.preview.training; do
     echo "## $domain ($(printf '%s\n' "$listing" | grep -c "^$domain ") operators)"
     echo
     echo "| operator | versions read |"
