@@ -30,9 +30,9 @@ new="$(
   echo "operator's strings are known at compile time. The narrow kinds float8 (E4M3FN, E4M3FNUZ, E5M2,"
   echo "E5M2FNUZ), int4, uint4 and float4 (E2M1) are read and written in TensorProtos (int4, uint4 and"
   echo "float4 packed two per byte, as ONNX lays them out), converted by Cast and CastLike (with"
-  echo "Cast-19's \`saturate\`) and moved by the data movement operators; no other operator computes on"
-  echo "them yet, and QuantizeLinear and DequantizeLinear refuse them. \`.npy\` files cannot hold them"
-  echo "(numpy has no such dtype). Not yet: FLOAT8E8M0, int2/uint2, float6."
+  echo "Cast-19's \`saturate\`), moved by the data movement operators and quantized to and from by"
+  echo "QuantizeLinear and DequantizeLinear; no other operator computes on them yet. \`.npy\` files"
+  echo "cannot hold them (numpy has no such dtype). Not yet: FLOAT8E8M0, int2/uint2, float6."
   echo
   echo "The \`ai.onnx.ml\` domain (opsets 1 to 5) is read for numeric data: its operators are composed"
   echo "of ember's nodes at import (\`docs/architecture.md\`, the importer's ONNX-ML family); string"
