@@ -35,8 +35,9 @@ def tree_json(t):
 def train():
     import numpy as np
     from sklearn.datasets import load_diabetes, load_iris
-    from sklearn.ensemble import (GradientBoostingClassifier, RandomForestClassifier,
-                                  RandomForestRegressor)
+    from sklearn.ensemble import (GradientBoostingClassifier, GradientBoostingRegressor,
+                                  RandomForestClassifier, RandomForestRegressor)
+    from sklearn.svm import SVR
     from sklearn.linear_model import LinearRegression, LogisticRegression
     from sklearn.tree import DecisionTreeRegressor
 
@@ -49,6 +50,18 @@ def train():
     forest = RandomForestRegressor(n_estimators=6, max_depth=4, random_state=0).fit(diab_x, y2)
     out["forest_regressor"] = {"trees": [tree_json(e.tree_) for e in forest.estimators_],
                                "x": diab_x[20:32].tolist()}
+    gbr = GradientBoostingRegressor(n_estimators=8, max_depth=3, random_state=0).fit(diab_x, diab_y)
+    out["gbt_regressor"] = {"trees": [tree_json(e[0].tree_) for e in gbr.estimators_],
+                            "learning_rate": gbr.learning_rate,
+                            "init": float(gbr.init_.constant_[0][0]), "x": diab_x[60:72].tolist()}
+    svrs = {}
+    for kernel, extra in [("rbf", {}), ("poly", {"degree": 3, "coef0": 0.5}),
+                          ("sigmoid", {"coef0": 0.1}), ("linear", {})]:
+        svr = SVR(kernel=kernel, C=50.0, **extra).fit(diab_x[:150], diab_y[:150])
+        svrs[kernel] = {"sv": svr.support_vectors_.tolist(), "coef": svr.dual_coef_[0].tolist(),
+                        "rho": float(svr.intercept_[0]), "gamma": float(svr._gamma),
+                        "coef0": float(svr.coef0), "degree": float(svr.degree)}
+    out["svr"] = {"models": svrs, "x": diab_x[150:162].tolist()}
     rfc = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=0).fit(iris_x, iris_y)
     out["forest_classifier"] = {"trees": [tree_json(e.tree_) for e in rfc.estimators_],
                                 "x": iris_x[::13].tolist()}
@@ -231,6 +244,23 @@ def tree_ensemble_v5(out, name, trees, x):
     write_case(out, name, model, {"X": xs})
 
 
+def svm_case(out, fitted):
+    """SVMRegressor with each kernel (scikit-learn's SVR), in one model."""
+    import numpy as np
+    from onnx import TensorProto, helper
+    nodes, outs = [], []
+    for kernel, m in fitted["svr"]["models"].items():
+        nodes.append(helper.make_node(
+            "SVMRegressor", ["X"], [kernel], domain="ai.onnx.ml", kernel_type=kernel.upper(),
+            kernel_params=[m["gamma"], m["coef0"], m["degree"]], n_supports=len(m["sv"]),
+            support_vectors=np.ravel(m["sv"]).tolist(), coefficients=m["coef"], rho=[m["rho"]]))
+        outs.append(tensor_info(kernel, TensorProto.FLOAT, [None, 1]))
+    model = ml_model(nodes, [tensor_info("X", TensorProto.FLOAT, [None, 10])], outs, 1,
+                     "ml_svm_regressor")
+    write_case(out, "ml_svm_regressor", model,
+               {"X": np.array(fitted["svr"]["x"], np.float32)}, 1e-3)
+
+
 def linear_cases(out, fitted):
     import numpy as np
     from onnx import TensorProto, helper
@@ -333,6 +363,19 @@ def write_all(fitted, out):
               base=[1.5, -2.0], tolerance=1e-3)
     regressor(out, "ml_forest_regressor_min", fr["trees"], [0, 1], "MIN", fr["x"],
               tolerance=1e-3)
+    gr = fitted["gbt_regressor"]
+    lr_gr = gr["learning_rate"]
+    a, w = flatten_trees(gr["trees"], lambda ti, t, n: [(0, lr_gr * t["value"][n][0][0])])
+    node_gr = __import__("onnx").helper.make_node(
+        "TreeEnsembleRegressor", ["X"], ["Y"], domain="ai.onnx.ml", **a,
+        target_treeids=w["treeids"], target_nodeids=w["nodeids"], target_ids=w["ids"],
+        target_weights=w["weights"], n_targets=1, aggregate_function="SUM",
+        base_values=[gr["init"]])
+    write_case(out, "ml_gbt_regressor",
+               ml_model([node_gr], [tensor_info("X", 1, [None, 10])],
+                        [tensor_info("Y", 1, [None, 1])], 3, "ml_gbt_regressor"),
+               {"X": __import__("numpy").array(gr["x"], "float32")}, 1e-3)
+    svm_case(out, fitted)
     fc = fitted["forest_classifier"]
     n = len(fc["trees"])
 

@@ -401,6 +401,7 @@ void registerMLOps(OpRegistry &r) {
   registerMLLabelEncoderOps(r);
   registerMLLinearOps(r);
   registerMLTreeOps(r);
+  registerMLSVMOps(r);
 }
 
 } // namespace ember

@@ -1,6 +1,7 @@
 // Shared by the ONNX-ML loaders (domain ai.onnx.ml): MLOps.cpp (preprocessing: Binarizer,
 // Scaler, Normalizer, Imputer, ArrayFeatureExtractor, OneHotEncoder), MLOpsLabelEncoder.cpp,
-// MLOpsLinear.cpp (LinearRegressor, LinearClassifier) and MLOpsTree*.cpp (the tree ensembles).
+// MLOpsLinear.cpp (LinearRegressor, LinearClassifier), MLOpsSVM.cpp (SVMRegressor) and
+// MLOpsTree*.cpp (the tree ensembles).
 // None has a node kind of its own: each is composed at import from existing ones, so it runs on
 // every backend. Where the spec is silent, they follow onnxruntime's kernels, which the tests'
 // expected outputs come from.
@@ -14,6 +15,7 @@ namespace ember {
 void registerMLLabelEncoderOps(OpRegistry &r);
 void registerMLLinearOps(OpRegistry &r);
 void registerMLTreeOps(OpRegistry &r);
+void registerMLSVMOps(OpRegistry &r);
 
 /// A constant of \p kind and \p dims holding \p values (converted as Tensor::setElementFromDouble).
 llvm::Expected<NodeValue> mlConstant(OpContext &ctx, ElemKind kind, llvm::ArrayRef<dim_t> dims,

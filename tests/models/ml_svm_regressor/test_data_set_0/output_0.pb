@@ -1,0 +1,1 @@
+BrbfJ0¤ώQCFβBµ.RCjκΖB²IC&.^Cϊ	CDpγBEέκBwΟyC:ίÒBIg?C

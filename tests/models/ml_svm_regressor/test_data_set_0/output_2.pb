@@ -1,0 +1,1 @@
+BsigmoidJ0P_OCäœäBÕv™BlÞCRÖMC	ÏCzaÛB±//CAºAz%C€îcB[¸Ã
