@@ -240,6 +240,47 @@ def float16_cases(rng):
                 "sin_cache": np.sin(theta).astype(np.float16)}, tolerance=2e-3)
 
 
+# Cases of the ONNX backend test suite of onnx >= 1.23 (its own generators, expected values from
+# its reference), which the ONNX 1.17 suite ember's conformance runs lacks: the cache offsets of
+# nonpad_kv_seqlen, fully masked rows, the sliding window, masks with -inf under a softcap.
+ONNX_SUITE_CASES = [
+    "test_attention_4d_causal_nonpad_batch_prefill",
+    "test_attention_4d_gqa_causal_nonpad_decode",
+    "test_attention_4d_causal_nonpad_negative_offset_structural_empty",
+    "test_attention_3d_gqa_with_past_and_present",
+    "test_attention_3d_local_window",
+    "test_attention_4d_diff_heads_mask4d_padded_kv",
+    "test_attention_24_fullymasked_qk_matmul_output_mode3_zero",
+    "test_attention_4d_softcap_neginf_mask_poison",
+    "test_attention_4d_with_past_and_present_qk_matmul_bias_4d_mask_causal",
+    "test_rms_normalization_3d_axis1_epsilon",
+    "test_rotary_embedding_with_interleaved_rotary_dim",
+    "test_rotary_embedding_no_position_ids_rotary_dim",
+    "test_tensorscatter_circular",
+]
+
+
+def onnx_suite_cases():
+    """Copies ONNX_SUITE_CASES into tests/models/onnx_<name>."""
+    from onnx.backend.test.case import node as node_cases
+    cases = {c.name: c for c in node_cases.collect_testcases(None)}
+    for name in ONNX_SUITE_CASES:
+        case = cases[name]
+        case_dir = os.path.join(OUT_DIR, "onnx_" + name[len("test_"):])
+        if os.path.exists(case_dir):
+            shutil.rmtree(case_dir)
+        assert len(case.data_sets) == 1, name
+        data_dir = os.path.join(case_dir, "test_data_set_0")
+        os.makedirs(data_dir)
+        onnx.save(case.model, os.path.join(case_dir, "model.onnx"))
+        inputs, outputs = case.data_sets[0]
+        for kind, values, infos in (("input", inputs, case.model.graph.input),
+                                    ("output", outputs, case.model.graph.output)):
+            for i, (a, info) in enumerate(zip(values, infos)):
+                with open(os.path.join(data_dir, f"{kind}_{i}.pb"), "wb") as f:
+                    f.write(numpy_helper.from_array(a, info.name).SerializeToString())
+
+
 def main():
     rng = np.random.default_rng(23)
     attention_cases(rng)
@@ -247,6 +288,7 @@ def main():
     rotary_cases(rng)
     tensor_scatter_cases(rng)
     float16_cases(np.random.default_rng(16))
+    onnx_suite_cases()
 
 
 if __name__ == "__main__":
