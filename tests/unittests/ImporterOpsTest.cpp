@@ -7,7 +7,8 @@
 // The models these operators accept, with numpy's expected outputs, are
 // tests/models/{cf,signal,tfidf}_* (utils/models/make_import_test_models.py), run on every
 // backend by ModelCasesTest. ImageDecoder decodes at compile time: PIL's pixels for a PNG and a
-// JPEG, and the images it refuses with the reason.
+// JPEG, and the images it refuses with the reason. The ONNX-ML operators (ai.onnx.ml) refuse bad
+// trees, string labels and keys, and what onnxruntime and the spec disagree on, with the reason.
 #include "TestUtils.h"
 
 #include "ember/Driver/CompiledModel.h"
@@ -817,6 +818,109 @@ TEST(ImporterOps, ReduceMaxAndMinOfBoolOrderFalseBeforeTrue) {
                                            ? std::vector<double>({0, 1, 1})
                                            : std::vector<double>({0, 0, 1}));
   }
+}
+
+//===----------------------------------------------------------------------------------------===//
+// ONNX-ML operators (ai.onnx.ml; their accepted models are tests/models/ml_*)
+//===----------------------------------------------------------------------------------------===//
+
+/// An ai.onnx.ml node "ml0" of operator \p op reading "x" into "y" (a classifier: and "z").
+std::string mlNode(const std::string &op, const std::string &attrs) {
+  bool classifier = op.find("Classifier") != std::string::npos;
+  return "node { name: \"ml0\" op_type: \"" + op + "\" domain: \"ai.onnx.ml\" input: \"x\" "
+         "output: \"y\"" + (classifier ? " output: \"z\"" : "") + attrs + " }\n";
+}
+
+/// A model importing ai.onnx.ml at \p mlOpset (and the default domain at 17), x float32 [2, 3].
+std::string mlModel(int mlOpset, const std::string &nodes, int elemType = kFloat) {
+  return "ir_version: 8\nopset_import { domain: \"\" version: 17 }\nopset_import { domain: "
+         "\"ai.onnx.ml\" version: " + std::to_string(mlOpset) + " }\ngraph {\n name: \"g\"\n" +
+         nodes + input("x", elemType, {2, 3}) + " output { name: \"y\" }\n}\n";
+}
+
+std::string attrStrings(const std::string &name, const std::vector<std::string> &vs) {
+  std::string s = " attribute { name: \"" + name + "\"";
+  for (const std::string &v : vs)
+    s += " strings: \"" + v + "\"";
+  return s + " type: STRINGS }";
+}
+
+/// A stump: node 0 tests feature \p feature (x <= 0), leaves 1 and 2 weigh \p weights, with
+/// \p extra attributes; the weights' lists are named with \p prefix ("target", "class").
+std::string stump(const std::string &prefix, int64_t feature, const std::string &extra,
+                  const std::vector<int64_t> &trueIds = {1, 0, 0}) {
+  return attrInts("nodes_treeids", {0, 0, 0}) + attrInts("nodes_nodeids", {0, 1, 2}) +
+         attrInts("nodes_featureids", {feature, 0, 0}) + attrFloats("nodes_values", {0, 0, 0}) +
+         attrStrings("nodes_modes", {"BRANCH_LEQ", "LEAF", "LEAF"}) +
+         attrInts("nodes_truenodeids", trueIds) + attrInts("nodes_falsenodeids", {2, 0, 0}) +
+         attrInts(prefix + "_treeids", {0, 0}) + attrInts(prefix + "_nodeids", {1, 2}) +
+         attrInts(prefix + "_ids", {0, 0}) + attrFloats(prefix + "_weights", {1, 2}) + extra;
+}
+
+TEST(ImporterOps, RefusesBadONNXMLOperators) {
+  const std::string reg = "TreeEnsembleRegressor", cls = "TreeEnsembleClassifier";
+  expectRefused({
+      {"tree_feature", mlModel(3, mlNode(reg, stump("target", 7, ""))), "ml0", reg,
+       "a node tests feature 7 but X float32<2 x 3> has 3"},
+      {"tree_cycle", mlModel(3, mlNode(reg, stump("target", 0, "", {0, 0, 0}))), "ml0", reg,
+       "a tree is deeper than 1000 levels, or has a cycle"},
+      {"tree_deprecated", mlModel(5, mlNode(reg, stump("target", 0, ""))), "ml0", reg,
+       "TreeEnsembleRegressor is deprecated from ai.onnx.ml opset 5 on"},
+      {"tree_aggregate", mlModel(3, mlNode(reg, stump("target", 0,
+                                                      attrString("aggregate_function", "MEDIAN")))),
+       "ml0", reg, "aggregate_function must be SUM, AVERAGE, MIN or MAX, got 'MEDIAN'"},
+      {"tree_logistic", mlModel(3, mlNode(reg, stump("target", 0,
+                                                     attrString("post_transform", "LOGISTIC")))),
+       "ml0", reg, "post_transform on a single target: onnxruntime ignores it"},
+      {"tree_two_classes",
+       mlModel(3, mlNode(cls, stump("class", 0, attrInts("classlabels_int64s", {3, 4})))), "ml0",
+       cls, "a classifier of 2 class(es) is not supported"},
+      {"tree_string_labels",
+       mlModel(3, mlNode(cls, stump("class", 0, attrStrings("classlabels_strings", {"a", "b"})))),
+       "ml0", cls, "classlabels_strings is not supported: ember has no string tensors"},
+      {"label_strings",
+       mlModel(2, mlNode("LabelEncoder", attrStrings("keys_strings", {"a"}) +
+                                             attrInts("values_int64s", {1}))),
+       "ml0", "LabelEncoder", "string keys are not supported: ember has no string tensors"},
+      {"label_kind",
+       mlModel(2, mlNode("LabelEncoder", attrInts("keys_int64s", {1}) +
+                                             attrFloats("values_floats", {1}))),
+       "ml0", "LabelEncoder", "input X float32<2 x 3> does not have the keys' kind int64"},
+      {"normalizer", mlModel(1, mlNode("Normalizer", attrString("norm", "L3"))), "ml0",
+       "Normalizer", "norm must be MAX, L1 or L2, got 'L3'"},
+      {"onehot_zeros",
+       mlModel(1, mlNode("OneHotEncoder", attrInts("cats_int64s", {1}) + attrInt("zeros", 0)),
+               kInt64),
+       "ml0", "OneHotEncoder", "zeros=0 (an error on a category not in cats_int64s)"},
+      {"scaler_count", mlModel(1, mlNode("Scaler", attrFloats("offset", {1, 2}))), "ml0",
+       "Scaler", "'offset' has 2 values for 3 features: it needs 1 or one per feature"},
+      {"linear_count",
+       mlModel(1, mlNode("LinearRegressor", attrFloats("coefficients", {1, 2}) +
+                                                attrFloats("intercepts", {0}))),
+       "ml0", "LinearRegressor", "coefficients has 2 values; 1 outputs of 3 features need 3"},
+      {"svm_kernel",
+       mlModel(1, mlNode("SVMRegressor", attrFloats("coefficients", {1}) +
+                                             attrFloats("support_vectors", {1, 2, 3}) +
+                                             attrInt("n_supports", 1) + attrFloats("rho", {0}) +
+                                             attrString("kernel_type", "RBF"))),
+       "ml0", "SVMRegressor", "kernel RBF needs kernel_params [gamma, coef0, degree]"},
+  });
+}
+
+// ai.onnx.ml's operators are found for nodes of that domain only, and only up to its opset 5.
+TEST(ImporterOps, ONNXMLOperatorsBelongToTheirDomain) {
+  TempDir dir;
+  std::string inDefault = "ir_version: 8\nopset_import { domain: \"\" version: 17 }\ngraph {\n"
+                          " name: \"g\"\n node { op_type: \"Binarizer\" input: \"x\" output: \"y\" }\n" +
+                          input("x", kFloat, {2, 3}) + " output { name: \"y\" }\n}\n";
+  std::string err = errorOf(loadModel(dir.write("default.onnxtxt", inDefault)));
+  EXPECT_NE(err.find("node 'y' (Binarizer)"), std::string::npos) << err;
+  err = errorOf(loadModel(dir.write("ml6.onnxtxt", mlModel(6, mlNode("Binarizer", "")))));
+  EXPECT_NE(err.find("node 'ml0' (Binarizer) in domain 'ai.onnx.ml' at opset 6"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(errorOf(loadModel(dir.write("ml1.onnxtxt", mlModel(1, mlNode("Binarizer", ""))))),
+            "");
 }
 
 } // namespace
