@@ -10,8 +10,8 @@
 // NaN gives the kind's NaN; a value beyond the largest finite one, infinities included, gives
 // that largest value with its sign when saturating, otherwise infinity (float8e5m2) or NaN (the
 // others). FNUZ kinds have no negative zero: a negative value rounding to 0 gives +0. float4e2m1
-// has no infinity and no NaN: it always saturates, and NaN gives a zero of NaN's sign (as ONNX's
-// float32_to_float4e2m1_unpacked and ml_dtypes do).
+// has no infinity and no NaN: it always saturates (as ml_dtypes' float4_e2m1fn, the reference
+// of later ONNX), and NaN, which ONNX leaves open, gives a zero of NaN's sign.
 // To int4 and uint4: round half to even, then saturate to [-8, 7] or [0, 15] (ONNX's
 // float32_to_4bit_unpacked, np.clip(np.rint(x))); NaN gives 0, as Cast's float to integer rule.
 #ifndef EMBER_SEMANTICS_NARROWKINDS_H
