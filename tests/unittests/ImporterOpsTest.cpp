@@ -904,6 +904,14 @@ TEST(ImporterOps, RefusesBadONNXMLOperators) {
                                              attrInt("n_supports", 1) + attrFloats("rho", {0}) +
                                              attrString("kernel_type", "RBF"))),
        "ml0", "SVMRegressor", "kernel RBF needs kernel_params [gamma, coef0, degree]"},
+      {"svc_probabilities",
+       mlModel(1, mlNode("SVMClassifier", attrFloats("coefficients", {1, 1}) +
+                                              attrFloats("support_vectors", {1, 2, 3, 4, 5, 6}) +
+                                              attrInts("vectors_per_class", {1, 1}) +
+                                              attrInts("classlabels_ints", {0, 1}) +
+                                              attrFloats("rho", {0}) + attrFloats("prob_a", {1}) +
+                                              attrFloats("prob_b", {0}))),
+       "ml0", "SVMClassifier", "probabilities (prob_a, prob_b) are not supported"},
   });
 }
 

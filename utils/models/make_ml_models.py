@@ -37,7 +37,7 @@ def train():
     from sklearn.datasets import load_diabetes, load_iris
     from sklearn.ensemble import (GradientBoostingClassifier, GradientBoostingRegressor,
                                   RandomForestClassifier, RandomForestRegressor)
-    from sklearn.svm import SVR
+    from sklearn.svm import SVC, SVR
     from sklearn.linear_model import LinearRegression, LogisticRegression
     from sklearn.tree import DecisionTreeRegressor
 
@@ -62,6 +62,16 @@ def train():
                         "rho": float(svr.intercept_[0]), "gamma": float(svr._gamma),
                         "coef0": float(svr.coef0), "degree": float(svr.degree)}
     out["svr"] = {"models": svrs, "x": diab_x[150:162].tolist()}
+    svcs = {}
+    for name, kernel, rows in [("rbf3", "rbf", slice(None)), ("poly3", "poly", slice(None)),
+                               ("linear2", "linear", slice(50, 150))]:
+        svc = SVC(kernel=kernel, C=2.0, coef0=0.5).fit(iris_x[rows], iris_y[rows])
+        svcs[name] = {"sv": svc.support_vectors_.tolist(), "coef": svc.dual_coef_.tolist(),
+                      "rho": svc.intercept_.tolist(), "per_class": svc.n_support_.tolist(),
+                      "classes": svc.classes_.tolist(), "kernel": kernel,
+                      "gamma": float(svc._gamma), "coef0": float(svc.coef0),
+                      "degree": float(svc.degree)}
+    out["svc"] = {"models": svcs, "x": iris_x[7::9].tolist()}
     rfc = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=0).fit(iris_x, iris_y)
     out["forest_classifier"] = {"trees": [tree_json(e.tree_) for e in rfc.estimators_],
                                 "x": iris_x[::13].tolist()}
@@ -261,6 +271,29 @@ def svm_case(out, fitted):
                {"X": np.array(fitted["svr"]["x"], np.float32)}, 1e-3)
 
 
+def svc_case(out, fitted):
+    """SVMClassifier one-vs-one without probabilities (scikit-learn's SVC): three classes with
+    RBF and POLY kernels, two with a linear kernel. The pair sums cancel to values far smaller
+    than their terms, so float32 kernels agree to 1e-3 only (the labels exactly)."""
+    import numpy as np
+    from onnx import TensorProto, helper
+    nodes, outs = [], []
+    for name, m in fitted["svc"]["models"].items():
+        pairs = len(m["rho"])
+        nodes.append(helper.make_node(
+            "SVMClassifier", ["X"], [name + "_label", name + "_scores"], domain="ai.onnx.ml",
+            kernel_type=m["kernel"].upper(), kernel_params=[m["gamma"], m["coef0"], m["degree"]],
+            vectors_per_class=m["per_class"], support_vectors=np.ravel(m["sv"]).tolist(),
+            coefficients=np.ravel(m["coef"]).tolist(), rho=m["rho"],
+            classlabels_ints=[10 * c + 1 for c in m["classes"]]))
+        outs += [tensor_info(name + "_label", TensorProto.INT64, [None]),
+                 tensor_info(name + "_scores", TensorProto.FLOAT, [None, max(pairs, 2)])]
+    model = ml_model(nodes, [tensor_info("X", TensorProto.FLOAT, [None, 4])], outs, 1,
+                     "ml_svm_classifier")
+    write_case(out, "ml_svm_classifier", model,
+               {"X": np.array(fitted["svc"]["x"], np.float32)}, 1e-3)
+
+
 def linear_cases(out, fitted):
     import numpy as np
     from onnx import TensorProto, helper
@@ -376,6 +409,7 @@ def write_all(fitted, out):
                         [tensor_info("Y", 1, [None, 1])], 3, "ml_gbt_regressor"),
                {"X": __import__("numpy").array(gr["x"], "float32")}, 1e-3)
     svm_case(out, fitted)
+    svc_case(out, fitted)
     fc = fitted["forest_classifier"]
     n = len(fc["trees"])
 

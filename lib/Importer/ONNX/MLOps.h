@@ -1,6 +1,7 @@
 // Shared by the ONNX-ML loaders (domain ai.onnx.ml): MLOps.cpp (preprocessing: Binarizer,
 // Scaler, Normalizer, Imputer, ArrayFeatureExtractor, OneHotEncoder), MLOpsLabelEncoder.cpp,
-// MLOpsLinear.cpp (LinearRegressor, LinearClassifier), MLOpsSVM.cpp (SVMRegressor) and
+// MLOpsLinear.cpp (LinearRegressor, LinearClassifier), MLOpsSVM.cpp (SVMRegressor,
+// SVMClassifier) and
 // MLOpsTree*.cpp (the tree ensembles).
 // None has a node kind of its own: each is composed at import from existing ones, so it runs on
 // every backend. Where the spec is silent, they follow onnxruntime's kernels, which the tests'
