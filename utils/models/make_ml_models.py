@@ -163,13 +163,15 @@ def flatten_trees(trees, leaf_weights):
 
 
 def regressor(out, name, trees, targets, aggregate, x, base=None, n_targets=None, ml_opset=3,
-              tolerance=None):
+              tolerance=None, post="NONE"):
     import numpy as np
     from onnx import TensorProto, helper
     a, w = flatten_trees(trees, lambda ti, t, n: [(k, t["value"][n][k][0]) for k in targets])
     attrs = dict(a, target_treeids=w["treeids"], target_nodeids=w["nodeids"],
                  target_ids=[targets.index(i) for i in w["ids"]], target_weights=w["weights"],
                  n_targets=n_targets or len(targets), aggregate_function=aggregate)
+    if post != "NONE":
+        attrs["post_transform"] = post
     if base is not None:
         attrs["base_values"] = base
     node = helper.make_node("TreeEnsembleRegressor", ["X"], ["Y"], domain="ai.onnx.ml", **attrs)
@@ -292,6 +294,37 @@ def svc_case(out, fitted):
                      "ml_svm_classifier")
     write_case(out, "ml_svm_classifier", model,
                {"X": np.array(fitted["svc"]["x"], np.float32)}, 1e-3)
+
+
+def post_transforms_case(out, fitted):
+    """Every post transform as onnxruntime computes it: LinearClassifier with LOGISTIC,
+    SOFTMAX_ZERO (a row of zero scores, from zero features and intercepts) and PROBIT (scores in
+    (0, 1) and outside, where it gives NaN); a two-target tree ensemble with SOFTMAX."""
+    import numpy as np
+    from onnx import TensorProto, helper
+    lg = fitted["logistic"]
+    coef = (np.array(lg["coef"]) * 0.05).ravel().tolist()
+    nodes, outs = [], []
+    for pt in ["LOGISTIC", "SOFTMAX_ZERO", "PROBIT"]:
+        name = pt.lower()
+        nodes.append(helper.make_node("LinearClassifier", ["X"], [name + "_label", name],
+                                      domain="ai.onnx.ml", coefficients=coef,
+                                      intercepts=[0.0, 0.0, 0.0], classlabels_ints=[1, 2, 3],
+                                      post_transform=pt))
+        outs += [tensor_info(name + "_label", TensorProto.INT64, [None]),
+                 tensor_info(name, TensorProto.FLOAT, [None, 3])]
+    trees = fitted["forest_classifier"]["trees"][:2]
+    a, w = flatten_trees(trees, lambda ti, t, n: [(k, t["value"][n][0][k] / 10) for k in (0, 1)])
+    nodes.append(helper.make_node(
+        "TreeEnsembleRegressor", ["X"], ["softmax"], domain="ai.onnx.ml", **a,
+        target_treeids=w["treeids"], target_nodeids=w["nodeids"], target_ids=w["ids"],
+        target_weights=w["weights"], n_targets=2, post_transform="SOFTMAX"))
+    outs.append(tensor_info("softmax", TensorProto.FLOAT, [None, 2]))
+    model = ml_model(nodes, [tensor_info("X", TensorProto.FLOAT, [None, 4])], outs, 3,
+                     "ml_post_transforms")
+    x = np.array(fitted["iris_x"], np.float32)[:8] - np.float32(3)
+    x[0] = 0
+    write_case(out, "ml_post_transforms", model, {"X": x})
 
 
 def linear_cases(out, fitted):
@@ -430,6 +463,7 @@ def write_all(fitted, out):
                base=gb["init"], post="SOFTMAX")
     tree_ensemble_v5(out, "ml_tree_ensemble_v5", fr["trees"][:3], fr["x"])
     linear_cases(out, fitted)
+    post_transforms_case(out, fitted)
     preprocess_case(out, fitted)
     encoders_case(out)
 
