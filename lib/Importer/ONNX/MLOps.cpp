@@ -199,14 +199,13 @@ Expected<std::vector<double>> mlNumbers(OpContext &ctx, StringRef name) {
 
 namespace {
 
-/// A float kind of ember's, as the preprocessing operators' X; integers are read as float32, as
-/// onnxruntime reads them.
-Expected<NodeValue> floatInput(OpContext &ctx, bool keepInt = false) {
+/// X of Scaler and Normalizer (float32, float64, int32 or int64) as float32, their result's
+/// kind (onnxruntime converts it so).
+Expected<NodeValue> floatInput(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   ElemKind k = x.getType().kind;
-  if (k == ElemKind::Float32 || k == ElemKind::Float64 || (keepInt && isIntegerKind(k)))
-    return x;
-  if (k != ElemKind::Int32 && k != ElemKind::Int64)
+  if (k != ElemKind::Float32 && k != ElemKind::Float64 && k != ElemKind::Int32 &&
+      k != ElemKind::Int64)
     return ctx.fail("input X " + x.getType().str() + ": float32, float64, int32 or int64 expected");
   return mlCast(ctx, x, ElemKind::Float32, "float");
 }
@@ -240,7 +239,6 @@ Expected<NodeValue> perFeature(OpContext &ctx, ArrayRef<double> values, dim_t fe
 /// Scaler: (X - offset) * scale, float32, offset and scale per feature (last axis) or one for all.
 Error loadScaler(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, floatInput(ctx));
-  EMBER_ASSIGN_OR_RETURN(x, mlCast(ctx, x, ElemKind::Float32, "float"));
   const Type &t = x.getType();
   if (t.rank() < 1)
     return ctx.fail("input X " + t.str() + " has no feature axis");
@@ -263,7 +261,6 @@ Error loadScaler(OpContext &ctx) {
 /// float32; a row whose norm is 0 is left as it is (onnxruntime).
 Error loadNormalizer(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, floatInput(ctx));
-  EMBER_ASSIGN_OR_RETURN(x, mlCast(ctx, x, ElemKind::Float32, "float"));
   const Type &t = x.getType();
   if (t.rank() != 1 && t.rank() != 2)
     return ctx.fail("input X " + t.str() + " must be [C] or [N, C]");

@@ -412,12 +412,11 @@ Error loadTreeEnsemble(OpContext &ctx) {
     spec.trees.push_back(std::move(t));
   }
 
-  EMBER_ASSIGN_OR_RETURN(NodeValue x0, ctx.input(0));
-  ElemKind kind = x0.getType().kind;
-  if (kind != ElemKind::Float32 && kind != ElemKind::Float64 && kind != ElemKind::Float16)
-    return ctx.fail("input X " + x0.getType().str() + ": float32, float64 or float16 expected");
-  ElemKind compute = kind == ElemKind::Float64 ? ElemKind::Float64 : ElemKind::Float32;
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  ElemKind kind = x.getType().kind;
+  if (kind != ElemKind::Float32 && kind != ElemKind::Float64 && kind != ElemKind::Float16)
+    return ctx.fail("input X " + x.getType().str() + ": float32, float64 or float16 expected");
+  ElemKind compute = kind == ElemKind::Float64 ? ElemKind::Float64 : ElemKind::Float32;
   if (x.getType().rank() != 2)
     return ctx.fail("input X " + x.getType().str() + " must be [N, C]");
   EMBER_ASSIGN_OR_RETURN(x, mlCast(ctx, x, compute, "compute"));
