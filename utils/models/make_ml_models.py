@@ -180,6 +180,26 @@ def regressor(out, name, trees, targets, aggregate, x, base=None, n_targets=None
     write_case(out, name, model, {"X": np.array(x, np.float32)}, tolerance)
 
 
+def regressor_as_tensor(out, name, trees, x):
+    """TreeEnsembleRegressor (ai.onnx.ml 3) on float64 X with its thresholds, weights and base
+    value as float64 tensors (the *_as_tensor attributes), aggregate AVERAGE."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    a, w = flatten_trees(trees, lambda ti, t, n: [(0, t["value"][n][0][0])])
+    values = a.pop("nodes_values")
+    as_tensor = lambda v, n: numpy_helper.from_array(np.array(v, np.float64), n)  # noqa: E731
+    node = helper.make_node(
+        "TreeEnsembleRegressor", ["X"], ["Y"], domain="ai.onnx.ml", **a,
+        nodes_values_as_tensor=as_tensor(values, "nodes_values"), target_treeids=w["treeids"],
+        target_nodeids=w["nodeids"], target_ids=w["ids"],
+        target_weights_as_tensor=as_tensor(w["weights"], "target_weights"),
+        base_values_as_tensor=as_tensor([0.25], "base_values"), n_targets=1,
+        aggregate_function="AVERAGE")
+    model = ml_model([node], [tensor_info("X", TensorProto.DOUBLE, [None, len(x[0])])],
+                     [tensor_info("Y", TensorProto.FLOAT, [None, 1])], 3, name)
+    write_case(out, name, model, {"X": np.array(x, np.float64)}, 1e-3)
+
+
 def classifier(out, name, trees, labels, leaf_weights, x, base=None, post="NONE"):
     import numpy as np
     from onnx import TensorProto, helper
@@ -443,6 +463,7 @@ def write_all(fitted, out):
                {"X": __import__("numpy").array(gr["x"], "float32")}, 1e-3)
     svm_case(out, fitted)
     svc_case(out, fitted)
+    regressor_as_tensor(out, "ml_tree_regressor_double", fr["trees"][:3], fr["x"])
     fc = fitted["forest_classifier"]
     n = len(fc["trees"])
 

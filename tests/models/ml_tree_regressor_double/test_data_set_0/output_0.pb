@@ -1,0 +1,1 @@
+BYJ0OÏ»Bìm¨Bìm¨B≠ÄÑCVJC#‘"C¢ÿ¡B€v	C.[ÒBI?=CVJCMsìB
