@@ -140,6 +140,13 @@ Expected<NodeValue> NodeBuilder::reshape(NodeValue v, ArrayRef<dim_t> dims) {
                 "reshape");
 }
 
+Expected<NodeValue> NodeBuilder::castTo(NodeValue v, ElemKind kind, StringRef suffix) {
+  if (v.getType().kind == kind)
+    return v;
+  return create(NodeKind::Cast, {v},
+                AttrList().set<AttrKind::ResultKind>(elemKindName(kind).str()), suffix);
+}
+
 Expected<NodeValue> NodeBuilder::broadcastTo(NodeValue v, ArrayRef<dim_t> dims) {
   if (ArrayRef<dim_t>(v.getType().dims) == dims)
     return v;

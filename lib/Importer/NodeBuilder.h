@@ -67,6 +67,8 @@ public:
   llvm::Expected<NodeValue> createFilled(ElemKind kind, llvm::ArrayRef<dim_t> dims, double value,
                                          llvm::StringRef suffix);
   llvm::Expected<NodeValue> reshape(NodeValue v, llvm::ArrayRef<dim_t> dims);
+  /// \p v converted to \p kind (a saturating Cast); \p v itself when it has that kind.
+  llvm::Expected<NodeValue> castTo(NodeValue v, ElemKind kind, llvm::StringRef suffix = "cast");
   /// \p v broadcast (numpy rules) to \p dims; \p v itself when the dims already match.
   llvm::Expected<NodeValue> broadcastTo(NodeValue v, llvm::ArrayRef<dim_t> dims);
   /// Result dim i is \p v's dim perm[i].

@@ -23,14 +23,6 @@ namespace ember {
 
 namespace {
 
-/// \p v converted to \p kind (itself when it has that kind).
-Expected<NodeValue> castTo(OpContext &ctx, NodeValue v, ElemKind kind, StringRef suffix) {
-  if (v.getType().kind == kind)
-    return v;
-  return ctx.create(NodeKind::Cast, {v},
-                    AttrList().set<AttrKind::ResultKind>(elemKindName(kind).str()), suffix);
-}
-
 /// \p kind on \p a and \p b broadcast to their common dims (numpy rules).
 Expected<NodeValue> binary(OpContext &ctx, NodeKind kind, NodeValue a, NodeValue b,
                            StringRef suffix) {
@@ -309,11 +301,11 @@ Error loadAttention(OpContext &ctx) {
                       "(bfloat16), got " + Twine(p));
     EMBER_ASSIGN_OR_RETURN(softmaxKind, elemKindFromONNX(int(p)));
   }
-  EMBER_ASSIGN_OR_RETURN(qk, castTo(ctx, qk, softmaxKind, "softmax_in"));
+  EMBER_ASSIGN_OR_RETURN(qk, ctx.castTo(qk, softmaxKind, "softmax_in"));
   EMBER_ASSIGN_OR_RETURN(NodeValue probs, ctx.create(NodeKind::Softmax, {qk},
                                                      AttrList().set<AttrKind::Axis>(3),
                                                      "softmax"));
-  EMBER_ASSIGN_OR_RETURN(probs, castTo(ctx, probs, kind, "softmax_out"));
+  EMBER_ASSIGN_OR_RETURN(probs, ctx.castTo(probs, kind, "softmax_out"));
   // A query row whose every key is masked (its bias all -inf) gives zeros, not NaN.
   NodeValue rowMasked;
   if (runtimeBias) {

@@ -14,14 +14,6 @@ namespace ember {
 
 namespace {
 
-/// \p v converted to \p kind.
-Error castTo(OpContext &ctx, NodeValue &v, ElemKind kind) {
-  EMBER_ASSIGN_OR_RETURN(
-      v, ctx.create(NodeKind::Cast, {v},
-                    AttrList().set<AttrKind::ResultKind>(elemKindName(kind).str()), "as_float"));
-  return Error::success();
-}
-
 Error loadDeformConv(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   EMBER_ASSIGN_OR_RETURN(NodeValue w, ctx.input(1));
@@ -95,11 +87,13 @@ Error loadDeformConv(OpContext &ctx) {
   ElemKind kind = xt.kind;
   if (kind == ElemKind::Float16 || kind == ElemKind::BFloat16) {
     kind = ElemKind::Float32;
-    for (NodeValue *v : {&x, &w, &offset})
-      EMBER_TRY(castTo(ctx, *v, kind));
+    for (NodeValue *v : {&x, &w, &offset}) {
+      EMBER_ASSIGN_OR_RETURN(*v, ctx.castTo(*v, kind, "as_float"));
+    }
     for (std::optional<NodeValue> *v : {&bias, &mask})
-      if (*v)
-        EMBER_TRY(castTo(ctx, **v, kind));
+      if (*v) {
+        EMBER_ASSIGN_OR_RETURN(**v, ctx.castTo(**v, kind, "as_float"));
+      }
   }
 
   // The grid: tap (i, j) of output cell (y, x) samples input place
@@ -174,8 +168,9 @@ Error loadDeformConv(OpContext &ctx) {
     EMBER_ASSIGN_OR_RETURN(b, ctx.broadcastTo(b, {n, oc, oh, ow}));
     EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Add, {y, b}, {}, "bias"));
   }
-  if (kind != xt.kind)
-    EMBER_TRY(castTo(ctx, y, xt.kind));
+  if (kind != xt.kind) {
+    EMBER_ASSIGN_OR_RETURN(y, ctx.castTo(y, xt.kind, "as_float"));
+  }
   return ctx.setOutput(0, y);
 }
 

@@ -15,14 +15,6 @@ namespace ember {
 
 namespace {
 
-/// \p v converted to \p kind (itself when it has that kind).
-Expected<NodeValue> castTo(OpContext &ctx, NodeValue v, ElemKind kind, StringRef suffix) {
-  if (v.getType().kind == kind)
-    return v;
-  return ctx.create(NodeKind::Cast, {v},
-                    AttrList().set<AttrKind::ResultKind>(elemKindName(kind).str()), suffix);
-}
-
 Error loadRMSNormalization(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   EMBER_ASSIGN_OR_RETURN(NodeValue scale, ctx.input(1));
@@ -45,7 +37,7 @@ Error loadRMSNormalization(OpContext &ctx) {
     return ctx.fail("stash_type must be a float type, got " + elemKindName(stash));
   float eps = ctx.getFloat("epsilon", 1e-5f);
 
-  EMBER_ASSIGN_OR_RETURN(NodeValue xu, castTo(ctx, x, stash, "stash"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue xu, ctx.castTo(x, stash, "stash"));
   EMBER_ASSIGN_OR_RETURN(NodeValue sq, ctx.create(NodeKind::Mul, {xu, xu}, {}, "square"));
   std::vector<int64_t> axes(xt.rank() - size_t(axis));
   std::iota(axes.begin(), axes.end(), axis);
@@ -61,7 +53,7 @@ Error loadRMSNormalization(OpContext &ctx) {
       rms, ctx.create(NodeKind::Unary, {rms}, AttrList().set<AttrKind::Function>("sqrt"), "rms"));
   EMBER_ASSIGN_OR_RETURN(rms, ctx.broadcastTo(rms, xt.dims));
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Div, {xu, rms}, {}, "normalized"));
-  EMBER_ASSIGN_OR_RETURN(y, castTo(ctx, y, xt.kind, "unstash"));
+  EMBER_ASSIGN_OR_RETURN(y, ctx.castTo(y, xt.kind, "unstash"));
   EMBER_ASSIGN_OR_RETURN(scale, ctx.broadcastTo(scale, xt.dims));
   EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Mul, {y, scale}, {}, "scale"));
   return ctx.setOutput(0, y);

@@ -115,14 +115,6 @@ Error expectParametersAlike(OpContext &ctx, const Type &scale, const Type &zp) {
                   " must have the same shape");
 }
 
-/// Cast of \p v to \p kind (v itself when it has that kind).
-Expected<NodeValue> castTo(OpContext &ctx, NodeValue v, ElemKind kind, StringRef suffix) {
-  if (v.getType().kind == kind)
-    return v;
-  return ctx.create(NodeKind::Cast, {v},
-                    AttrList().set<AttrKind::ResultKind>(elemKindName(kind).str()), suffix);
-}
-
 /// The element kind the attribute \p name (a TensorProto data type, 0 when absent) names.
 Expected<ElemKind> kindAttr(OpContext &ctx, StringRef name, ElemKind def) {
   int64_t dataType = ctx.getInt(name, 0);
@@ -188,8 +180,8 @@ Expected<NodeValue> quantizeToInteger(OpContext &ctx, NodeValue q, NodeValue zp,
   EMBER_ASSIGN_OR_RETURN(NodeValue r, ctx.create(NodeKind::Unary, {q},
                                                  AttrList().set<AttrKind::Function>("round"),
                                                  "round"));
-  EMBER_ASSIGN_OR_RETURN(r, castTo(ctx, r, f, "rounded"));
-  EMBER_ASSIGN_OR_RETURN(zp, castTo(ctx, zp, f, "zero_point"));
+  EMBER_ASSIGN_OR_RETURN(r, ctx.castTo(r, f, "rounded"));
+  EMBER_ASSIGN_OR_RETURN(zp, ctx.castTo(zp, f, "zero_point"));
   EMBER_ASSIGN_OR_RETURN(NodeValue sum, ctx.create(NodeKind::Add, {r, zp}, {}, "shifted"));
   EMBER_ASSIGN_OR_RETURN(NodeValue lowest, ctx.createFilled(f, {}, lo, "lowest"));
   EMBER_ASSIGN_OR_RETURN(NodeValue highest, ctx.createFilled(f, {}, hi, "highest"));
@@ -199,7 +191,7 @@ Expected<NodeValue> quantizeToInteger(OpContext &ctx, NodeValue q, NodeValue zp,
   EMBER_ASSIGN_OR_RETURN(NodeValue lowestAll, ctx.broadcastTo(lowest, dims));
   EMBER_ASSIGN_OR_RETURN(clamped,
                          ctx.create(NodeKind::Where, {nan, lowestAll, clamped}, {}, "nan_lowest"));
-  return castTo(ctx, clamped, out, "");
+  return ctx.castTo(clamped, out, "");
 }
 
 /// QuantizeLinear: x, y_scale and the optional zero point (its kind is the result's; else
@@ -264,12 +256,12 @@ Error loadQuantizeLinear(OpContext &ctx) {
                          ? ElemKind::Float64
                          : ElemKind::Float32;
   if (isByteKind(out) && isScaleKind(st.kind) && div == nodeDiv) {
-    EMBER_ASSIGN_OR_RETURN(scale, castTo(ctx, scale, ElemKind::Float32, "scale"));
+    EMBER_ASSIGN_OR_RETURN(scale, ctx.castTo(scale, ElemKind::Float32, "scale"));
     EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::QuantizeLinear, {x, scale, zp}));
     return ctx.setOutput(0, y);
   }
-  EMBER_ASSIGN_OR_RETURN(NodeValue xd, castTo(ctx, x, div, "x"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue sd, castTo(ctx, scale, div, "scale"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue xd, ctx.castTo(x, div, "x"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue sd, ctx.castTo(scale, div, "scale"));
   EMBER_ASSIGN_OR_RETURN(sd, ctx.broadcastTo(sd, xt.dims));
   EMBER_ASSIGN_OR_RETURN(NodeValue q, ctx.create(NodeKind::Div, {xd, sd}, {}, "quotient"));
   NodeValue y;
@@ -282,7 +274,7 @@ Error loadQuantizeLinear(OpContext &ctx) {
     EMBER_ASSIGN_OR_RETURN(y, quantizeToInteger(ctx, q, zp, out));
   } else {
     if (out == ElemKind::Float4E2M1) {
-      EMBER_ASSIGN_OR_RETURN(zp, castTo(ctx, zp, q.getType().kind, "zero_point"));
+      EMBER_ASSIGN_OR_RETURN(zp, ctx.castTo(zp, q.getType().kind, "zero_point"));
       EMBER_ASSIGN_OR_RETURN(zp, ctx.broadcastTo(zp, xt.dims));
       EMBER_ASSIGN_OR_RETURN(q, ctx.create(NodeKind::Add, {q, zp}, {}, "shifted"));
     }
@@ -346,23 +338,23 @@ Error loadDequantizeLinear(OpContext &ctx) {
                     ", scale " + st.str());
   NodeValue y;
   if (viaNode && !bfloat16) {
-    EMBER_ASSIGN_OR_RETURN(scale, castTo(ctx, scale, ElemKind::Float32, "scale"));
+    EMBER_ASSIGN_OR_RETURN(scale, ctx.castTo(scale, ElemKind::Float32, "scale"));
     EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::DequantizeLinear, {x, scale, zp}));
   } else {
     // x - zero point in float32, exact for all these kinds.
-    EMBER_ASSIGN_OR_RETURN(NodeValue d, castTo(ctx, x, ElemKind::Float32, "x"));
+    EMBER_ASSIGN_OR_RETURN(NodeValue d, ctx.castTo(x, ElemKind::Float32, "x"));
     if (!isNarrowFloatKind(xt.kind)) {
-      EMBER_ASSIGN_OR_RETURN(zp, castTo(ctx, zp, ElemKind::Float32, "zero_point"));
+      EMBER_ASSIGN_OR_RETURN(zp, ctx.castTo(zp, ElemKind::Float32, "zero_point"));
       EMBER_ASSIGN_OR_RETURN(zp, ctx.broadcastTo(zp, xt.dims));
       EMBER_ASSIGN_OR_RETURN(d, ctx.create(NodeKind::Sub, {d, zp}, {}, "shifted"));
     }
     ElemKind product = bfloat16 ? ElemKind::BFloat16 : ElemKind::Float32;
-    EMBER_ASSIGN_OR_RETURN(d, castTo(ctx, d, product, "shifted"));
-    EMBER_ASSIGN_OR_RETURN(scale, castTo(ctx, scale, product, "scale"));
+    EMBER_ASSIGN_OR_RETURN(d, ctx.castTo(d, product, "shifted"));
+    EMBER_ASSIGN_OR_RETURN(scale, ctx.castTo(scale, product, "scale"));
     EMBER_ASSIGN_OR_RETURN(scale, ctx.broadcastTo(scale, xt.dims));
     EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Mul, {d, scale}, {}, "scaled"));
   }
-  EMBER_ASSIGN_OR_RETURN(y, castTo(ctx, y, out, ""));
+  EMBER_ASSIGN_OR_RETURN(y, ctx.castTo(y, out, ""));
   return ctx.setOutput(0, y);
 }
 
@@ -389,7 +381,7 @@ Expected<NodeValue> requantize(OpContext &ctx, NodeValue acc, NodeValue scaleA, 
                          ctx.create(NodeKind::Mul, {scaleA, scaleB}, {}, "input_scale"));
   EMBER_ASSIGN_OR_RETURN(NodeValue multiplier,
                          ctx.create(NodeKind::Div, {product, outScale}, {}, "multiplier"));
-  EMBER_ASSIGN_OR_RETURN(multiplier, castTo(ctx, multiplier, ElemKind::Float32, "multiplier"));
+  EMBER_ASSIGN_OR_RETURN(multiplier, ctx.castTo(multiplier, ElemKind::Float32, "multiplier"));
   return ctx.create(NodeKind::Requantize, {acc, multiplier, outZero});
 }
 
