@@ -281,6 +281,18 @@ def onnx_suite_cases():
                     f.write(numpy_helper.from_array(a, info.name).SerializeToString())
 
 
+def cpu_stale_buffer_case(rng):
+    # The CPU backend once got this wrong at -O3 only: the mask's Broadcast (a byte mover storing
+    # int64s) reuses the scaled queries' dead float buffer, and the kernels' type-based alias
+    # information let LLVM forward the queries to the Add that reads the mask (KernelLibrary.cpp).
+    q, k, v = rand(rng, (1, 2, 2, 4)), rand(rng, (1, 2, 1, 4)), rand(rng, (1, 2, 1, 2))
+    mask = rand(rng, (1, 1, 2, 1))
+    write_case("attention_mask_over_dead_buffer", 25,
+               helper.make_node("Attention", ["Q", "K", "V", "attn_mask"], ["Y", "", "", "qk"],
+                                is_causal=1, qk_matmul_output_mode=2, scale=0.273256123),
+               {"Q": q, "K": k, "V": v, "attn_mask": mask})
+
+
 def main():
     rng = np.random.default_rng(23)
     attention_cases(rng)
@@ -289,6 +301,7 @@ def main():
     tensor_scatter_cases(rng)
     float16_cases(np.random.default_rng(16))
     onnx_suite_cases()
+    cpu_stale_buffer_case(np.random.default_rng(116))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/TargetParser/Triple.h"
@@ -72,6 +74,17 @@ Error linkKernels(llvm::Module &M, std::unique_ptr<llvm::Module> library,
       merged += (merged.empty() ? "" : ",") + own;
     if (!merged.empty())
       F.addFnAttr("target-features", merged);
+    // No type-based alias information: within one kernel clang's TBAA is sound C++, but the
+    // model's function inlines kernels that see the same bytes as different types. The memory
+    // plan gives a dead float buffer's bytes to a byte mover that stores them as int64 (a
+    // Broadcast, a Where), and a float kernel then reads them; TBAA said the int64 stores could
+    // not alias the float load, so LLVM forwarded the float the dead buffer had held (an
+    // Attention's mask added as its scaled queries, at -O3 only).
+    for (llvm::BasicBlock &BB : F)
+      for (llvm::Instruction &I : BB) {
+        I.setMetadata(llvm::LLVMContext::MD_tbaa, nullptr);
+        I.setMetadata(llvm::LLVMContext::MD_tbaa_struct, nullptr);
+      }
   }
   return Error::success();
 }
