@@ -267,32 +267,11 @@ std::string listOf(const std::vector<const std::string *> &items) {
 }
 
 
-/// Whether the checker (which knows opsets up to kCheckerOpset) would misjudge \p n at \p opset:
-/// its operator changed its signature since, or a subgraph holds such a node.
-bool beyondChecker(const onnx::NodeProto &n, int64_t opset) {
-  if (isDefaultDomain(n.domain()) && signatureChangedSince(n.op_type(), kCheckerOpset, opset))
-    return true;
-  auto anyBeyond = [opset](const onnx::GraphProto &g) {
-    for (const auto &sub : g.node())
-      if (beyondChecker(sub, opset))
-        return true;
-    return false;
-  };
-  for (const auto &a : n.attribute()) {
-    if (a.has_g() && anyBeyond(a.g()))
-      return true;
-    for (const auto &g : a.graphs())
-      if (anyBeyond(g))
-        return true;
-  }
-  return false;
-}
-
 /// The checker knows ai.onnx.ml up to opset 3; these operators changed after it (LabelEncoder
 /// 4's tensor attributes, TreeEnsemble 5, the deprecation of the older ensembles at 5), so a
 /// model importing a newer ai.onnx.ml has their nodes checked by ember's loaders only.
 constexpr int64_t kCheckerMLOpset = 3;
-bool mlBeyondChecker(const onnx::ModelProto &m, const onnx::NodeProto &n) {
+bool mlChangedSinceChecker(const onnx::ModelProto &m, const onnx::NodeProto &n) {
   if (n.domain() != "ai.onnx.ml")
     return false;
   int64_t ml = nodeOpset(m, 0, n);
@@ -303,6 +282,29 @@ bool mlBeyondChecker(const onnx::ModelProto &m, const onnx::NodeProto &n) {
   for (const auto &[op, version] : changed)
     if (n.op_type() == op && version > kCheckerMLOpset && version <= ml)
       return true;
+  return false;
+}
+
+/// Whether the checker would misjudge \p n of \p m (default-domain opset \p opset): its
+/// operator changed its signature since the opset the checker knows (kCheckerOpset, or
+/// kCheckerMLOpset for ai.onnx.ml), or a subgraph holds such a node.
+bool beyondChecker(const onnx::ModelProto &m, const onnx::NodeProto &n, int64_t opset) {
+  if (isDefaultDomain(n.domain()) ? signatureChangedSince(n.op_type(), kCheckerOpset, opset)
+                                  : mlChangedSinceChecker(m, n))
+    return true;
+  auto anyBeyond = [&](const onnx::GraphProto &g) {
+    for (const auto &sub : g.node())
+      if (beyondChecker(m, sub, opset))
+        return true;
+    return false;
+  };
+  for (const auto &a : n.attribute()) {
+    if (a.has_g() && anyBeyond(a.g()))
+      return true;
+    for (const auto &g : a.graphs())
+      if (anyBeyond(g))
+        return true;
+  }
   return false;
 }
 
@@ -317,7 +319,7 @@ std::vector<std::string> withinChecker(onnx::ModelProto &m, int64_t opset) {
   onnx::GraphProto &g = *m.mutable_graph();
   google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
   for (auto &n : *g.mutable_node()) {
-    if (!beyondChecker(n, opset) && !mlBeyondChecker(m, n)) {
+    if (!beyondChecker(m, n, opset)) {
       *kept.Add() = std::move(n);
       continue;
     }
@@ -346,7 +348,7 @@ Error checkONNXModel(const onnx::ModelProto &model, int64_t opset, bool strict,
     scanner.scan();
   bool newer = opset > kCheckerOpset;
   for (const auto &n : model.graph().node())
-    newer |= mlBeyondChecker(model, n);
+    newer |= beyondChecker(model, n, opset);
   if (scanner.repairs.empty() && !newer)
     return runChecker(model);
   // Copied only now: a model with large weights and nothing to repair is not copied.
