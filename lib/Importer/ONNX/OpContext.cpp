@@ -103,30 +103,29 @@ void OpRegistry::widen(StringRef opType, int64_t version) {
   add(opType, version, before);
 }
 
-OpLoader OpRegistry::find(StringRef opType, int64_t opset) const {
+const OpRegistry::Entry *OpRegistry::latest(StringRef opType, int64_t opset) const {
   auto it = loaders_.find(opType);
   if (it == loaders_.end())
     return nullptr;
   const Entry *best = nullptr;
-  for (const Entry &e : it->second)
+  for (const Entry &e : it->second) // sorted by first opset
     if (e.sinceOpset <= opset)
       best = &e;
+  return best;
+}
+
+OpLoader OpRegistry::find(StringRef opType, int64_t opset) const {
+  const Entry *best = latest(opType, opset);
   if (!best || best->sinceOpset < newestONNXVersion(opType, opset))
     return nullptr;
   return best->load;
 }
 
 std::string OpRegistry::whyNot(StringRef opType, int64_t opset) const {
-  if (find(opType, opset))
+  const Entry *best = latest(opType, opset);
+  if (!best || find(opType, opset))
     return "";
-  auto it = loaders_.find(opType);
-  int64_t read = 0;
-  if (it != loaders_.end())
-    for (const Entry &e : it->second)
-      if (e.sinceOpset <= opset)
-        read = e.sinceOpset;
-  if (read == 0)
-    return "";
+  int64_t read = best->sinceOpset;
   // The first version past the one ember reads: later ones build on it.
   int64_t unread = 0;
   for (const ONNXOpVersion &v : kONNXOpVersions)
@@ -152,20 +151,20 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> OpRegistry::versions()
 
 std::vector<std::string> onnxOperatorVersions() {
   std::vector<std::string> lines;
-  for (const auto &[op, versions] : OpRegistry::get().versions()) {
+  auto list = [&](const OpRegistry &registry, auto domainOf) {
+    for (const auto &[op, versions] : registry.versions()) {
+      std::string line = domainOf(op) + " " + op;
+      for (int64_t v : versions)
+        line += " " + std::to_string(v);
+      lines.push_back(std::move(line));
+    }
+  };
+  list(OpRegistry::get(), [](const std::string &op) {
     bool training =
         onnx::OpSchemaRegistry::Schema(op, int(kMaxTrainingOpset), kTrainingDomain.str());
-    std::string line = (training ? kTrainingDomain.str() : std::string("ai.onnx")) + " " + op;
-    for (int64_t v : versions)
-      line += " " + std::to_string(v);
-    lines.push_back(std::move(line));
-  }
-  for (const auto &[op, versions] : mlRegistry().versions()) {
-    std::string line = kMLDomain.str() + " " + op;
-    for (int64_t v : versions)
-      line += " " + std::to_string(v);
-    lines.push_back(std::move(line));
-  }
+    return training ? kTrainingDomain.str() : std::string("ai.onnx");
+  });
+  list(mlRegistry(), [](const std::string &) { return kMLDomain.str(); });
   std::stable_sort(lines.begin(), lines.end(), [](const std::string &a, const std::string &b) {
     return a.substr(0, a.find(' ')) < b.substr(0, b.find(' '));
   });

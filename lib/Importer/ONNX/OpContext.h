@@ -34,6 +34,9 @@ class OpRegistry {
   };
   llvm::StringMap<std::vector<Entry>> loaders_;
 
+  /// The entry with the largest first opset not above \p opset, or null.
+  const Entry *latest(llvm::StringRef opType, int64_t opset) const;
+
 public:
   void add(llvm::StringRef opType, int64_t sinceOpset, OpLoader load);
   /// \p opType's version \p version only widened its element kinds: the loader of the version
