@@ -145,7 +145,7 @@ public:
     EMBER_ASSIGN_OR_RETURN(const IntegerKernelVariant *integerRow,
                            selectIntegerKernelVariant(*TM));
     EMBER_TRY(Backend::writeConstants(IR, region));
-    packFilters(IR, variant->MR, integerRow->name, region);
+    packFilters(IR, variant->MR, variant->NR(), integerRow->name, region);
     return Error::success();
   }
 

@@ -27,6 +27,14 @@ DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR, StringRef
       auto *w = dyn_cast<WeightVar>(root);
       if (!w || !w->isConstant() || refused.count(w))
         continue;
+      if (v == w && int(i) == int(I->getNumOutputs()) + productBOperand(*I)) {
+        auto [it, inserted] = groups.try_emplace(w, kColumnPanels);
+        if (!inserted && it->second != kColumnPanels) {
+          refused.insert(w);
+          groups.erase(it);
+        }
+        continue;
+      }
       bool asFilter = v == w && ((convFilterFeedsGemm(*I) &&
                                   i == I->getNumOutputs() + ops::Conv::Filter) ||
                                  (integerConvFilterLayout(*I, integerVariant) !=
@@ -39,6 +47,7 @@ DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR, StringRef
       }
       int64_t g = I->attr<AttrKind::Group>();
       auto [it, inserted] = groups.try_emplace(w, g);
+      // (a group count is at least 1, never kColumnPanels)
       if (!inserted && it->second != g) {
         refused.insert(w);
         groups.erase(it);
@@ -47,7 +56,8 @@ DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR, StringRef
   return groups;
 }
 
-void packFilters(const IRFunction &IR, int64_t MR, StringRef integerVariant, uint8_t *region) {
+void packFilters(const IRFunction &IR, int64_t MR, int64_t NR, StringRef integerVariant,
+                 uint8_t *region) {
   // The int8 filters in panels (integerConvFilterLayout; all readers of a packed filter have
   // its shape, so agree).
   DenseSet<const IRValue *> inPanels;
@@ -59,6 +69,16 @@ void packFilters(const IRFunction &IR, int64_t MR, StringRef integerVariant, uin
     // Each group's filters: Cout/G rows of Cin/G * KH * KW weights.
     const DimsVec &dims = w->getType().dims;
     const uint8_t *payload = static_cast<const Constant *>(w->getOrigin())->getPayload().data();
+    if (G == kColumnPanels) {
+      // A product's B [.., K, N] (its batch dims all 1): its N columns as the rows of panels.
+      int64_t K = int64_t(dims[dims.size() - 2]), N = int64_t(dims.back());
+      const float *src = reinterpret_cast<const float *>(payload);
+      float *out = reinterpret_cast<float *>(region + w->offset);
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t n = 0; n < N; ++n)
+          out[panels::packedIndex(n, k, N, K, NR)] = src[k * N + n];
+      continue;
+    }
     if (w->getType().kind == ElemKind::Int8) {
       // An int8 GEMM's flat convolution filter: each row [Cg][taps] to [taps][Cg], k = t * Cg
       // + c; or, in panels, each group's blocks of kQcPanelCout rows to [k / 4][row][k % 4].

@@ -22,19 +22,26 @@
 namespace ember {
 namespace cpu {
 
+/// packedFilters' mark for a float32 B of matrix products (FullyConnected's weights, a MatMul's
+/// right operand: CodeGenNN.h productBOperand) stored in panels of the tile's NR columns, k-major
+/// within a panel (kernels/PackedPanels.h with B's columns as its rows), so that the GEMM reads
+/// its panels where they lie instead of packing the weights every call.
+constexpr int64_t kColumnPanels = 0;
+
 /// The filters the kernels read packed, each with its convolutions' group count: constants that
 /// every reader reads directly (not through a view) as the filter of a convolution on the GEMM
 /// path (a float32 one, or an int8 flat one: integerConvFilterLayout for the int8 row
-/// \p integerVariant), all with one group count.
+/// \p integerVariant), all with one group count; or as the B of a float32 matrix product, all
+/// of them (kColumnPanels).
 llvm::DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR,
                                                        llvm::StringRef integerVariant);
 
 /// Writes the packedFilters of \p IR over their planned places in \p region, from their
 /// payloads: float32 ones in panels of \p MR rows (the register tile of the kernel variant
-/// codegen calls), int8 ones permuted to [Cout][taps][Cg], or in panels of output channels
+/// codegen calls; a product's B in panels of \p NR columns), int8 ones permuted to [Cout][taps][Cg], or in panels of output channels
 /// where the int8 row \p integerVariant reads them so (integerConvFilterLayout). The other
 /// constants are written as they are by Backend::writeConstants.
-void packFilters(const IRFunction &IR, int64_t MR, llvm::StringRef integerVariant,
+void packFilters(const IRFunction &IR, int64_t MR, int64_t NR, llvm::StringRef integerVariant,
                  uint8_t *region);
 
 } // namespace cpu

@@ -148,9 +148,13 @@ bool fastProduct(const Instruction &I) {
 
 uint64_t matmulScratch(const Instruction &I, int64_t threads) {
   const DimsVec &a = I.getInput(ops::MatMul::LHS)->getType().dims;
-  if (!fastProduct(I) || int64_t(a[a.size() - 2]) <= scratch::kGemvRows)
-    return 0;
   const DimsVec &b = I.getInput(ops::MatMul::RHS)->getType().dims;
+  size_t rank = a.size();
+  int64_t M = int64_t(a[rank - 2]);
+  MatMulBatches batches = matmulBatches(a, b, I.getOutput()->getType().dims);
+  foldBatchesIntoRows(batches, M, int64_t(a[rank - 1]));
+  if (!fastProduct(I) || M <= scratch::kGemvRows)
+    return 0;
   return uint64_t(scratch::gemmScratchFloats(int64_t(b[b.size() - 2]), int64_t(b.back()),
                                              threads)) *
          sizeof(float);
@@ -188,6 +192,7 @@ Error emitMatMul(Emitter &E, const Instruction &I) {
   size_t rank = r.size();
   int64_t M = int64_t(a[rank - 2]), K = int64_t(a[rank - 1]), N = int64_t(b[rank - 1]);
   MatMulBatches batches = matmulBatches(a, b, r);
+  foldBatchesIntoRows(batches, M, K);
   SmallVector<Value *, 13> args = {E.out(I), E.in(I, ops::MatMul::LHS), E.in(I, ops::MatMul::RHS),
                                    E.i64(M), E.i64(N), E.i64(K), E.i64(batches.count),
                                    E.constArray(batches.lhs, "lhs_offsets"),
@@ -195,6 +200,11 @@ Error emitMatMul(Emitter &E, const Instruction &I) {
                                    E.f32(act.a), E.f32(act.b)};
   if (!fastProduct(I))
     return E.call(kernelFor("ember_matmul_generic", I.getOutput()->getType().kind), args);
+  if (E.isPackedFilter(I.getInput(ops::MatMul::RHS)))
+    return E.call(E.variant("ember_product_packed_f32"),
+                  {E.out(I), E.in(I, ops::MatMul::LHS), E.in(I, ops::MatMul::RHS), E.nullPtr(),
+                   E.i64(M), E.i64(N), E.i64(K), E.i64(act.kind), E.f32(act.a), E.f32(act.b),
+                   E.scratch(I), E.team()});
   args.push_back(E.scratch(I));
   args.push_back(E.team());
   return E.call(E.variant("ember_matmul_f32"), args);
@@ -213,7 +223,8 @@ Error emitFullyConnected(Emitter &E, const Instruction &I) {
     return E.call(kernelFor("ember_fc_generic", I.getOutput()->getType().kind), args);
   args.push_back(E.scratch(I));
   args.push_back(E.team());
-  return E.call(E.variant("ember_fc_f32"), args);
+  bool packed = E.isPackedFilter(I.getInput(ops::FullyConnected::Weights));
+  return E.call(E.variant(packed ? "ember_product_packed_f32" : "ember_fc_f32"), args);
 }
 
 } // namespace
@@ -221,7 +232,29 @@ Error emitFullyConnected(Emitter &E, const Instruction &I) {
 bool convFilterFeedsGemm(const Instruction &I) {
   if ((I.getKind() != InstrKind::Conv && I.getKind() != InstrKind::FusedConv) || !fastConv(I))
     return false;
-  return I.attr<AttrKind::Group>() != int64_t(I.getInput(ops::Conv::Input)->getType().dims[1]);
+  auto p = convParams(I); // N, C, H, W, K, OH, OW, KH, KW, SH, SW, ...
+  return !scratch::convIsDepthwise(p[1], I.attr<AttrKind::Group>(), p[7], p[8], p[9], p[10]);
+}
+
+int productBOperand(const Instruction &I) {
+  if (!fastProduct(I))
+    return -1;
+  if (I.getKind() == InstrKind::FullyConnected) {
+    const DimsVec &x = I.getInput(ops::FullyConnected::Input)->getType().dims;
+    return dimsProduct(x, 0, x.size() - 1) > scratch::kGemvRows
+               ? int(ops::FullyConnected::Weights)
+               : -1;
+  }
+  if (I.getKind() != InstrKind::MatMul && I.getKind() != InstrKind::FusedMatMul)
+    return -1;
+  const DimsVec &a = I.getInput(ops::MatMul::LHS)->getType().dims;
+  const DimsVec &b = I.getInput(ops::MatMul::RHS)->getType().dims;
+  size_t rank = a.size();
+  int64_t M = int64_t(a[rank - 2]);
+  MatMulBatches batches = matmulBatches(a, b, I.getOutput()->getType().dims);
+  foldBatchesIntoRows(batches, M, int64_t(a[rank - 1]));
+  bool oneMatrix = dimsProduct(b, 0, rank - 2) == 1;
+  return batches.count == 1 && oneMatrix && M > scratch::kGemvRows ? int(ops::MatMul::RHS) : -1;
 }
 
 int64_t splittableFlops(const Instruction &I) {

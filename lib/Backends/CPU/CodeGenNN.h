@@ -63,6 +63,13 @@ inline Window2D window(const Instruction &I, llvm::ArrayRef<int64_t> kernels,
 /// (CPUConstants.h).
 bool convFilterFeedsGemm(const Instruction &I);
 
+/// The operand of a float32 FullyConnected (its weights) or MatMul (its right operand) that the
+/// GEMM reads as its B, when the product runs on the GEMM rather than the few-row kernel and
+/// that B is one [K, N] matrix for every row (a MatMul's batches folded into rows,
+/// foldBatchesIntoRows); else -1. A constant there may be stored in the GEMM's column panels
+/// (CPUConstants.h).
+int productBOperand(const Instruction &I);
+
 /// Registers MaxPool, AvgPool, LpPool, MaxUnpool and MaxRoiPool (CodeGenNNPool.cpp).
 void addNNPoolKernels(KernelTable &t);
 

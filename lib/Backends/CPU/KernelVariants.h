@@ -20,6 +20,7 @@ struct KernelVariant {
   llvm::StringRef arch;     ///< x86_64 or aarch64
   llvm::StringRef features; ///< clang target features, comma-separated
   int MR, NV;               ///< the register tile: MR rows x NV vectors of 16 floats
+  int64_t NR() const { return int64_t(NV) * 16; } ///< the tile's columns
 };
 
 /// Every row, in the order they are tried.

@@ -127,6 +127,53 @@ TEST(NNFastPaths, ProductsWithBiasAndActivation) {
   });
 }
 
+TEST(NNFastPaths, ProductsOnWeightsPackedInColumnPanels) {
+  // A constant B of a product on the GEMM is stored in panels of the tile's columns
+  // (CPUConstants.h): K past one block of k (256), N past one block of columns (512) and not a
+  // multiple of the panel (its narrow last panel is copied every call), rows not a multiple of
+  // the tile; a MatMul of batches over one shared matrix ([S, 1, K] x [1, K, N]: one product of
+  // S rows), with the matrix a constant (packed) and an input (read as it is); and a constant
+  // read both by the GEMM and by the few-row kernel, which reads it in place (so it stays so).
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(::testing::Message() << threads << " threads");
+    RunOptions opts;
+    opts.backend.threads = threads;
+    expectBackendsAgree(
+        [](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *x = input(M, {3, 5, 300}, ElemKind::Float32, "x");
+          Placeholder *y = input(M, {13, 37}, ElemKind::Float32, "y");
+          Placeholder *s = input(M, {20, 1, 37}, ElemKind::Float32, "s");
+          Placeholder *few = input(M, {2, 37}, ElemKind::Float32, "few");
+          Placeholder *b = input(M, {1, 37, 45}, ElemKind::Float32, "b");
+          Constant *w1 = constant(M, {300, 70}, 3), *bias1 = constant(M, {70}, 4);
+          Constant *w2 = constant(M, {37, 600}, 5), *bias2 = constant(M, {600}, 6);
+          Constant *w3 = constant(M, {1, 37, 45}, 7), *w4 = constant(M, {37, 64}, 8);
+          Constant *bias4 = constant(M, {64}, 9);
+          return {node(F, NodeKind::FullyConnected, {x, w1, bias1},
+                       withActivation(AttrList(), "relu")),
+                  node(F, NodeKind::FullyConnected, {y, w2, bias2}, withActivation(AttrList(), "")),
+                  node(F, NodeKind::MatMul, {s, w3}, AttrList()),
+                  node(F, NodeKind::FusedMatMul, {s, b}, withActivation(AttrList(), "gelu")),
+                  node(F, NodeKind::FullyConnected, {y, w4, bias4}, withActivation(AttrList(), "")),
+                  node(F, NodeKind::FullyConnected, {few, w4, bias4},
+                       withActivation(AttrList(), ""))};
+        },
+        opts);
+  }
+}
+
+TEST(NNFastPaths, SingleChannelConvWithAWideStridedWindow) {
+  // One input channel, 400-tap windows at stride 160 (an STFT as a Conv1d) is a GEMM, not the
+  // depthwise kernel with a channel multiplier; here smaller, with two blocks of k.
+  expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *x = input(M, {2, 1, 1000});
+    Constant *w = constant(M, {21, 1, 300}, 7), *b = constant(M, {21}, 8);
+    AttrList a = convAttrs({300}, {96}, {150, 150}, {1}, 1);
+    return {node(F, NodeKind::Conv, {x, w, b}, a),
+            node(F, NodeKind::FusedConv, {x, w, b}, withActivation(a, "relu"))};
+  });
+}
+
 struct Pool2DCase {
   dim_t h, w;
   int64_t kernel, stride, pad, dilation, ceil;

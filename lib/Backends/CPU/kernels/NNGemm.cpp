@@ -63,6 +63,16 @@ EMBER_INLINE void fullyConnected(float *C, const float *X, const float *W, const
   runGemm<MR, NV, false>(M, N, K, X, K, C, N, packFn(DensePacker{W, N}), ep, scratch, team);
 }
 
+/// C [M, N] = A [M, K] * B [K, N] (+ bias [N]), then the activation, with B a constant packed at
+/// compile time in panels of the tile's columns (PackedPanels.h; CPUConstants.cpp decides).
+/// FullyConnected's weights and a MatMul's constant right operand.
+template <int MR, int NV>
+EMBER_INLINE void productPackedB(float *C, const float *A, const float *Bp, const float *bias,
+                                 i64 M, i64 N, i64 K, Activation act, float *scratch,
+                                 parallel::Team *team) {
+  runGemmPackedB<MR, NV>(M, N, K, A, K, Bp, C, N, Epilogue{bias, 1, act}, scratch, team);
+}
+
 } // namespace
 
 #define GEMM_ENTRIES(SUFFIX, FEATURES, MR, NV)                                                     \
@@ -77,6 +87,11 @@ EMBER_INLINE void fullyConnected(float *C, const float *X, const float *W, const
       float *C, const float *X, const float *W, const float *bias, i64 M, i64 N, i64 K, i64 act,  \
       float actA, float actB, float *scratch, parallel::Team *team) {                              \
     fullyConnected<MR, NV>(C, X, W, bias, M, N, K, Activation{act, actA, actB}, scratch, team);   \
+  }                                                                                                \
+  EMBER_KERNEL EMBER_NOINLINE EMBER_VARIANT_TARGET(FEATURES) void ember_product_packed_f32_##SUFFIX( \
+      float *C, const float *A, const float *Bp, const float *bias, i64 M, i64 N, i64 K, i64 act, \
+      float actA, float actB, float *scratch, parallel::Team *team) {                              \
+    productPackedB<MR, NV>(C, A, Bp, bias, M, N, K, Activation{act, actA, actB}, scratch, team);  \
   }
 
 #define KERNEL_VARIANT(NAME, ARCH, FEATURES, MR, NV, DOC)                                         \

@@ -354,6 +354,70 @@ EMBER_INLINE void runGemm(i64 M, i64 N, i64 K, const float *A, i64 lda, float *C
       });
 }
 
+/// Columns [nBegin, nEnd) of C = epilogue(A * B) with B a constant the backend packed at compile
+/// time in panels of NR columns (PackedPanels.h, B's columns as the rows): a full panel's block
+/// of k is read where it lies, so nothing of B is copied; only the narrow last panel of a matrix
+/// whose N is not a multiple of NR (stored cols wide) is copied, zero-padded, into \p buf per
+/// block of k. The loops are gemmBlocked's.
+template <int MR, int NV>
+EMBER_NOINLINE void gemmPackedB(i64 M, i64 nBegin, i64 nEnd, i64 K, const float *A, i64 lda,
+                                const float *Bp, float *C, i64 ldc, const Epilogue &ep,
+                                float *buf) {
+  constexpr i64 NR = NV * EMBER_VW;
+  static_assert(MC % MR == 0, "blocks of A are whole panels");
+  i64 panelRows[KC];
+  for (i64 k = 0; k < KC; ++k)
+    panelRows[k] = k * NR;
+  for (i64 n0 = nBegin; n0 < nEnd; n0 += NC) {
+    i64 nb = minI(NC, nEnd - n0), panels = (nb + NR - 1) / NR;
+    i64 k0 = 0;
+    do { // at least once, so that K == 0 still writes bias and activation
+      i64 kb = minI(KC, K - k0);
+      bool first = k0 == 0, last = k0 + kb >= K;
+      i64 narrow = nb - (panels - 1) * NR; // the last panel's columns
+      if (narrow < NR) {
+        const float *src = Bp + (n0 + (panels - 1) * NR) * K + k0 * narrow;
+        for (i64 k = 0; k < kb; ++k)
+          for (i64 c = 0; c < NR; ++c)
+            buf[k * NR + c] = c < narrow ? src[k * narrow + c] : 0.f;
+      }
+      for (i64 m0 = 0; m0 < M; m0 += MC) {
+        i64 mEnd = minI(M, m0 + MC);
+        for (i64 p = 0; p < panels; ++p) {
+          i64 col = n0 + p * NR, cols = minI(NR, nb - p * NR);
+          const float *panel = cols == NR ? Bp + col * K + k0 * NR : buf;
+          for (i64 m = m0; m < mEnd; m += MR) {
+            i64 mr = minI(MR, mEnd - m);
+            float *tile = C + m * ldc + col;
+            const float *a = A + m * lda + k0;
+            tileKernel<MR, NV, false>(mr, kb, a, lda, panel, tile, ldc, cols, first, last, ep,
+                                      m, col, a, panelRows);
+            if (last && isOutOfLine(ep.act.kind))
+              for (i64 r = 0; r < mr; ++r)
+                applyOutOfLineActivation(tile + r * ldc, cols, ep.act);
+          }
+        }
+      }
+      k0 += kb;
+    } while (k0 < K);
+  }
+}
+
+/// gemmPackedB split over \p team (null: one thread) by splitGemm, each part with its own
+/// panel buffer in \p scratch (scratch::gemmScratchFloats(K, N, threads) floats).
+template <int MR, int NV>
+EMBER_INLINE void runGemmPackedB(i64 M, i64 N, i64 K, const float *A, i64 lda, const float *Bp,
+                                 float *C, i64 ldc, const Epilogue &ep, float *scratch,
+                                 parallel::Team *team) {
+  splitGemm<MR, NV, false>(
+      M, N, K, A, lda, ep, team,
+      [&](i64 p, i64 mBegin, i64 mEnd, i64 nBegin, i64 nEnd, const Epilogue &part,
+          const float *a) {
+        gemmPackedB<MR, NV>(mEnd - mBegin, nBegin, nEnd, K, a, lda, Bp, C + mBegin * ldc, ldc,
+                            part, scratch + p * scratch::gemmPackFloats(K, N));
+      });
+}
+
 /// Columns [nBegin, nEnd) of C = epilogue(A * B) with B unpacked: row k of B is at B + bOff[k]
 /// (a convolution's padded image shifted by the tap, NNConv.cpp). A row is read in whole
 /// vectors, up to a panel past nEnd. Blocks of KC values of k outermost, so that the block's

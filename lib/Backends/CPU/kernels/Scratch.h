@@ -137,6 +137,14 @@ constexpr bool convPointwiseInPlace(idx Kg, idx outPlane, idx NR) {
   return Kg <= 128 && outPlane % NR == 0;
 }
 
+/// Whether a convolution of \p C input channels in \p G groups runs the depthwise kernel
+/// (NNDepthwise.cpp): one input channel a group, but not a single channel whose window the
+/// phase planes do not take (an audio front-end's STFT as a Conv1d: 400 taps at stride 160, 201
+/// filters), which is a plain GEMM of the filters with the input's windows: 4 -> 150 GFLOP/s.
+constexpr bool convIsDepthwise(idx C, idx G, idx KH, idx KW, idx SH, idx SW) {
+  return C == G && (G > 1 || windowIsPhased(KH, KW, SH, SW));
+}
+
 /// Floats of scratch a 2-D convolution split over \p threads parts needs: for depthwise ones
 /// phase planes per part (when they take that path); for flat ones (convIsFlat),
 /// convFlatFloats; else the GEMM's packed panels per part and (not a plain 1x1) with a
@@ -144,7 +152,7 @@ constexpr bool convPointwiseInPlace(idx Kg, idx outPlane, idx NR) {
 constexpr idx convScratchFloats(idx C, idx H, idx W, idx K, idx OH, idx OW, idx KH, idx KW,
                                 idx SH, idx SW, idx PH, idx PW, idx DH, idx DW, idx G,
                                 idx threads) {
-  if (C == G)
+  if (convIsDepthwise(C, G, KH, KW, SH, SW))
     return windowIsPhased(KH, KW, SH, SW)
                ? phasedFloats(OH, OW, KH, KW, SH, SW, DH, DW) * (threads < 1 ? 1 : threads)
                : 0;
