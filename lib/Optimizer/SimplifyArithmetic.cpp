@@ -6,6 +6,13 @@
 // (-0 + 0 is +0), which compares equal. x * 0, x - x, x / x and the like are never rewritten
 // (NaN and infinity break them). The rewrite happens only when the result's type equals x's,
 // so no value changes type.
+//
+// Strength reduction: Pow(x, 2) on a float kind becomes Mul(x, x). x * x is the square rounded
+// once, the correctly rounded result; glibc's powf is off by an ulp on about 0.04% of inputs
+// (it goes through exp2(y log2 x)), and numpy (the ONNX reference) and onnxruntime square too.
+// The kernels' pow was a libm call an element: an audio front-end's power spectrum took 0.45 ms
+// a Pow for 20,000 elements.
+#include "FusionUtils.h"
 #include "PatternUtils.h"
 #include "Passes.h"
 
@@ -44,6 +51,18 @@ NodeValue identityOperand(const Node &n) {
   }
 }
 
+/// Rewrites Pow(x, 2) on a float kind (the exponent a splat Constant, maybe broadcast) as
+/// Mul(x, x).
+bool squareOfPow(Function &F, Node *n) {
+  if (n->getKind() != NodeKind::Pow || !isFloatKind(n->getType().kind) ||
+      !pattern::isSplatConstant(n->getOperand(ops::Pow::Exponent), 2.0))
+    return false;
+  NodeValue x = n->getOperand(ops::Pow::Base);
+  if (x.getType() != n->getType())
+    return false;
+  return fusion::replaceWithNew(F, n, NodeKind::Mul, n->getName(), {x, x}, AttrList());
+}
+
 } // namespace
 
 bool runSimplifyArithmetic(Function &F, const PassContext &) {
@@ -51,6 +70,10 @@ bool runSimplifyArithmetic(Function &F, const PassContext &) {
   for (Node *n : F.topologicalOrder()) {
     if (!n->hasUsers())
       continue;
+    if (squareOfPow(F, n)) {
+      changed = true;
+      continue;
+    }
     NodeValue x = identityOperand(*n);
     if (!x || x.getType() != n->getType())
       continue;

@@ -372,6 +372,35 @@ TEST(SimplifyArithmetic, WorksOnIntegersAndThroughBroadcasts) {
   EXPECT_EQ(counts["Broadcast"], 1);
 }
 
+TEST(SimplifyArithmetic, SquaresAreProducts) {
+  // Pow(x, 2) on floats becomes x * x (a scalar exponent, or one broadcast); Pow(x, 3), Pow(x,
+  // 2.5) and an integer Pow(n, 2) stay. The optimized graph's result is checked against the
+  // square computed here, and the unoptimized one's (libm's pow) within a tolerance.
+  std::string body = floats("two", {}, {2.0f}) + floats("twos", {2, 3}, filled(6, 2.0f)) +
+                     floats("three", {}, {3.0f}) + floats("half", {}, {2.5f}) +
+                     node("Pow", {"x", "two"}, {"a"}) + node("Pow", {"x", "twos"}, {"b"}) +
+                     node("Pow", {"x", "three"}, {"c"}) + node("Pow", {"x", "half"}, {"d"}) +
+                     node("Abs", {"a"}, {"p"}) + node("Sum", {"p", "b"}, {"y"}) +
+                     node("Sum", {"c", "d"}, {"z"});
+  std::string text = model(body, {x23}, {y23, valueInfo("z", {2, 3})});
+  ASSERT_OK_AND_ASSIGN(PipelineRun run, expectSameResults(text, {"simplify-arithmetic", "dce"}));
+  auto counts = kindCounts(run.graph());
+  EXPECT_EQ(counts["Pow"], 2);
+  EXPECT_EQ(counts["Mul"], 2);
+  ASSERT_EQ(run.inputs.size(), 1u);
+  const Tensor &x = run.inputs[0];
+  for (size_t i = 0; i < x.numElements(); ++i) {
+    volatile float square = x.values<float>()[i] * x.values<float>()[i]; // not fused into an FMA
+    EXPECT_EQ(run.outputs[0].values<float>()[i], square + square) << "element " << i;
+  }
+  std::string intText =
+      model(ints("k", {}, {2}, kInt32) + node("Pow", {"n", "k"}, {"m"}),
+            {valueInfo("n", {2, 3}, kInt32)}, {valueInfo("m", {2, 3}, kInt32)});
+  ASSERT_OK_AND_ASSIGN(PipelineRun intRun,
+                       expectSameResults(intText, {"simplify-arithmetic", "dce"}));
+  EXPECT_EQ(kindCounts(intRun.graph())["Pow"], 1);
+}
+
 TEST(SimplifyArithmetic, KeepsNearMisses) {
   // x * 0, 0 - x, 1 / x, x + 1, x * [1, 1, 2], x * NaN, x - x: none is an identity.
   float nan = std::numeric_limits<float>::quiet_NaN();

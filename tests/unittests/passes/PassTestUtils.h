@@ -49,8 +49,10 @@ inline std::map<std::string, int> kindCounts(const Function &F) {
   return counts;
 }
 
-/// Fills every float input with seeded values in [-2, 2] (integers in [0, 3]).
-inline void fillInputs(CompiledModel &cm, unsigned seed) {
+/// Fills every float input with seeded values in [-2, 2] (integers in [0, 3]); returns them in
+/// the order of the model's inputs.
+inline std::vector<Tensor> fillInputs(CompiledModel &cm, unsigned seed) {
+  std::vector<Tensor> inputs;
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> dist(-2.0, 2.0);
   for (Placeholder *p : cm.getInputs()) {
@@ -59,13 +61,15 @@ inline void fillInputs(CompiledModel &cm, unsigned seed) {
       t.setElementFromDouble(i, isFloatKind(t.getType().kind) ? dist(rng)
                                                               : double(rng() % 4));
     llvm::cantFail(cm.setInput(p->getName(), t));
+    inputs.push_back(std::move(t));
   }
+  return inputs;
 }
 
 /// The result of running a model through a pipeline.
 struct PipelineRun {
   std::unique_ptr<CompiledModel> model;
-  std::vector<Tensor> outputs;
+  std::vector<Tensor> inputs, outputs;
   const Function &graph() const { return model->getFunction(); }
 };
 
@@ -84,7 +88,7 @@ runPipeline(const std::string &modelText, std::vector<std::string> pipeline, uns
   co.irPipeline = std::move(irPipeline);
   PipelineRun run;
   EMBER_ASSIGN_OR_RETURN(run.model, CompiledModel::compile(std::move(M), co));
-  fillInputs(*run.model, seed);
+  run.inputs = fillInputs(*run.model, seed);
   EMBER_TRY(run.model->run());
   for (Placeholder *p : run.model->getOutputs()) {
     EMBER_ASSIGN_OR_RETURN(Tensor t, run.model->getOutput(p->getName()));
