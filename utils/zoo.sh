@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs a zoo of real networks (torchvision CNNs, a transformer encoder, an MLP; random weights,
-# exported by utils/models/export_zoo.py) through ember on a backend and compares each output with
+# Runs a zoo of real networks (torchvision CNNs, transformers, audio, GRU / LSTM, an MLP; random
+# weights, exported by utils/models/export_zoo.py) through ember on a backend, compares each with
 # torch's: |got - want| <= atol + 1e-4 * |want|, atol = 1e-4 * max|want| (at least 1e-5). The
 # absolute term follows the output's scale: float32 sums over thousands of terms err in proportion
 # to the magnitudes summed, not to the (possibly near-zero) result, and torch's own float32 output
@@ -80,10 +80,13 @@ awk -F'\t' '{ sub(/^[^\/]*\//, "", $2); printf "%-8s %-20s %s\n", $1, $2, $3 }' 
 # activations region must not exceed the largest node's non-constant inputs and outputs. That is
 # a bound on the memory plan, checked on the Interpreter's; other backends add their kernels'
 # scratch to the region (packed GEMM panels, padded conv inputs) and only print it. The
-# transformer is exempt: attention keeps q, k, v and the residual live across several small
-# nodes, so its live set is larger than any one node by nature; so is densenet121, where every
-# layer's output feeds every later concat of its block and stays live until the block ends.
-memory_bound_exempt=" transformer_encoder densenet121 "
+# transformers are exempt: attention keeps q, k, v and the residual live across several small
+# nodes, so their live set is larger than any one node by nature; so is densenet121, where every
+# layer's output feeds every later concat of its block and stays live until the block ends, and
+# mel_frontend, whose STFT output feeds both the real and the imaginary part's Slice and stays live
+# while the first part's Pow is computed.
+memory_bound_exempt=" transformer_encoder bert_mini bert_base gpt2_decoder whisper_tiny_encoder "
+memory_bound_exempt+="densenet121 mel_frontend "
 runner="$build/tools/model-runner"
 for name in $models; do
   dir="$(model_dir "$name")"

@@ -2,22 +2,28 @@
 """ember's latency next to onnxruntime's, measured in one run, written to docs/performance.md.
 
 For each zoo model (utils/models/export_zoo.py: torchvision/torch with random weights, torch's
-output saved beside the model):
+output saved beside the model: image classifiers, BERT- and GPT-2-shaped transformers, Whisper-
+tiny's audio encoder, a mel front-end, GRU and LSTM sequence models, a small MLP and encoder):
   - ember: model-compiler builds a bundle (dynamic API) for this machine, single-threaded and
     with -threads=2; the system C compiler links it into examples/bundles/dynamic_runner.c,
     which runs it (warm-up runs, then N timed runs: median and min of the bundle's entry point
     alone). Compile time and the bundle's three regions come from model-compiler.
   - ember's Interpreter (the reference; only for the models named by --interpreter-models, with
     fewer runs: it is not built for speed), through model-runner.
-  - ember's OpenCL backend (docs/opencl-backend.md; PoCL here) through model-runner
-    (--opencl-iterations runs, the lower median of two such): latency including the upload of the inputs and the read-back of
-    the outputs, and its ratio to the CPU backend's bundle.
+  - ember's OpenCL backend (docs/opencl-backend.md; PoCL here) through model-runner, for the
+    models named by --opencl-models (--opencl-iterations runs, the lower median of two such):
+    latency including the upload of the inputs and the read-back of the outputs, and its ratio
+    to the CPU backend's bundle.
   - onnxruntime 1.30 (npm's onnxruntime-node, CPU provider) with 1 and 2 intra-op threads,
     through utils/bench/ort-run.js, with its peak resident memory.
   - every output is compared with torch's: |got - want| <= 1e-4 max|want| + 1e-4 |want| (zoo.sh's
     tolerance); a number from a run that computed the wrong answer is marked WRONG and fails.
 The runs of one model follow each other, so each ratio compares runs made within a minute on the
-same machine. The machine's peak is measured first (utils/bench/peak.c: an FMA loop on one core).
+same machine. The models of at least SMALL_GFLOP GFLOP (model_flops) make the main table and its
+geometric means; the smaller ones are listed apart, as their time is mostly a runtime's call
+overhead, not arithmetic (a 0.01 ms MLP against onnxruntime's 0.07 would otherwise weigh as much
+in the summary as resnet50). The machine's peak is measured first (utils/bench/peak.c: an FMA
+loop on one core).
 Then int8 (--int8-models, 1 thread): each model's float32 bundle next to its int8 bundles, one
 quantized by ember from a profile (model-runner -dump-profile, model-compiler -load-profile), one
 compiled from the QDQ version of the model (utils/models/make_qdq_models.py --bench), and
@@ -26,6 +32,7 @@ Finally the three slowest instructions of resnet50 and mobilenet_v2 (model-runne
 
     /usr/bin/python3 utils/bench/bench.py [--models resnet18,resnet50] [--iterations 20]
                                           [--int8-models resnet50] [--output docs/performance.md]
+                                          [--interpreter-models ...] [--opencl-models ...]
 """
 
 import argparse
@@ -41,8 +48,19 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ZOO = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2_x1_0",
-       "efficientnet_b0", "densenet121", "inception_v3", "mlp", "transformer_encoder"]
-INTERPRETED = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "transformer_encoder"]
+       "efficientnet_b0", "densenet121", "inception_v3", "mlp", "transformer_encoder",
+       "bert_mini", "bert_base", "gpt2_decoder", "whisper_tiny_encoder", "mel_frontend", "gru",
+       "lstm"]
+# The Interpreter's column, the reference: not bert_base, gpt2_decoder, whisper_tiny_encoder
+# (2-6 s a run each).
+INTERPRETED = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "transformer_encoder",
+               "bert_mini", "mel_frontend", "gru", "lstm"]
+# The OpenCL column: all but bert_base, gpt2_decoder and whisper_tiny_encoder, which PoCL on this
+# 2-core VM runs in 1.0, 0.6 and 8.6 s each (40 runs: minutes; whisper_tiny_encoder alone, 6).
+OPENCL = [m for m in ZOO if m not in ("bert_base", "gpt2_decoder", "whisper_tiny_encoder")]
+# The main table and its geometric means take the models of at least this many GFLOP; below, a
+# run is mostly a runtime's fixed cost per call (mlp: 0.0005 GFLOP, transformer_encoder: 0.001).
+SMALL_GFLOP = 0.05
 PROFILED = ["resnet50", "mobilenet_v2"]
 # The int8 section: models utils/models/make_qdq_models.py --bench also writes in QDQ form.
 INT8 = ["resnet50", "mobilenet_v2"]
@@ -83,7 +101,12 @@ def matches(got, want):
 
 
 def model_flops(path):
-    """2 x the multiply-adds of Conv, Gemm and MatMul, from ONNX shape inference."""
+    """2 x the multiply-adds of Conv (any rank: Conv1d too), Gemm, MatMul (batched operands too:
+    attention's products) and the recurrent nodes, from ONNX shape inference. An LSTM / GRU / RNN
+    node multiplies each step's input by W [directions, gates x hidden, input] and its hidden
+    state by R [directions, gates x hidden, hidden]: 2 x steps x batch x (|W| + |R|), i.e.
+    2 x gates x hidden x (input + hidden) x steps x directions per layer (4 gates for LSTM, 3 for
+    GRU)."""
     import onnx
     from onnx import shape_inference
     g = shape_inference.infer_shapes(onnx.load(path)).graph
@@ -108,6 +131,9 @@ def model_flops(path):
             a = shapes[n.input[0]]
             trans_a = any(at.name == "transA" and at.i for at in n.attribute)
             flops += 2 * count(y) * (a[-2] if trans_a else a[-1])
+        elif n.op_type in ("LSTM", "GRU", "RNN") and all(shapes.get(i) for i in n.input[:3]):
+            x = shapes[n.input[0]]  # [steps, batch, input], or [batch, steps, input] (layout 1)
+            flops += 2 * count(x[:2]) * (count(shapes[n.input[1]]) + count(shapes[n.input[2]]))
     return flops
 
 
@@ -263,6 +289,9 @@ def main():
     ap.add_argument("--interpreter-models", default=",".join(INTERPRETED))
     ap.add_argument("--interpreter-iterations", type=int, default=1)
     ap.add_argument("--opencl-iterations", type=int, default=20)
+    ap.add_argument("--opencl-models", default=",".join(OPENCL),
+                    help="models of the OpenCL column (default: all but the three largest "
+                         "transformers, which take minutes on PoCL)")
     ap.add_argument("--int8-models", default=",".join(INT8),
                     help="models of the int8 section (QDQ versions: make_qdq_models.py --bench)")
     ap.add_argument("--build", default=os.environ.get("EMBER_BUILD_DIR", os.path.join(ROOT, "build")))
@@ -270,6 +299,7 @@ def main():
     args = ap.parse_args()
     models = [m for m in args.models.split(",") if m]
     interpreted = set(args.interpreter_models.split(","))
+    opencl = set(args.opencl_models.split(","))
     int8_models = [m for m in args.int8_models.split(",") if m]
 
     zoo = os.path.join(args.build, "zoo", "models")
@@ -298,8 +328,9 @@ def main():
                                              work, "Interpreter")
             # As many runs as the bundle's, the lower of REPEATS: with 3, PoCL's first runs
             # (its thread pool and caches warming) swung the median by up to 1.5x.
-            row["opencl"] = ember_runner(args.build, case, args.opencl_iterations, work, "OpenCL",
-                                         REPEATS)
+            if name in opencl:
+                row["opencl"] = ember_runner(args.build, case, args.opencl_iterations, work,
+                                             "OpenCL", REPEATS)
             row["ort1"] = onnxruntime(case, 1, args.iterations, work)
             row["ort2"] = onnxruntime(case, 2, args.iterations, work)
             rows.append(row)
@@ -326,7 +357,9 @@ def main():
                 profiles[name] = slowest_instructions(args.build, os.path.join(zoo, name), peak)
 
     def cell(r):
-        return ("%.2f" % r["median"]) + ("" if r["ok"] else " (WRONG)")
+        # under 1 ms, 3 significant digits: 0.0123, not 0.01
+        ms = ("%.2f" if r["median"] >= 1 else "%.3g") % r["median"]
+        return ms + ("" if r["ok"] else " (WRONG)")
 
     cpu_name = "unknown CPU"
     try:
@@ -351,37 +384,58 @@ def main():
         "(the reference) gets %d run(s); the OpenCL backend (on PoCL, through `model-runner`, "
         "inputs uploaded and outputs read back in every run) %d, the lower of %d such runs. Every output matched torch's (|got - want| <= "
         "1e-4 max|want| + 1e-4 |want|) unless marked WRONG. GFLOP counts 2 per multiply-add of "
-        "Conv, Gemm and MatMul." % (args.iterations, REPEATS, args.interpreter_iterations,
-                                   args.opencl_iterations, REPEATS),
+        "Conv, Gemm, MatMul (attention's batched products too) and of the recurrent nodes "
+        "(LSTM, GRU: each step's input and hidden-state products)." % (
+            args.iterations, REPEATS, args.interpreter_iterations, args.opencl_iterations,
+            REPEATS),
         "",
+    ]
+    header = [
         "| model | GFLOP | ember | onnxruntime | ember / onnxruntime | ember GFLOP/s | of peak "
         "| ember, 2 threads | onnxruntime, 2 threads | ember / onnxruntime, 2 threads "
-        "| ember 1 -> 2 threads | ember Interpreter | ember OpenCL | OpenCL / CPU |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| ember 1 -> 2 threads | onnxruntime 1 -> 2 threads | ember Interpreter | ember OpenCL "
+        "| OpenCL / CPU |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for r in rows:
+
+    def table_row(r):
         e = r["ember"]
         gflops = r["gflop"] / (e["median"] / 1e3)
-        lines.append(
-            "| %s | %.3g | %s | %s | **%.2fx** | %.1f | %.0f%% | %s | %s | **%.2fx** | %.2fx | %s "
-            "| %s | %.1fx |" % (
+        return (
+            "| %s | %.3g | %s | %s | **%.2fx** | %.1f | %.0f%% | %s | %s | **%.2fx** | %.2fx "
+            "| %.2fx | %s | %s | %s |" % (
                 r["name"], r["gflop"], cell(e), cell(r["ort1"]), e["median"] / r["ort1"]["median"],
                 gflops, 100 * gflops / peak, cell(r["ember2"]), cell(r["ort2"]),
                 r["ember2"]["median"] / r["ort2"]["median"], e["median"] / r["ember2"]["median"],
-                cell(r["interp"]) if "interp" in r else "-", cell(r["opencl"]),
-                r["opencl"]["median"] / e["median"]))
+                r["ort1"]["median"] / r["ort2"]["median"],
+                cell(r["interp"]) if "interp" in r else "-",
+                cell(r["opencl"]) if "opencl" in r else "-",
+                "%.1fx" % (r["opencl"]["median"] / e["median"]) if "opencl" in r else "-"))
 
     def geomean(xs):
         return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
-    ratio1 = [r["ember"]["median"] / r["ort1"]["median"] for r in rows]
-    ratio2 = [r["ember2"]["median"] / r["ort2"]["median"] for r in rows]
+    big = [r for r in rows if r["gflop"] >= SMALL_GFLOP]
+    small = [r for r in rows if r["gflop"] < SMALL_GFLOP]
+    ratio1 = [r["ember"]["median"] / r["ort1"]["median"] for r in big]
+    ratio2 = [r["ember2"]["median"] / r["ort2"]["median"] for r in big]
+    scaling = [r["ember"]["median"] / r["ember2"]["median"] for r in big]
+    summary = (
+        "Geometric mean of ember / onnxruntime over the %d model%s of at least %g GFLOP: "
+        "**%.2fx** with 1 thread, **%.2fx** with 2 threads; ember 1 -> 2 threads **%.2fx**." % (
+            len(big), "" if len(big) == 1 else "s", SMALL_GFLOP, geomean(ratio1),
+            geomean(ratio2), geomean(scaling)))
+    if big:
+        lines += header + [table_row(r) for r in big] + ["", summary, ""]
+    if small:
+        lines += [
+            "Models under %g GFLOP, reported apart: their time is mostly a runtime's call "
+            "overhead, not arithmetic, and they are not in the geometric means." % SMALL_GFLOP,
+            "",
+        ] + header + [table_row(r) for r in small] + [""]
     lines += [
-        "",
-        "Geometric mean of ember / onnxruntime over these %d models: **%.2fx** with 1 thread, "
-        "**%.2fx** with 2 threads. ember 1 -> 2 threads: ember's 1-thread latency over its "
-        "2-thread one (above 1, the second thread helps)." % (len(rows), geomean(ratio1),
-                                                              geomean(ratio2)),
+        "ember 1 -> 2 threads (onnxruntime's alike): the 1-thread latency over the 2-thread one "
+        "(above 1, the second thread helps).",
         "",
         "ember / onnxruntime: below 1, ember is faster. With 2 threads, ember's bundle is "
         "compiled with `-threads=2` (docs/cpu-backend.md: convolutions and matrix products split "

@@ -1,6 +1,11 @@
 #!/usr/bin/python3
 """Export a zoo of real network architectures as ONNX backend-test cases for ember.
 
+Besides torchvision's image classifiers, the zoo has networks of the other shapes deployed at
+batch 1: transformer encoders shaped as BERT-mini and BERT-base, a GPT-2-shaped causal decoder
+stack, Whisper-tiny's audio encoder, a mel-spectrogram front-end (STFT as a convolution), and
+GRU / LSTM sequence models (see build()).
+
 Every model is built by Debian's torch / torchvision with RANDOM weights (nothing is ever
 downloaded), fixed seeds and eval mode, exported at opset 13 with constant folding, and written
 in the layout the conformance runner reads:
@@ -22,18 +27,22 @@ A model whose folder is complete and whose stamp matches is skipped, so re-runni
 """
 
 import argparse
+import functools
 import hashlib
 import os
 import shutil
 import sys
 import time
+import types
 import warnings
 
 SETS = {
     "ci": ["resnet18", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2_x1_0",
            "efficientnet_b0", "transformer_encoder", "mobilenet_v2_bn"],
 }
-SETS["full"] = SETS["ci"] + ["resnet50", "densenet121", "inception_v3", "mlp"]
+SETS["full"] = SETS["ci"] + ["resnet50", "densenet121", "inception_v3", "mlp", "bert_mini",
+                              "bert_base", "gpt2_decoder", "whisper_tiny_encoder", "mel_frontend",
+                              "gru", "lstm"]
 
 # The image classifiers: torchvision's networks, 1000 classes from a [1, 3, 224, 224] image
 # (inception_v3: 299 x 299). quantization_check.py and train_zoo_digits.py take them from here.
@@ -67,7 +76,144 @@ def build(name):
     if name == "mlp":
         return nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
                              nn.Linear(128, 10)), (1, 784)
+    # BERT-shaped encoders (post-LayerNorm, GELU) on token embeddings [batch, seq, d_model]: the
+    # embedding lookup is left out, the encoder stack is the work.
+    if name == "bert_mini":
+        return encoder_stack(layers=4, d_model=256, heads=4, ffn=1024), (1, 128, 256)
+    if name == "bert_base":
+        return encoder_stack(layers=12, d_model=768, heads=12, ffn=3072), (1, 128, 768)
+    if name == "gpt2_decoder":
+        return (modules().CausalDecoder(layers=6, d_model=768, heads=12, ffn=3072, seq=128),
+                (1, 128, 768))
+    if name == "whisper_tiny_encoder":
+        return modules().WhisperEncoder(), (1, 80, 3000)  # 30 s of log-mel frames
+    if name == "mel_frontend":
+        return modules().MelFrontend(), (1, 1, 16000)     # 1 s of 16 kHz audio
+    if name == "gru":  # 200 steps of 80 features, [seq, batch, features]
+        return modules().RecurrentHead(nn.GRU(80, 256, num_layers=1)), (200, 1, 80)
+    if name == "lstm":
+        return modules().RecurrentHead(nn.LSTM(80, 256, num_layers=2)), (200, 1, 80)
     raise KeyError(name)
+
+
+def encoder_stack(layers, d_model, heads, ffn, norm_first=False, final_norm=False):
+    """nn.TransformerEncoder of \p layers GELU layers, batch-first, no dropout. Each layer draws
+    its own weights: nn.TransformerEncoder deep-copies one layer, and the exporter would then
+    store the identical weights once (a 28 MB bert_base, its layers sharing cached weights)."""
+    from torch import nn
+
+    def layer():
+        return nn.TransformerEncoderLayer(d_model, heads, dim_feedforward=ffn, dropout=0.0,
+                                          activation="gelu", batch_first=True,
+                                          norm_first=norm_first)
+    stack = nn.TransformerEncoder(layer(), num_layers=layers,
+                                  norm=nn.LayerNorm(d_model) if final_norm else None)
+    stack.layers = nn.ModuleList([layer() for _ in range(layers)])
+    return stack
+
+
+@functools.lru_cache(maxsize=None)
+def modules():
+    """The zoo's own nn.Module classes, defined on first use (torch is imported only when a
+    model is built: --list and the importers of IMAGE_CLASSIFIERS do without it)."""
+    import numpy as np
+    import torch
+    from torch import nn
+    from torch.nn import functional as F
+
+    class CausalDecoder(nn.Module):
+        """GPT-2's block stack: pre-LayerNorm self-attention under a causal mask, GELU MLP, a
+        final LayerNorm. The mask (-inf above the diagonal) is a constant of the graph, added to
+        the attention scores before the softmax."""
+
+        def __init__(self, layers, d_model, heads, ffn, seq):
+            super().__init__()
+            self.blocks = encoder_stack(layers, d_model, heads, ffn, norm_first=True,
+                                        final_norm=True)
+            self.register_buffer("mask", torch.triu(torch.full((seq, seq), float("-inf")), 1))
+
+        def forward(self, x):
+            return self.blocks(x, mask=self.mask)
+
+    class WhisperEncoder(nn.Module):
+        """Whisper-tiny's audio encoder: log-mel [1, 80, 3000] -> two GELU convolutions (the
+        second of stride 2) -> + positional embedding [1500, 384] (random here, sinusoidal in
+        Whisper) -> 4 pre-LayerNorm encoder layers (d 384, 6 heads, FFN 1536, GELU) ->
+        LayerNorm. The full 1500 positions: torch's reference and the export take seconds."""
+
+        def __init__(self, mels=80, d_model=384, frames=3000, heads=6, ffn=1536, layers=4):
+            super().__init__()
+            self.conv1 = nn.Conv1d(mels, d_model, 3, padding=1)
+            self.conv2 = nn.Conv1d(d_model, d_model, 3, stride=2, padding=1)
+            self.positions = nn.Parameter(0.1 * torch.randn(frames // 2, d_model))
+            self.blocks = encoder_stack(layers, d_model, heads, ffn, norm_first=True,
+                                        final_norm=True)
+
+        def forward(self, x):
+            x = F.gelu(self.conv2(F.gelu(self.conv1(x))))
+            return self.blocks(x.permute(0, 2, 1) + self.positions)
+
+    class MelFrontend(nn.Module):
+        """A log-mel front-end as plain ONNX ops: an STFT as a Conv1d of 400-wide Hann-windowed
+        cos / sin filters (201 frequencies each, stride 160, zero padding 200), power =
+        Pow(re, 2) + Pow(im, 2), a MatMul by an [80, 201] triangular mel filterbank, then
+        Log(Clip(x, 1e-10))."""
+
+        def __init__(self, window=400, hop=160, mels=80):
+            super().__init__()
+            self.bins = window // 2 + 1
+            n = torch.arange(window, dtype=torch.float64)
+            k = torch.arange(self.bins, dtype=torch.float64)[:, None]
+            angle = 2.0 * np.pi * k * n / window
+            hann = torch.hann_window(window, periodic=True, dtype=torch.float64)
+            filters = torch.cat([hann * torch.cos(angle), -hann * torch.sin(angle)])
+            self.stft = nn.Conv1d(1, 2 * self.bins, window, stride=hop, padding=window // 2,
+                                  bias=False)
+            with torch.no_grad():
+                self.stft.weight.copy_(filters[:, None, :].float())
+            self.register_buffer("mel", torch.from_numpy(slaney_mel_bank(mels, self.bins)))
+
+        def forward(self, x):
+            y = self.stft(x)
+            power = torch.pow(y[:, :self.bins], 2) + torch.pow(y[:, self.bins:], 2)
+            return torch.log(torch.clamp(torch.matmul(self.mel, power), min=1e-10))
+
+    class RecurrentHead(nn.Module):
+        """A recurrent layer stack (nn.GRU / nn.LSTM, exported as ONNX GRU / LSTM nodes) over
+        the whole sequence, then a Linear head on every step's output: [seq, 1, 80] ->
+        [seq, 1, 32]."""
+
+        def __init__(self, rnn, classes=32):
+            super().__init__()
+            self.rnn = rnn
+            self.head = nn.Linear(rnn.hidden_size, classes)
+
+        def forward(self, x):
+            return self.head(self.rnn(x)[0])
+
+    return types.SimpleNamespace(CausalDecoder=CausalDecoder, WhisperEncoder=WhisperEncoder,
+                                 MelFrontend=MelFrontend, RecurrentHead=RecurrentHead)
+
+
+def slaney_mel_bank(mels=80, bins=201, rate=16000):
+    """A [mels, bins] triangular filterbank on the Slaney mel scale with Slaney's area
+    normalization (librosa.filters.mel's default, which Whisper uses)."""
+    import numpy as np
+
+    def hz_to_mel(f):
+        f = np.asarray(f, dtype=np.float64)
+        return np.where(f < 1000.0, 3.0 * f / 200.0,
+                        15.0 + 27.0 * np.log(np.maximum(f, 1e-9) / 1000.0) / np.log(6.4))
+
+    def mel_to_hz(m):
+        return np.where(m < 15.0, 200.0 * m / 3.0,
+                        1000.0 * np.exp(np.log(6.4) * (m - 15.0) / 27.0))
+
+    freqs = np.linspace(0.0, rate / 2.0, bins)
+    edges = mel_to_hz(np.linspace(hz_to_mel(0.0), hz_to_mel(rate / 2.0), mels + 2))
+    lower, centre, upper = edges[:-2, None], edges[1:-1, None], edges[2:, None]
+    ramps = np.minimum((freqs - lower) / (centre - lower), (upper - freqs) / (upper - centre))
+    return (np.maximum(ramps, 0.0) * (2.0 / (upper - lower))).astype(np.float32)
 
 
 def calibrate_batchnorm(model, shape):
@@ -127,8 +273,10 @@ def export(name, case_dir, stamp):
     # mode; with grad enabled it always runs the plain composition of ops. (Debian's build also
     # skips the fast path while tracing, so the graph is the same; this guards other builds.)
     # The reference output is computed on the same path as the export, not the fused kernel.
-    # For the other models grad mode changes nothing.
-    grad = torch.enable_grad() if name == "transformer_encoder" else torch.no_grad()
+    # For the other models grad mode changes nothing. (The same holds for every model built on
+    # nn.TransformerEncoderLayer: the BERT, GPT-2 and Whisper shapes.)
+    grad = (torch.enable_grad() if any(isinstance(m, torch.nn.TransformerEncoderLayer)
+                                       for m in model.modules()) else torch.no_grad())
     with grad:
         y = model(x).detach()
     y_np = y.numpy().astype(np.float32)
