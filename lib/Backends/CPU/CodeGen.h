@@ -172,6 +172,9 @@ void addRecurrentKernels(KernelTable &t);
 /// The floating-point operations of \p I if its kernel can split them over threads (the float32
 /// convolutions and matrix products, CodeGenNN.cpp), else 0.
 int64_t splittableFlops(const Instruction &I);
+/// The floating-point operations of a recurrent instruction on the fast kernel, which splits
+/// its input projection and each step's gate products over threads (CodeGenRecurrent.cpp); else 0.
+int64_t recurrentSplittableFlops(const Instruction &I);
 
 /// Whether the CPU backend runs \p n.
 bool isSupportedOnCPU(const Node &n);

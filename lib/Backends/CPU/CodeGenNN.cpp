@@ -269,6 +269,10 @@ int64_t splittableFlops(const Instruction &I) {
   case InstrKind::IntegerConv: // kernels/QuantizedIntegerGemm.cpp splits its rows over the team
   case InstrKind::IntegerMatMul:
     return productFlops(I);
+  case InstrKind::RNN:
+  case InstrKind::GRU:
+  case InstrKind::LSTM:
+    return recurrentSplittableFlops(I);
   default:
     return 0;
   }

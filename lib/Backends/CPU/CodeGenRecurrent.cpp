@@ -2,10 +2,12 @@
 // float64 and float16, as the Interpreter (lib/Backends/Interpreter/Recurrent.cpp). One
 // kernel per element kind serves the three cells; the shape, the direction, the activations
 // (numbered as kernels/RecurrentLayout.h) and their alpha/beta go as constant arrays. A sequence
-// length outside [0, seq] is a run-time error, as in the Interpreter.
+// length outside [0, seq] is a run-time error, as in the Interpreter. float32 cells with the
+// activations trained models use take the fast kernel (kernels/RecurrentFast.cpp).
 #include "CodeGenUtils.h"
 
 #include "kernels/RecurrentLayout.h"
+#include "kernels/Scratch.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -32,9 +34,38 @@ bool supportsRecurrent(const Node &n) {
   return k == ElemKind::Float32 || k == ElemKind::Float64 || k == ElemKind::Float16;
 }
 
-uint64_t recurrentScratch(const Instruction &I, int64_t /*threads*/) {
+/// The cell of a recurrent instruction.
+rnnlayout::Cell cellOf(const Instruction &I) {
+  return I.getKind() == InstrKind::RNN   ? rnnlayout::kRNN
+         : I.getKind() == InstrKind::GRU ? rnnlayout::kGRU
+                                         : rnnlayout::kLSTM;
+}
+
+/// Whether \p I runs kernels/RecurrentFast.cpp: float32, activations it vectorizes, no cell
+/// clip, and no LSTM input_forget.
+bool fastRecurrent(const Instruction &I) {
+  if (I.getOutput(ops::RNN::Y)->getType().kind != ElemKind::Float32 ||
+      I.attr<AttrKind::CellClip>() != 0.f)
+    return false;
+  if (cellOf(I) == rnnlayout::kLSTM && I.attr<AttrKind::InputForget>() != 0)
+    return false;
+  SmallVector<StringRef, 6> names;
+  StringRef(I.attr<AttrKind::Activations>()).split(names, ',');
+  for (StringRef n : names)
+    if (!rnnlayout::fastActivation(activationNumber(n)))
+      return false;
+  return true;
+}
+
+uint64_t recurrentScratch(const Instruction &I, int64_t threads) {
+  const DimsVec &x = I.getInput(ops::RNN::Input)->getType().dims;
   const DimsVec &r = I.getInput(ops::RNN::R)->getType().dims;
-  return uint64_t(rnnlayout::scratchBytes(int64_t(r[2])));
+  if (!fastRecurrent(I))
+    return uint64_t(rnnlayout::scratchBytes(int64_t(r[2])));
+  int64_t H = int64_t(r[2]), gates = int64_t(r[1]) / H;
+  return uint64_t(rnnlayout::fastScratchFloats(int64_t(x[0]), int64_t(x[1]), H, gates) +
+                  scratch::gemmScratchFloats(int64_t(x[2]), gates * H, threads)) *
+         sizeof(float);
 }
 
 Error emitRecurrent(Emitter &E, const Instruction &I) {
@@ -42,9 +73,7 @@ Error emitRecurrent(Emitter &E, const Instruction &I) {
                     unsigned(ops::RNN::InitialH) == unsigned(ops::LSTM::InitialH) &&
                     unsigned(ops::RNN::YH) == unsigned(ops::LSTM::YH),
                 "the recurrent kinds share their leading operands and results");
-  rnnlayout::Cell cell = I.getKind() == InstrKind::RNN   ? rnnlayout::kRNN
-                         : I.getKind() == InstrKind::GRU ? rnnlayout::kGRU
-                                                         : rnnlayout::kLSTM;
+  rnnlayout::Cell cell = cellOf(I);
   bool lstm = cell == rnnlayout::kLSTM;
 
   SmallVector<StringRef, 6> names;
@@ -78,6 +107,17 @@ Error emitRecurrent(Emitter &E, const Instruction &I) {
 
   ElemKind k = I.getOutput(ops::RNN::Y)->getType().kind;
   std::string what = "a sequence_lens value is outside [0, " + std::to_string(x[0]) + "]";
+  if (fastRecurrent(I))
+    return E.callChecked(
+        E.variant("ember_recurrent_fast_f32"),
+        {E.out(I, ops::RNN::Y), E.out(I, ops::RNN::YH),
+         lstm ? E.out(I, ops::LSTM::YC) : E.nullPtr(), E.in(I, ops::RNN::Input),
+         E.in(I, ops::RNN::W), E.in(I, ops::RNN::R), E.in(I, ops::RNN::B),
+         E.in(I, ops::RNN::SequenceLens), E.in(I, ops::RNN::InitialH),
+         lstm ? E.in(I, ops::LSTM::InitialC) : E.nullPtr(),
+         lstm ? E.in(I, ops::LSTM::P) : E.nullPtr(), E.constArray(shape, "rnn_shape"),
+         E.constArray(acts, "rnn_activations"), E.scratch(I), E.team()},
+        I, what);
   return E.callChecked(
       kernelFor("ember_recurrent", k),
       {E.out(I, ops::RNN::Y), E.out(I, ops::RNN::YH), lstm ? E.out(I, ops::LSTM::YC) : E.nullPtr(),
@@ -91,6 +131,15 @@ Error emitRecurrent(Emitter &E, const Instruction &I) {
 }
 
 } // namespace
+
+int64_t recurrentSplittableFlops(const Instruction &I) {
+  if (!fastRecurrent(I))
+    return 0;
+  const DimsVec &x = I.getInput(ops::RNN::Input)->getType().dims;
+  const DimsVec &r = I.getInput(ops::RNN::R)->getType().dims;
+  int64_t steps = int64_t(x[0]) * int64_t(x[1]) * int64_t(r[0]);
+  return 2 * steps * int64_t(r[1]) * (int64_t(x[2]) + int64_t(r[2]));
+}
 
 void addRecurrentKernels(KernelTable &t) {
   t.add(NodeKind::RNN, supportsRecurrent, emitRecurrent, recurrentScratch);

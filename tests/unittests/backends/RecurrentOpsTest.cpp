@@ -45,8 +45,18 @@ Node *buildRecurrent(Module &M, Function *F, const RecurrentCase &p) {
   dim_t dirs = std::string(p.direction) == "bidirectional" ? 2 : 1;
   dim_t batch = dim_t(p.lens.size()), G = gatesOf(p.kind), H = p.hidden;
   Placeholder *x = input(M, {p.seq, batch, p.inputSize}, p.elem, "x");
-  Constant *w = constant(M, {dirs, G * H, p.inputSize}, 11, p.elem);
-  Constant *r = constant(M, {dirs, G * H, H}, 12, p.elem);
+  // Weights in [-2, 2] over many hidden units make a chaotic recurrence, where the last bit of
+  // a sum (another order of summation, a fused multiply-add) grows into the third digit within
+  // a few steps; a trained layer's weights are of the order of 1 / sqrt(hidden).
+  auto weights = [&](std::vector<dim_t> dims, unsigned seed) {
+    Tensor t = randomTensor(Type(p.elem, dims), seed);
+    if (H > 64 && p.elem == ElemKind::Float32)
+      for (size_t i = 0; i < t.numElements(); ++i)
+        t.dataAs<float>()[i] *= 0.05f;
+    return M.createConstant(std::move(t), "c");
+  };
+  Constant *w = weights({dirs, G * H, p.inputSize}, 11);
+  Constant *r = weights({dirs, G * H, H}, 12);
   Constant *b = constant(M, {dirs, 2 * G * H}, 13, p.elem);
   Placeholder *lens = input(M, {batch}, ElemKind::Int32, "lens");
   Placeholder *h0 = input(M, {dirs, batch, H}, p.elem, "h0");
@@ -103,7 +113,10 @@ INSTANTIATE_TEST_SUITE_P(
         RecurrentCase{NodeKind::RNN, "forward", ElemKind::Float32, "HardSigmoid", {0.2f},
                       {0.5f}, 0, 0, {4, 4}, 4, 3, 3},
         RecurrentCase{NodeKind::RNN, "bidirectional", ElemKind::Float64, "Softsign,Softplus",
-                      z2, z2, 0, 0, {2, 5, 4}, 5, 3, 4}));
+                      z2, z2, 0, 0, {2, 5, 4}, 5, 3, 4},
+        // The CPU backend's fast float32 kernel: a chunk of 128 gate rows and a tail of 32.
+        RecurrentCase{NodeKind::RNN, "bidirectional", ElemKind::Float32, "Relu,Sigmoid", z2, z2,
+                      0, 0, {6, 0, 4}, 6, 9, 150}));
 
 INSTANTIATE_TEST_SUITE_P(
     GRU, RecurrentCases,
@@ -119,7 +132,12 @@ INSTANTIATE_TEST_SUITE_P(
                       0, {4, 2}, 4, 3, 6},
         RecurrentCase{NodeKind::GRU, "bidirectional", ElemKind::Float32,
                       "Sigmoid,Relu,Sigmoid,Elu", {0, 0, 0, 0.5f}, z4, 1.5f, 1, {3, 3, 2}, 3,
-                      5, 7}));
+                      5, 7},
+        // The CPU backend's fast kernel, both candidate forms, hidden sizes past a chunk.
+        RecurrentCase{NodeKind::GRU, "bidirectional", ElemKind::Float32,
+                      "Sigmoid,Tanh,Sigmoid,Tanh", z4, z4, 0, 1, {6, 0, 3}, 6, 11, 130},
+        RecurrentCase{NodeKind::GRU, "reverse", ElemKind::Float32, "Sigmoid,Tanh", z2, z2, 0, 0,
+                      {5, 2}, 5, 7, 40}));
 
 INSTANTIATE_TEST_SUITE_P(
     LSTM, RecurrentCases,
@@ -135,7 +153,31 @@ INSTANTIATE_TEST_SUITE_P(
                       "Sigmoid,Tanh,Tanh,Sigmoid,Tanh,Tanh",
                       z6, z6, 0, 0, {2, 4, 3}, 4, 3, 5},
         RecurrentCase{NodeKind::LSTM, "forward", ElemKind::Float32, "Sigmoid,Softplus,Relu",
-                      z3, z3, 0.5f, 0, {4, 4}, 4, 2, 6}));
+                      z3, z3, 0.5f, 0, {4, 4}, 4, 2, 6},
+        // The CPU backend's fast kernel: peepholes, hidden 140 (chunks of 128 and 16).
+        RecurrentCase{NodeKind::LSTM, "bidirectional", ElemKind::Float32,
+                      "Sigmoid,Tanh,Tanh,Sigmoid,Tanh,Relu", z6, z6, 0, 0, {5, 2}, 5, 70, 140}));
+
+TEST(RecurrentOps, FastKernelSplitsItsStepsOverThreads) {
+  // Hidden 128: each step's gate products (4 x 128 x 128 multiply-adds) split over the team.
+  for (NodeKind kind : {NodeKind::LSTM, NodeKind::GRU}) {
+    RecurrentCase p{kind, "forward", ElemKind::Float32,
+                    kind == NodeKind::LSTM ? "Sigmoid,Tanh,Tanh" : "Sigmoid,Tanh",
+                    kind == NodeKind::LSTM ? z3 : z2, kind == NodeKind::LSTM ? z3 : z2,
+                    0, 0, {8, 5}, 8, 20, 128};
+    RunOptions opts = withLens(p.lens);
+    opts.backend.threads = 2;
+    expectBackendsAgree(
+        [p](Module &M, Function *F) -> std::vector<NodeValue> {
+          Node *n = buildRecurrent(M, F, p);
+          std::vector<NodeValue> outs;
+          for (unsigned i = 0; i < n->getNumResults(); ++i)
+            outs.push_back(NodeValue(n, i));
+          return outs;
+        },
+        opts);
+  }
+}
 
 TEST(RecurrentOps, SequenceLengthOutOfRangeIsARunTimeError) {
   RecurrentCase p{NodeKind::LSTM, "forward", ElemKind::Float32, "Sigmoid,Tanh,Tanh", z3, z3,

@@ -35,6 +35,24 @@ enum Shape : idx {
 /// batch row, in float64 at most.
 constexpr idx scratchBytes(idx hidden) { return 8 * (hidden + 1) * 8; }
 
+/// The float32 fast path (kernels/RecurrentFast.cpp) takes these activations; others, a cell
+/// clip, or LSTM's input_forget run the reference kernel.
+constexpr bool fastActivation(idx act) { return act == kSigmoid || act == kTanh || act == kRelu; }
+
+/// The fast path's gate rows of one gate block, padded to whole vectors of 16 floats.
+constexpr idx fastBlockRows(idx hidden) { return (hidden + 15) / 16 * 16; }
+
+/// Floats of the fast path's scratch but the GEMM's packing buffer (which comes after, sized
+/// by the GEMM): the input projection of every step of one direction ([seq * batch][gates *
+/// hidden]), the recurrent weights packed ([gates][chunks][hidden][chunk width], each block
+/// padded to fastBlockRows), the folded biases, the gate sums of one step ([gates][padded]),
+/// and the states h, c and their next values, each padded.
+constexpr idx fastScratchFloats(idx seq, idx batch, idx hidden, idx gates) {
+  idx rows = gates * hidden, padded = fastBlockRows(hidden);
+  return seq * batch * rows + gates * padded * hidden + 2 * rows + gates * padded + 5 * padded +
+         64;
+}
+
 } // namespace rnnlayout
 
 #endif
