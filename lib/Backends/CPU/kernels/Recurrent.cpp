@@ -2,8 +2,9 @@
 // reference loops (lib/Backends/Interpreter/Recurrent.cpp) with the same arithmetic in
 // the same order, so results match it closely: each gate row is bias + a dot product over a
 // contiguous row of W or R, activations call the same libm functions, float16 computes in
-// float32. Each batch row of each direction walks its own valid steps. Not speed-critical:
-// recurrent models are rare in what this backend targets. Layouts: Nodes/Recurrent.def.
+// float32. Each batch row of each direction walks its own valid steps. float32 cells with the
+// activations trained models use run RecurrentFast.cpp instead; this kernel takes the rest.
+// Layouts: Nodes/Recurrent.def.
 #include "RecurrentLayout.h"
 #include "Formulas.h"
 #include "Types.h"
