@@ -25,8 +25,9 @@ Error emitAlongAxis(Emitter &E, const Instruction &I) {
           inner = dimsProduct(dims, axis + 1, dims.size());
   InstrKind k = I.getKind();
   if (x.kind == ElemKind::Float32 && k != InstrKind::Hardmax)
-    return E.call("ember_softmax_f32", {E.out(I), E.in(I, 0), E.i64(outer), E.i64(len),
-                                        E.i64(inner), E.i64(k == InstrKind::LogSoftmax ? 1 : 0)});
+    return E.call("ember_softmax_f32",
+                  {E.out(I), E.in(I, 0), E.i64(outer), E.i64(len), E.i64(inner),
+                   E.i64(k == InstrKind::LogSoftmax ? 1 : 0), E.team()});
   int64_t how = k == InstrKind::Softmax ? 0 : k == InstrKind::LogSoftmax ? 1 : 2;
   return E.call(kernelFor("ember_along_axis", x.kind),
                 {E.out(I), E.in(I, 0), E.i64(outer), E.i64(len), E.i64(inner), E.i64(how)});
@@ -42,7 +43,7 @@ Error emitLayerNorm(Emitter &E, const Instruction &I) {
                   {E.out(I, ops::LayerNorm::Result), E.out(I, ops::LayerNorm::Mean),
                    E.out(I, ops::LayerNorm::InvStdDev), E.in(I, ops::LayerNorm::Input),
                    E.in(I, ops::LayerNorm::Scale), E.in(I, ops::LayerNorm::Bias), E.i64(rows),
-                   E.i64(block), E.f32(I.attr<AttrKind::Epsilon>())});
+                   E.i64(block), E.f32(I.attr<AttrKind::Epsilon>()), E.team()});
   return E.call(kernelFor("ember_layernorm_any", x.kind),
                 {E.out(I, ops::LayerNorm::Result), E.out(I, ops::LayerNorm::Mean),
                  E.out(I, ops::LayerNorm::InvStdDev), E.i64(floatCode(stash)),

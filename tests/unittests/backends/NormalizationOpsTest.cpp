@@ -158,4 +158,33 @@ TEST(NormalizationOps, SoftmaxSpecialValues) {
   }
 }
 
+TEST(NormalizationOps, SplitOverThreads) {
+  // With -threads=2 the float32 Softmax/LogSoftmax (contiguous and strided lines) and LayerNorm
+  // split their lines over the team, which a product big enough to split starts: 64 x 128 x 256.
+  RunOptions opts = dceOnly();
+  opts.backend.threads = 2;
+  expectBackendsAgree(
+      [](Module &M, Function *F) -> std::vector<NodeValue> {
+        Placeholder *x = input(M, {4, 131, 257});
+        Placeholder *a = input(M, {64, 128}, ElemKind::Float32, "a");
+        std::vector<NodeValue> outs = {node(F, NodeKind::MatMul, {a, constant(M, {128, 256}, 5)},
+                                            AttrList())};
+        for (NodeKind nk : {NodeKind::Softmax, NodeKind::LogSoftmax})
+          for (int64_t axis : {1, 2}) {
+            AttrList at;
+            at.set<AttrKind::Axis>(axis);
+            outs.push_back(node(F, nk, {x}, at));
+          }
+        AttrList ln;
+        ln.set<AttrKind::Axis>(2).set<AttrKind::Epsilon>(1e-5f).set<AttrKind::StashKind>(
+            "float32");
+        Node *n = node(F, NodeKind::LayerNorm, {x, constant(M, {257}, 3), constant(M, {257}, 4)},
+                       ln);
+        for (unsigned r = 0; r < 3; ++r)
+          outs.push_back(NodeValue(n, r));
+        return outs;
+      },
+      opts);
+}
+
 } // namespace

@@ -386,8 +386,19 @@ EMBER_NOINLINE void gemmPackedB(i64 M, i64 nBegin, i64 nEnd, i64 K, const float 
         for (i64 p = 0; p < panels; ++p) {
           i64 col = n0 + p * NR, cols = minI(NR, nb - p * NR);
           const float *panel = cols == NR ? Bp + col * K + k0 * NR : buf;
+          // The weights of a large layer come from memory, and the next panel's block lies
+          // K * NR floats on (or in the next block of k, or columns), where the hardware
+          // prefetchers do not look: each tile of this panel fetches its share of the next
+          // one's lines into L2 (BERT-base's feed-forward layers, 9.4 MB each).
+          const float *next = p + 1 < panels ? Bp + (col + NR) * K + k0 * NR
+                              : k0 + kb < K  ? Bp + n0 * K + (k0 + kb) * NR
+                                             : Bp + (n0 + NC) * K;
+          i64 nextFloats = minI(kb * NR, K * nEnd - (next - Bp));
+          i64 tiles = (mEnd - m0 + MR - 1) / MR, lines = nextFloats > 0 ? nextFloats / 16 : 0;
           for (i64 m = m0; m < mEnd; m += MR) {
-            i64 mr = minI(MR, mEnd - m);
+            i64 mr = minI(MR, mEnd - m), t = (m - m0) / MR;
+            for (i64 l = t * lines / tiles, e = (t + 1) * lines / tiles; l < e; ++l)
+              __builtin_prefetch(next + l * 16, 0, 2);
             float *tile = C + m * ldc + col;
             const float *a = A + m * lda + k0;
             tileKernel<MR, NV, false>(mr, kb, a, lda, panel, tile, ldc, cols, first, last, ep,

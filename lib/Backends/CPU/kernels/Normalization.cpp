@@ -4,6 +4,7 @@
 // normalizations are in NormalizationGeneric.cpp, computed in double as the Interpreter does.
 #include "Libm.h"
 #include "KernelCommon.h"
+#include "Parallel.h"
 
 
 namespace {
@@ -90,25 +91,43 @@ EMBER_INLINE void softmaxStrided(float *out, const float *x, i64 len, i64 inner,
 
 } // namespace
 
-EMBER_KERNEL EMBER_NOINLINE void ember_softmax_f32(float *out, const float *in, i64 outer,
-                                                   i64 len, i64 inner, i64 logSoftmax) {
-  for (i64 o = 0; o < outer; ++o) {
-    const float *x = in + o * len * inner;
-    float *y = out + o * len * inner;
-    if (inner == 1)
-      softmaxContiguous(y, x, len, logSoftmax != 0);
-    else
-      softmaxStrided(y, x, len, inner, logSoftmax != 0);
-  }
+/// A normalized element weighs this many flops when a kernel decides its parts (Parallel.h,
+/// partsFor): splitting pays from about 64K elements.
+constexpr i64 kElementWeight = 16;
+
+/// body(begin, end) over ranges of [0, rows) split over \p team, each of whole rows.
+template <typename Body>
+EMBER_INLINE void splitRows(parallel::Team *team, i64 rows, i64 rowElements, const Body &body) {
+  i64 parts = minI(parallel::partsFor(team, kElementWeight * rows * rowElements), rows);
+  parallel::forEachPart(team, maxI(parts, 1), [&](i64 p) {
+    i64 begin, end;
+    parallel::partRange(rows, maxI(parts, 1), 1, p, begin, end);
+    body(begin, end);
+  });
 }
 
-/// Each of `rows` rows of `block` elements: (x - mean) * invStd * scale + bias, with the mean
+/// Lines split over \p team by whole lines (an attention's [heads, seq, seq] scores: a line a
+/// query), which changes no line's arithmetic.
+EMBER_KERNEL EMBER_NOINLINE void ember_softmax_f32(float *out, const float *in, i64 outer,
+                                                   i64 len, i64 inner, i64 logSoftmax,
+                                                   parallel::Team *team) {
+  if (inner == 1)
+    return splitRows(team, outer, len, [&](i64 begin, i64 end) {
+      for (i64 o = begin; o < end; ++o)
+        softmaxContiguous(out + o * len, in + o * len, len, logSoftmax != 0);
+    });
+  splitRows(team, outer, len * inner, [&](i64 begin, i64 end) {
+    for (i64 o = begin; o < end; ++o)
+      softmaxStrided(out + o * len * inner, in + o * len * inner, len, inner, logSoftmax != 0);
+  });
+}
+
+/// Rows [rBegin, rEnd) of `block` elements: (x - mean) * invStd * scale + bias, with the mean
 /// and 1/sqrt(var + eps) also written out (LayerNorm's second and third results).
-EMBER_KERNEL EMBER_NOINLINE void ember_layernorm_f32(float *out, float *meanOut,
-                                                     float *invStdOut, const float *in,
-                                                     const float *scale, const float *bias,
-                                                     i64 rows, i64 block, float eps) {
-  for (i64 r = 0; r < rows; ++r) {
+EMBER_INLINE void layerNormRows(float *out, float *meanOut, float *invStdOut, const float *in,
+                                const float *scale, const float *bias, i64 rBegin, i64 rEnd,
+                                i64 block, float eps) {
+  for (i64 r = rBegin; r < rEnd; ++r) {
     const float *x = in + r * block;
     float *y = out + r * block;
     Vec acc = splat(0.f);
@@ -139,6 +158,17 @@ EMBER_KERNEL EMBER_NOINLINE void ember_layernorm_f32(float *out, float *meanOut,
     for (; i < block; ++i)
       y[i] = (x[i] - mean) * invStd * scale[i] + bias[i];
   }
+}
+
+/// LayerNorm (layerNormRows) of `rows` rows, split over \p team by whole rows.
+EMBER_KERNEL EMBER_NOINLINE void ember_layernorm_f32(float *out, float *meanOut,
+                                                     float *invStdOut, const float *in,
+                                                     const float *scale, const float *bias,
+                                                     i64 rows, i64 block, float eps,
+                                                     parallel::Team *team) {
+  splitRows(team, rows, block, [&](i64 begin, i64 end) {
+    layerNormRows(out, meanOut, invStdOut, in, scale, bias, begin, end, block, eps);
+  });
 }
 
 /// Inference batch norm over axis 1 of [N, C, inner].
