@@ -284,7 +284,8 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   };
   // A run never spans a control-flow marker: markers are not fusable, so they close runs.
   FusionRuns runs = findFusionRuns(IR);
-  DenseSet<const Instruction *> fused; // emitted as part of a run
+  AttentionChains attention = findAttentionChains(IR);
+  DenseSet<const Instruction *> fused; // emitted as part of a run or an attention chain
   ControlFlowEmitter controlFlow;
   int32_t slot = 0;
   for (const auto &I : IR.getInstrs()) {
@@ -299,6 +300,15 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
     }
     if (hasProfileSlot(ik))
       mark(slot++);
+    auto chain = attention.find(I.get());
+    if (chain != attention.end()) {
+      EMBER_TRY(emitAttentionChain(E, chain->second));
+      for (const Instruction *member :
+           {chain->second.mask, chain->second.softmax, chain->second.values})
+        if (member)
+          fused.insert(member);
+      continue;
+    }
     auto run = runs.find(I.get());
     if (run != runs.end()) {
       EMBER_TRY(emitFusedRun(E, IR, run->second));

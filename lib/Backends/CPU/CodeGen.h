@@ -232,6 +232,20 @@ FusionRuns findFusionRuns(const IRFunction &IR);
 llvm::Error emitFusedRun(Emitter &E, const IRFunction &IR,
                          llvm::ArrayRef<const Instruction *> run);
 
+/// Fused attention (CodeGenAttention.cpp): MatMul, optionally Add (a mask), Softmax along the
+/// last axis, MatMul, as one call at the first MatMul when the memory plan allows it.
+struct AttentionChain {
+  const Instruction *scores = nullptr, *mask = nullptr, *softmax = nullptr, *values = nullptr;
+  IRValue *maskValue = nullptr; ///< the Add's other operand
+};
+/// Maps each chain's first MatMul to the chain.
+using AttentionChains = llvm::DenseMap<const Instruction *, AttentionChain>;
+AttentionChains findAttentionChains(const IRFunction &IR);
+llvm::Error emitAttentionChain(Emitter &E, const AttentionChain &chain);
+/// The scratch a batched MatMul whose shapes could be the first of an attention chain needs for
+/// the fused call (0 for others); matmulScratch gives it the larger of this and its own.
+uint64_t attentionScratchBytes(const Instruction &I, int64_t threads);
+
 /// Builds (does not optimize) the module for \p IR, targeting \p TM.
 llvm::Expected<GeneratedModule> generateModule(const IRFunction &IR, llvm::LLVMContext &ctx,
                                                const llvm::TargetMachine &TM,

@@ -13,6 +13,7 @@
 
 #include "ember/Graph/FusedActivations.h"
 
+#include <algorithm>
 #include <array>
 
 using namespace llvm;
@@ -155,9 +156,10 @@ uint64_t matmulScratch(const Instruction &I, int64_t threads) {
   foldBatchesIntoRows(batches, M, int64_t(a[rank - 1]));
   if (!fastProduct(I) || M <= scratch::kGemvRows)
     return 0;
-  return uint64_t(scratch::gemmScratchFloats(int64_t(b[b.size() - 2]), int64_t(b.back()),
-                                             threads)) *
-         sizeof(float);
+  return std::max(uint64_t(scratch::gemmScratchFloats(int64_t(b[b.size() - 2]),
+                                                      int64_t(b.back()), threads)) *
+                      sizeof(float),
+                  attentionScratchBytes(I, threads));
 }
 
 uint64_t fullyConnectedScratch(const Instruction &I, int64_t threads) {

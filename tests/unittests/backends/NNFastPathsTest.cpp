@@ -174,6 +174,43 @@ TEST(NNFastPaths, SingleChannelConvWithAWideStridedWindow) {
   });
 }
 
+TEST(NNFastPaths, AttentionChainsAsOneKernel) {
+  // MatMul(Q, K^T), an optional Add of a mask, Softmax along the keys and MatMul(P, V), as
+  // torch exports attention: the CPU backend computes the chain a block of 48 query rows at a
+  // time (CodeGenAttention.cpp). 50 query rows (a block and 2), 70 keys (panels of 32 and 6), 3
+  // heads, with and without a mask that holds -inf (a causal frontier), on 1 and 2 threads.
+  for (int threads : {1, 2})
+    for (bool masked : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << threads << " threads, mask " << masked);
+      RunOptions opts;
+      opts.pipeline = {"dce"};
+      opts.backend.threads = threads;
+      std::vector<float> causal(3 * 50 * 70);
+      for (size_t h = 0; h < 3; ++h)
+        for (size_t i = 0; i < 50; ++i)
+          for (size_t j = 0; j < 70; ++j)
+            causal[(h * 50 + i) * 70 + j] =
+                j > i + 20 ? -std::numeric_limits<float>::infinity() : 0.25f * float(j % 3);
+      expectBackendsAgree(
+          [&](Module &M, Function *F) -> std::vector<NodeValue> {
+            Placeholder *q = input(M, {3, 50, 24}, ElemKind::Float32, "q");
+            Placeholder *kt = input(M, {3, 24, 70}, ElemKind::Float32, "kt");
+            Placeholder *v = input(M, {3, 70, 40}, ElemKind::Float32, "v");
+            NodeValue scores = node(F, NodeKind::MatMul, {q, kt}, AttrList());
+            if (masked)
+              scores = node(F, NodeKind::Add,
+                            {scores, M.createConstant(
+                                         Tensor::fromValues<float>({3, 50, 70}, causal), "mask")},
+                            AttrList());
+            AttrList axis;
+            axis.set<AttrKind::Axis>(2);
+            NodeValue p = node(F, NodeKind::Softmax, {scores}, axis);
+            return {node(F, NodeKind::MatMul, {p, v}, AttrList())};
+          },
+          opts);
+    }
+}
+
 struct Pool2DCase {
   dim_t h, w;
   int64_t kernel, stride, pad, dilation, ceil;

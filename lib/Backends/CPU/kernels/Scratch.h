@@ -35,6 +35,15 @@ constexpr idx gemmPackFloats(idx K, idx N) {
   return (kb < 1 ? 1 : kb) * ((nb + kMaxNR - 1) / kMaxNR * kMaxNR) + kSlack;
 }
 
+/// Fused attention (NNAttention.cpp): query rows a block; what one part of the team works in,
+/// a block's scores ([rows][T]) and the packing of its two products' B (K^T, then V); and
+/// the longest key sequence it takes (a block's scores stay in L2).
+constexpr idx kAttentionRows = 48;
+constexpr idx kAttentionMaxKeys = 8192;
+constexpr idx attentionPartFloats(idx D, idx T, idx Dv) {
+  return kAttentionRows * T + gemmPackFloats(D, T) + gemmPackFloats(T, Dv);
+}
+
 /// Rows (or columns) of a zero-padded input that windows of \p k taps, \p stride and
 /// \p dilation apart, reach for \p out outputs.
 constexpr idx convPaddedExtent(idx out, idx k, idx stride, idx dilation) {

@@ -1,0 +1,167 @@
+// Fused attention (kernels/NNAttention.cpp): the chain torch exports for scaled-dot-product
+// attention, S = MatMul(Q, K^T), optionally S' = Add(S, mask), P = Softmax(S' along its last
+// axis), O = MatMul(P, V), all float32 over the same batches, becomes one call at the first
+// MatMul, which computes O a block of query rows at a time without writing S or P. The memory
+// plan knows nothing of it, so the chain is fused only where that changes nothing another
+// instruction sees:
+//   - its four (or three) computing instructions follow one another (memory markers between);
+//   - S, S' and P are activations that only the next member reads;
+//   - O's bytes are disjoint from everything the call still reads after it starts writing O
+//     (Q, K^T, V, the mask) and from the first MatMul's scratch, where it works: the plan may
+//     have put O over Q or K^T, dead after the first MatMul;
+//   - the first MatMul's scratch was sized for it (attentionScratchBytes: a batched product
+//     whose shapes could be attention's gets room for the fused call whether or not it is).
+// The intermediate buffers stay in the plan, unused.
+#include "CodeGen.h"
+#include "CodeGenUtils.h"
+
+#include "kernels/Scratch.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace ember {
+namespace cpu {
+
+namespace {
+
+/// Whether \p I is a plain float32 MatMul over batches (rank 3 or more) whose operands are
+/// batched alike, one matrix each a batch, one after another: [B.., M, K] x [B.., K, N].
+bool batchedAlike(const Instruction &I) {
+  if (I.getKind() != InstrKind::MatMul || I.getOutput()->getType().kind != ElemKind::Float32)
+    return false;
+  const DimsVec &a = I.getInput(ops::MatMul::LHS)->getType().dims;
+  const DimsVec &b = I.getInput(ops::MatMul::RHS)->getType().dims;
+  const DimsVec &r = I.getOutput()->getType().dims;
+  size_t rank = r.size();
+  if (rank < 3 || a.size() != rank || b.size() != rank)
+    return false;
+  for (size_t d = 0; d + 2 < rank; ++d)
+    if (a[d] != r[d] || b[d] != r[d])
+      return false;
+  return dimsProduct(r, 0, rank - 2) > 1;
+}
+
+/// The byte range [begin, end) of \p v in its region.
+struct Bytes {
+  MemRegion region;
+  uint64_t begin, end;
+};
+Bytes bytesOf(IRValue *v) {
+  ValueRoot root = rootOf(v);
+  uint64_t begin = root.root->offset + root.offset;
+  return {regionOf(v), begin, begin + v->getType().sizeInBytes()};
+}
+bool overlap(const Bytes &x, const Bytes &y) {
+  return x.region == y.region && x.begin < y.end && y.begin < x.end;
+}
+
+/// How many operands of instructions in \p IR read \p v's storage.
+unsigned readersOf(const IRFunction &IR, IRValue *v) {
+  IRValue *root = rootOf(v).root;
+  unsigned n = 0;
+  for (const auto &I : IR.getInstrs()) {
+    if (isMemoryMarker(I->getKind()))
+      continue;
+    for (const InstrOperand &op : I->getOperands())
+      if (op.mode != OperandMode::Out && rootOf(op.value).root == root)
+        ++n;
+  }
+  return n;
+}
+
+} // namespace
+
+uint64_t attentionScratchBytes(const Instruction &I, int64_t threads) {
+  if (!batchedAlike(I))
+    return 0;
+  const DimsVec &r = I.getOutput()->getType().dims;
+  const DimsVec &a = I.getInput(ops::MatMul::LHS)->getType().dims;
+  int64_t T = int64_t(r.back()), D = int64_t(a.back());
+  if (T < 16 || T > scratch::kAttentionMaxKeys)
+    return 0;
+  // The second product's depth is T; its columns (V's) are not known here: at most a block's.
+  return uint64_t(scratch::attentionPartFloats(D, T, scratch::kGemmNC) * std::max<int64_t>(1, threads)) *
+         sizeof(float);
+}
+
+AttentionChains findAttentionChains(const IRFunction &IR) {
+  AttentionChains chains;
+  std::vector<const Instruction *> computing;
+  for (const auto &I : IR.getInstrs())
+    if (!isMemoryMarker(I->getKind()))
+      computing.push_back(I.get());
+  for (size_t i = 0; i + 2 < computing.size(); ++i) {
+    const Instruction *first = computing[i];
+    if (!batchedAlike(*first) || first->scratchSize < attentionScratchBytes(*first, 1))
+      continue;
+    AttentionChain c;
+    c.scores = first;
+    size_t next = i + 1;
+    IRValue *scores = first->getOutput();
+    if (computing[next]->getKind() == InstrKind::Add) {
+      const Instruction *add = computing[next];
+      unsigned side = add->getInput(0) == scores ? 0 : add->getInput(1) == scores ? 1 : 2;
+      if (side == 2 || add->getInput(1 - side)->getType() != scores->getType() ||
+          add->getOutput()->getType() != scores->getType())
+        continue;
+      c.mask = add;
+      c.maskValue = add->getInput(1 - side);
+      scores = add->getOutput();
+      ++next;
+    }
+    if (next + 1 >= computing.size())
+      continue;
+    const Instruction *softmax = computing[next], *second = computing[next + 1];
+    size_t rank = scores->getType().rank();
+    if (softmax->getKind() != InstrKind::Softmax || softmax->getInput(0) != scores ||
+        size_t(softmax->attr<AttrKind::Axis>()) != rank - 1 || !batchedAlike(*second) ||
+        second->getInput(ops::MatMul::LHS) != softmax->getOutput())
+      continue;
+    c.softmax = softmax;
+    c.values = second;
+    // S (and S') and P: activations only the next member reads.
+    bool private_ = true;
+    for (const Instruction *member : {first, c.mask, softmax}) {
+      if (!member)
+        continue;
+      IRValue *out = member->getOutput();
+      if (!isAllocation(rootOf(out).root) || readersOf(IR, out) != 1)
+        private_ = false;
+    }
+    if (!private_)
+      continue;
+    // O must not lie over what the call reads or works in.
+    Bytes out = bytesOf(second->getOutput());
+    Bytes work{MemRegion::Activations, first->scratchOffset,
+               first->scratchOffset + first->scratchSize};
+    bool disjoint = !overlap(out, work);
+    for (IRValue *in : {first->getInput(ops::MatMul::LHS), first->getInput(ops::MatMul::RHS),
+                        second->getInput(ops::MatMul::RHS), c.maskValue})
+      if (in && overlap(out, bytesOf(in)))
+        disjoint = false;
+    if (!disjoint)
+      continue;
+    chains[first] = c;
+  }
+  return chains;
+}
+
+Error emitAttentionChain(Emitter &E, const AttentionChain &c) {
+  const DimsVec &q = c.scores->getInput(ops::MatMul::LHS)->getType().dims;
+  const DimsVec &s = c.scores->getOutput()->getType().dims;
+  const DimsVec &o = c.values->getOutput()->getType().dims;
+  size_t rank = s.size();
+  int64_t batches = dimsProduct(s, 0, rank - 2), Sq = int64_t(s[rank - 2]),
+          T = int64_t(s.back()), D = int64_t(q.back()), Dv = int64_t(o.back());
+  return E.call(E.variant("ember_attention_f32"),
+                {E.addr(c.values->getOutput()), E.addr(c.scores->getInput(ops::MatMul::LHS)),
+                 E.addr(c.scores->getInput(ops::MatMul::RHS)),
+                 E.addr(c.values->getInput(ops::MatMul::RHS)),
+                 c.maskValue ? E.addr(c.maskValue) : E.nullPtr(), E.i64(batches), E.i64(Sq),
+                 E.i64(D), E.i64(T), E.i64(Dv), E.scratch(*c.scores), E.team()});
+}
+
+} // namespace cpu
+} // namespace ember
