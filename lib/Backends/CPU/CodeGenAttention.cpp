@@ -1,7 +1,8 @@
 // Fused attention (kernels/NNAttention.cpp): the chain torch exports for scaled-dot-product
 // attention, S = MatMul(Q, K^T), optionally S' = Add(S, mask), P = Softmax(S' along its last
 // axis), O = MatMul(P, V), all float32 over the same batches, becomes one call at the first
-// MatMul, which computes O a block of query rows at a time without writing S or P. The memory
+// MatMul, which computes O a block of query rows at a time without writing S or P (V no
+// wider than Q: the scratch is sized so). The memory
 // plan knows nothing of it, so the chain is fused only where that changes nothing another
 // instruction sees:
 //   - its four (or three) computing instructions follow one another (memory markers between);
@@ -81,8 +82,9 @@ uint64_t attentionScratchBytes(const Instruction &I, int64_t threads) {
   int64_t T = int64_t(r.back()), D = int64_t(a.back());
   if (T < 16 || T > scratch::kAttentionMaxKeys)
     return 0;
-  // The second product's depth is T; its columns (V's) are not known here: at most a block's.
-  return uint64_t(scratch::attentionPartFloats(D, T, scratch::kGemmNC) * std::max<int64_t>(1, threads)) *
+  // V's columns are not known here: room for as many as the queries' depth (the fused call
+  // takes no more).
+  return uint64_t(scratch::attentionPartFloats(D, T, D) * std::max<int64_t>(1, threads)) *
          sizeof(float);
 }
 
@@ -121,6 +123,10 @@ AttentionChains findAttentionChains(const IRFunction &IR) {
       continue;
     c.softmax = softmax;
     c.values = second;
+    if (second->getOutput()->getType().dims.back() >
+        first->getInput(ops::MatMul::LHS)->getType().dims.back())
+      continue; // V wider than the scratch was sized for
+
     // S (and S') and P: activations only the next member reads.
     bool private_ = true;
     for (const Instruction *member : {first, c.mask, softmax}) {

@@ -1,12 +1,14 @@
 // Scaled-dot-product attention as one kernel: O = softmax(Q K^T (+ mask)) V for each batch
 // (head), a block of query rows at a time (CodeGenAttention.cpp finds the MatMul, Add, Softmax,
-// MatMul chain torch exports). A block's scores ([48][T]) are computed, masked, normalized and
+// MatMul chain torch exports). A block's scores ([96][T]) are computed, masked, normalized and
 // multiplied by V while they are in L2, so the [heads][Sq][T] scores never go to memory: a
 // 1500-frame encoder's were 54 MB a layer, written by the first product, read and written by
-// the softmax, read by the second. Each product is the GEMM of NNGemm.h (B packed per block of
-// rows: K^T and V, a few percent of the products), each line the Softmax kernel's
-// (SoftmaxLine.h), so every element is computed as the three instructions compute it.
+// the softmax, read by the second. Each product is the GEMM of NNGemm.h over B in column
+// panels (gemmPackedB; K^T and V packed once a head by each part of the team), each line the
+// Softmax kernel's (SoftmaxLine.h), so every element sums its products in the order the three
+// instructions do.
 #include "NNGemm.h"
+#include "PackedPanels.h"
 #include "SoftmaxLine.h"
 #include "Variants.h"
 
@@ -14,11 +16,20 @@ using namespace gemm;
 
 namespace {
 
+/// B [K][N] (rows N floats apart) into column panels of NR (PackedPanels.h, B's columns as the
+/// rows): the layout gemmPackedB reads in place.
+EMBER_INLINE void packColumns(float *dst, const float *B, i64 K, i64 N, i64 NR) {
+  for (i64 k = 0; k < K; ++k)
+    for (i64 n = 0; n < N; ++n)
+      dst[panels::packedIndex(n, k, N, K, NR)] = B[k * N + n];
+}
+
 template <int MR, int NV>
 EMBER_INLINE void attention(float *O, const float *Q, const float *Kt, const float *V,
                             const float *mask, i64 batches, i64 Sq, i64 D, i64 T, i64 Dv,
                             float *scratchMem, parallel::Team *team) {
   static_assert(scratch::kAttentionRows % MR == 0, "blocks of whole tiles");
+  constexpr i64 NR = NV * EMBER_VW;
   const i64 R = scratch::kAttentionRows, blocks = (Sq + R - 1) / R, units = batches * blocks;
   const i64 perPart = scratch::attentionPartFloats(D, T, Dv);
   const i64 parts =
@@ -26,12 +37,17 @@ EMBER_INLINE void attention(float *O, const float *Q, const float *Kt, const flo
   const Epilogue none{nullptr, 0, {ActNone, 0, 0}};
   parallel::forEachPart(team, parts, [&](i64 part) {
     float *S = scratchMem + part * perPart;
-    float *packK = S + R * T, *packV = packK + scratch::gemmPackFloats(D, T);
+    float *packK = S + R * T, *packV = packK + D * T, *narrow = packV + T * Dv;
+    i64 packed = -1; // the head whose K^T and V packK and packV hold
+    // A part's units are consecutive: the blocks of one head after another.
     for (i64 u = part * units / parts, e = (part + 1) * units / parts; u < e; ++u) {
       i64 b = u / blocks, r0 = u % blocks * R, rows = minI(R, Sq - r0);
-      const float *q = Q + (b * Sq + r0) * D;
-      gemmTile<MR, NV, false>(rows, 0, T, D, q, D, S, T, packFn(DensePacker{Kt + b * D * T, T}),
-                              none, packK);
+      if (b != packed) {
+        packColumns(packK, Kt + b * D * T, D, T, NR);
+        packColumns(packV, V + b * T * Dv, T, Dv, NR);
+        packed = b;
+      }
+      gemmPackedB<MR, NV>(rows, 0, T, D, Q + (b * Sq + r0) * D, D, packK, S, T, none, narrow);
       if (mask) {
         const float *m = mask + (b * Sq + r0) * T;
         i64 i = 0, n = rows * T;
@@ -42,8 +58,7 @@ EMBER_INLINE void attention(float *O, const float *Q, const float *Kt, const flo
       }
       for (i64 r = 0; r < rows; ++r)
         softmaxContiguous(S + r * T, S + r * T, T, false);
-      gemmTile<MR, NV, false>(rows, 0, Dv, T, S, T, O + (b * Sq + r0) * Dv, Dv,
-                              packFn(DensePacker{V + b * T * Dv, Dv}), none, packV);
+      gemmPackedB<MR, NV>(rows, 0, Dv, T, S, T, packV, O + (b * Sq + r0) * Dv, Dv, none, narrow);
     }
   });
 }

@@ -36,12 +36,12 @@ constexpr idx gemmPackFloats(idx K, idx N) {
 }
 
 /// Fused attention (NNAttention.cpp): query rows a block; what one part of the team works in,
-/// a block's scores ([rows][T]) and the packing of its two products' B (K^T, then V); and
-/// the longest key sequence it takes (a block's scores stay in L2).
-constexpr idx kAttentionRows = 48;
-constexpr idx kAttentionMaxKeys = 8192;
+/// a block's scores ([rows][T]), a head's K^T and V packed in column panels, and a narrow
+/// panel's block; and the longest key sequence it takes (a block's scores stay in L2).
+constexpr idx kAttentionRows = 96;
+constexpr idx kAttentionMaxKeys = 4096;
 constexpr idx attentionPartFloats(idx D, idx T, idx Dv) {
-  return kAttentionRows * T + gemmPackFloats(D, T) + gemmPackFloats(T, Dv);
+  return kAttentionRows * T + D * T + T * Dv + kGemmKC * kMaxNR + 2 * kSlack;
 }
 
 /// Rows (or columns) of a zero-padded input that windows of \p k taps, \p stride and
