@@ -27,7 +27,8 @@ DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR, StringRef
       auto *w = dyn_cast<WeightVar>(root);
       if (!w || !w->isConstant() || refused.count(w))
         continue;
-      if (v == w && int(i) == int(I->getNumOutputs()) + productBOperand(*I)) {
+      int productB = productBOperand(*I);
+      if (v == w && productB >= 0 && int(i) == int(I->getNumOutputs()) + productB) {
         auto [it, inserted] = groups.try_emplace(w, kColumnPanels);
         if (!inserted && it->second != kColumnPanels) {
           refused.insert(w);

@@ -284,7 +284,7 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   };
   // A run never spans a control-flow marker: markers are not fusable, so they close runs.
   FusionRuns runs = findFusionRuns(IR);
-  AttentionChains attention = findAttentionChains(IR);
+  AttentionChains attention = findAttentionChains(IR, E.threads());
   DenseSet<const Instruction *> fused; // emitted as part of a run or an attention chain
   ControlFlowEmitter controlFlow;
   int32_t slot = 0;

@@ -238,9 +238,9 @@ struct AttentionChain {
   const Instruction *scores = nullptr, *mask = nullptr, *softmax = nullptr, *values = nullptr;
   IRValue *maskValue = nullptr; ///< the Add's other operand
 };
-/// Maps each chain's first MatMul to the chain.
+/// Maps each chain's first MatMul to the chain, for a model compiled for \p threads.
 using AttentionChains = llvm::DenseMap<const Instruction *, AttentionChain>;
-AttentionChains findAttentionChains(const IRFunction &IR);
+AttentionChains findAttentionChains(const IRFunction &IR, int64_t threads);
 llvm::Error emitAttentionChain(Emitter &E, const AttentionChain &chain);
 /// The scratch a batched MatMul whose shapes could be the first of an attention chain needs for
 /// the fused call (0 for others); matmulScratch gives it the larger of this and its own.

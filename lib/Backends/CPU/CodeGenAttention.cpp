@@ -88,7 +88,7 @@ uint64_t attentionScratchBytes(const Instruction &I, int64_t threads) {
          sizeof(float);
 }
 
-AttentionChains findAttentionChains(const IRFunction &IR) {
+AttentionChains findAttentionChains(const IRFunction &IR, int64_t threads) {
   AttentionChains chains;
   std::vector<const Instruction *> computing;
   for (const auto &I : IR.getInstrs())
@@ -96,7 +96,10 @@ AttentionChains findAttentionChains(const IRFunction &IR) {
       computing.push_back(I.get());
   for (size_t i = 0; i + 2 < computing.size(); ++i) {
     const Instruction *first = computing[i];
-    if (!batchedAlike(*first) || first->scratchSize < attentionScratchBytes(*first, 1))
+    // Its scratch must hold every part's working memory (none when its shapes are not
+    // attention's: too few or too many keys).
+    uint64_t work = attentionScratchBytes(*first, threads);
+    if (!batchedAlike(*first) || work == 0 || first->scratchSize < work)
       continue;
     AttentionChain c;
     c.scores = first;
@@ -140,9 +143,9 @@ AttentionChains findAttentionChains(const IRFunction &IR) {
       continue;
     // O must not lie over what the call reads or works in.
     Bytes out = bytesOf(second->getOutput());
-    Bytes work{MemRegion::Activations, first->scratchOffset,
+    Bytes scratchBytes{MemRegion::Activations, first->scratchOffset,
                first->scratchOffset + first->scratchSize};
-    bool disjoint = !overlap(out, work);
+    bool disjoint = !overlap(out, scratchBytes);
     for (IRValue *in : {first->getInput(ops::MatMul::LHS), first->getInput(ops::MatMul::RHS),
                         second->getInput(ops::MatMul::RHS), c.maskValue})
       if (in && overlap(out, bytesOf(in)))

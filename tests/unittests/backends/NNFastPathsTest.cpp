@@ -179,28 +179,33 @@ TEST(NNFastPaths, AttentionChainsAsOneKernel) {
   // torch exports attention: the CPU backend computes the chain a block of 48 query rows at a
   // time (CodeGenAttention.cpp). 50 query rows (a block and 2), 70 keys (panels of 32 and 6), 3
   // heads, with and without a mask that holds -inf (a causal frontier), on 1 and 2 threads.
+  // 8 keys: too few for the fused kernel (no scratch is reserved for it), which must leave the
+  // chain alone; fused anyway, it wrote past the first MatMul's scratch, which here happens to
+  // hit nothing (in the zoo's transformer_encoder it hit a live activation: Zoo.CPU).
+  for (dim_t T : {70, 8})
   for (int threads : {1, 2})
     for (bool masked : {false, true}) {
-      SCOPED_TRACE(::testing::Message() << threads << " threads, mask " << masked);
+      SCOPED_TRACE(::testing::Message() << T << " keys, " << threads << " threads, mask "
+                                        << masked);
       RunOptions opts;
       opts.pipeline = {"dce"};
       opts.backend.threads = threads;
-      std::vector<float> causal(3 * 50 * 70);
+      std::vector<float> causal(3 * 50 * T);
       for (size_t h = 0; h < 3; ++h)
         for (size_t i = 0; i < 50; ++i)
-          for (size_t j = 0; j < 70; ++j)
-            causal[(h * 50 + i) * 70 + j] =
+          for (size_t j = 0; j < T; ++j)
+            causal[(h * 50 + i) * T + j] =
                 j > i + 20 ? -std::numeric_limits<float>::infinity() : 0.25f * float(j % 3);
       expectBackendsAgree(
           [&](Module &M, Function *F) -> std::vector<NodeValue> {
             Placeholder *q = input(M, {3, 50, 24}, ElemKind::Float32, "q");
-            Placeholder *kt = input(M, {3, 24, 70}, ElemKind::Float32, "kt");
-            Placeholder *v = input(M, {3, 70, 40}, ElemKind::Float32, "v");
+            Placeholder *kt = input(M, {3, 24, T}, ElemKind::Float32, "kt");
+            Placeholder *v = input(M, {3, T, 40}, ElemKind::Float32, "v");
             NodeValue scores = node(F, NodeKind::MatMul, {q, kt}, AttrList());
             if (masked)
               scores = node(F, NodeKind::Add,
                             {scores, M.createConstant(
-                                         Tensor::fromValues<float>({3, 50, 70}, causal), "mask")},
+                                         Tensor::fromValues<float>({3, 50, T}, causal), "mask")},
                             AttrList());
             AttrList axis;
             axis.set<AttrKind::Axis>(2);
