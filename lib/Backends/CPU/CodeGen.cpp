@@ -303,8 +303,8 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
     auto chain = attention.find(I.get());
     if (chain != attention.end()) {
       EMBER_TRY(emitAttentionChain(E, chain->second));
-      for (const Instruction *member :
-           {chain->second.mask, chain->second.softmax, chain->second.values})
+      for (const Instruction *member : {chain->second.maskBroadcast, chain->second.mask,
+                                         chain->second.softmax, chain->second.values})
         if (member)
           fused.insert(member);
       continue;

@@ -236,7 +236,9 @@ llvm::Error emitFusedRun(Emitter &E, const IRFunction &IR,
 /// last axis, MatMul, as one call at the first MatMul when the memory plan allows it.
 struct AttentionChain {
   const Instruction *scores = nullptr, *mask = nullptr, *softmax = nullptr, *values = nullptr;
-  IRValue *maskValue = nullptr; ///< the Add's other operand
+  const Instruction *maskBroadcast = nullptr; ///< the Broadcast the mask comes from, if fused in
+  IRValue *maskValue = nullptr; ///< the mask the kernel reads
+  int64_t maskBatchStride = 0;  ///< elements from one batch's mask to the next (0: shared)
 };
 /// Maps each chain's first MatMul to the chain, for a model compiled for \p threads.
 using AttentionChains = llvm::DenseMap<const Instruction *, AttentionChain>;

@@ -1,12 +1,13 @@
 // Fused attention (kernels/NNAttention.cpp): the chain torch exports for scaled-dot-product
-// attention, S = MatMul(Q, K^T), optionally S' = Add(S, mask), P = Softmax(S' along its last
-// axis), O = MatMul(P, V), all float32 over the same batches, becomes one call at the first
+// attention, S = MatMul(Q, K^T), optionally S' = Add(S, mask) (the mask maybe a Broadcast of
+// one [Sq, T] matrix to every head, read unbroadcast), P = Softmax(S' along its last axis),
+// O = MatMul(P, V), all float32 over the same batches, becomes one call at the first
 // MatMul, which computes O a block of query rows at a time without writing S or P (V no
 // wider than Q: the scratch is sized so). The memory
 // plan knows nothing of it, so the chain is fused only where that changes nothing another
 // instruction sees:
-//   - its four (or three) computing instructions follow one another (memory markers between);
-//   - S, S' and P are activations that only the next member reads;
+//   - its computing instructions follow one another (memory markers between);
+//   - S, S', P (and the broadcast mask) are activations no other instruction touches;
 //   - O's bytes are disjoint from everything the call still reads after it starts writing O
 //     (Q, K^T, V, the mask) and from the first MatMul's scratch, where it works: the plan may
 //     have put O over Q or K^T, dead after the first MatMul;
@@ -58,18 +59,18 @@ bool overlap(const Bytes &x, const Bytes &y) {
   return x.region == y.region && x.begin < y.end && y.begin < x.end;
 }
 
-/// How many operands of instructions in \p IR read \p v's storage.
-unsigned readersOf(const IRFunction &IR, IRValue *v) {
-  IRValue *root = rootOf(v).root;
-  unsigned n = 0;
+/// Whether an instruction of \p IR other than \p members (nulls allowed) reads or writes one
+/// of the storages \p roots.
+bool touchedOutside(const IRFunction &IR, ArrayRef<const IRValue *> roots,
+                    std::initializer_list<const Instruction *> members) {
   for (const auto &I : IR.getInstrs()) {
-    if (isMemoryMarker(I->getKind()))
+    if (isMemoryMarker(I->getKind()) || llvm::is_contained(members, I.get()))
       continue;
     for (const InstrOperand &op : I->getOperands())
-      if (op.mode != OperandMode::Out && rootOf(op.value).root == root)
-        ++n;
+      if (llvm::is_contained(roots, rootOf(op.value).root))
+        return true;
   }
-  return n;
+  return false;
 }
 
 } // namespace
@@ -94,6 +95,7 @@ AttentionChains findAttentionChains(const IRFunction &IR, int64_t threads) {
   for (const auto &I : IR.getInstrs())
     if (!isMemoryMarker(I->getKind()))
       computing.push_back(I.get());
+  auto at = [&](size_t k) { return k < computing.size() ? computing[k] : nullptr; };
   for (size_t i = 0; i + 2 < computing.size(); ++i) {
     const Instruction *first = computing[i];
     // Its scratch must hold every part's working memory (none when its shapes are not
@@ -105,24 +107,46 @@ AttentionChains findAttentionChains(const IRFunction &IR, int64_t threads) {
     c.scores = first;
     size_t next = i + 1;
     IRValue *scores = first->getOutput();
-    if (computing[next]->getKind() == InstrKind::Add) {
-      const Instruction *add = computing[next];
+    const DimsVec &sd = scores->getType().dims;
+    size_t rank = sd.size();
+    int64_t Sq = int64_t(sd[rank - 2]), T = int64_t(sd.back());
+    // The mask's Broadcast (of a [.., Sq, T] mask to every head) may sit before the Add.
+    const Instruction *broadcast = at(next);
+    if (broadcast && broadcast->getKind() == InstrKind::Broadcast)
+      ++next;
+    else
+      broadcast = nullptr;
+    if (at(next) && at(next)->getKind() == InstrKind::Add) {
+      const Instruction *add = at(next);
       unsigned side = add->getInput(0) == scores ? 0 : add->getInput(1) == scores ? 1 : 2;
       if (side == 2 || add->getInput(1 - side)->getType() != scores->getType() ||
           add->getOutput()->getType() != scores->getType())
         continue;
       c.mask = add;
       c.maskValue = add->getInput(1 - side);
+      c.maskBatchStride = Sq * T;
+      if (broadcast && c.maskValue == broadcast->getOutput()) {
+        // Read the Broadcast's input instead: one [Sq, T] matrix for every batch.
+        IRValue *src = broadcast->getInput(0);
+        const DimsVec &md = src->getType().dims;
+        if (md.size() < 2 || int64_t(md[md.size() - 2]) != Sq || int64_t(md.back()) != T ||
+            dimsProduct(md, 0, md.size() - 2) != 1 || src->getType().kind != ElemKind::Float32)
+          continue;
+        c.maskBroadcast = broadcast;
+        c.maskValue = src;
+        c.maskBatchStride = 0;
+      } else if (broadcast) {
+        continue; // something else between the members
+      }
       scores = add->getOutput();
       ++next;
-    }
-    if (next + 1 >= computing.size())
+    } else if (broadcast) {
       continue;
-    const Instruction *softmax = computing[next], *second = computing[next + 1];
-    size_t rank = scores->getType().rank();
-    if (softmax->getKind() != InstrKind::Softmax || softmax->getInput(0) != scores ||
-        size_t(softmax->attr<AttrKind::Axis>()) != rank - 1 || !batchedAlike(*second) ||
-        second->getInput(ops::MatMul::LHS) != softmax->getOutput())
+    }
+    const Instruction *softmax = at(next), *second = at(next + 1);
+    if (!softmax || !second || softmax->getKind() != InstrKind::Softmax ||
+        softmax->getInput(0) != scores || size_t(softmax->attr<AttrKind::Axis>()) != rank - 1 ||
+        !batchedAlike(*second) || second->getInput(ops::MatMul::LHS) != softmax->getOutput())
       continue;
     c.softmax = softmax;
     c.values = second;
@@ -130,21 +154,23 @@ AttentionChains findAttentionChains(const IRFunction &IR, int64_t threads) {
         first->getInput(ops::MatMul::LHS)->getType().dims.back())
       continue; // V wider than the scratch was sized for
 
-    // S (and S') and P: activations only the next member reads.
-    bool private_ = true;
-    for (const Instruction *member : {first, c.mask, softmax}) {
-      if (!member)
-        continue;
-      IRValue *out = member->getOutput();
-      if (!isAllocation(rootOf(out).root) || readersOf(IR, out) != 1)
-        private_ = false;
-    }
-    if (!private_)
+    // The scores (masked or not), the probabilities and the broadcast mask: activations no
+    // instruction but the chain's touches (an in-place Add reads and writes the scores).
+    SmallVector<const IRValue *, 4> privateRoots;
+    bool allActivations = true;
+    for (const Instruction *member : {first, c.mask, softmax, c.maskBroadcast})
+      if (member) {
+        IRValue *root = rootOf(member->getOutput()).root;
+        allActivations &= isAllocation(root);
+        privateRoots.push_back(root);
+      }
+    if (!allActivations ||
+        touchedOutside(IR, privateRoots, {first, c.mask, softmax, second, c.maskBroadcast}))
       continue;
     // O must not lie over what the call reads or works in.
     Bytes out = bytesOf(second->getOutput());
     Bytes scratchBytes{MemRegion::Activations, first->scratchOffset,
-               first->scratchOffset + first->scratchSize};
+                       first->scratchOffset + first->scratchSize};
     bool disjoint = !overlap(out, scratchBytes);
     for (IRValue *in : {first->getInput(ops::MatMul::LHS), first->getInput(ops::MatMul::RHS),
                         second->getInput(ops::MatMul::RHS), c.maskValue})
@@ -168,8 +194,9 @@ Error emitAttentionChain(Emitter &E, const AttentionChain &c) {
                 {E.addr(c.values->getOutput()), E.addr(c.scores->getInput(ops::MatMul::LHS)),
                  E.addr(c.scores->getInput(ops::MatMul::RHS)),
                  E.addr(c.values->getInput(ops::MatMul::RHS)),
-                 c.maskValue ? E.addr(c.maskValue) : E.nullPtr(), E.i64(batches), E.i64(Sq),
-                 E.i64(D), E.i64(T), E.i64(Dv), E.scratch(*c.scores), E.team()});
+                 c.maskValue ? E.addr(c.maskValue) : E.nullPtr(), E.i64(c.maskBatchStride),
+                 E.i64(batches), E.i64(Sq), E.i64(D), E.i64(T), E.i64(Dv), E.scratch(*c.scores),
+                 E.team()});
 }
 
 } // namespace cpu

@@ -214,6 +214,28 @@ TEST(NNFastPaths, AttentionChainsAsOneKernel) {
           },
           opts);
     }
+  // A causal mask of one [Sq, T] matrix, broadcast to every head (GPT-2's): the CPU backend
+  // reads it unbroadcast.
+  std::vector<float> causal(50 * 70);
+  for (size_t i = 0; i < 50; ++i)
+    for (size_t j = 0; j < 70; ++j)
+      causal[i * 70 + j] = j > i + 20 ? -std::numeric_limits<float>::infinity() : 0.f;
+  expectBackendsAgree([&](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *q = input(M, {3, 50, 24}, ElemKind::Float32, "q");
+    Placeholder *kt = input(M, {3, 24, 70}, ElemKind::Float32, "kt");
+    Placeholder *v = input(M, {3, 70, 24}, ElemKind::Float32, "v");
+    Placeholder *m = input(M, {1, 50, 70}, ElemKind::Float32, "m");
+    AttrList dims;
+    dims.set<AttrKind::Dims>(std::vector<int64_t>{3, 50, 70});
+    NodeValue scores = node(F, NodeKind::Add,
+                            {node(F, NodeKind::MatMul, {q, kt}, AttrList()),
+                             node(F, NodeKind::Broadcast, {m}, dims)},
+                            AttrList());
+    AttrList axis;
+    axis.set<AttrKind::Axis>(2);
+    return {node(F, NodeKind::MatMul, {node(F, NodeKind::Softmax, {scores}, axis), v},
+                 AttrList())};
+  });
 }
 
 struct Pool2DCase {

@@ -8,7 +8,6 @@
 // Softmax kernel's (SoftmaxLine.h), so every element sums its products in the order the three
 // instructions do.
 #include "NNGemm.h"
-#include "PackedPanels.h"
 #include "SoftmaxLine.h"
 #include "Variants.h"
 
@@ -17,17 +16,28 @@ using namespace gemm;
 namespace {
 
 /// B [K][N] (rows N floats apart) into column panels of NR (PackedPanels.h, B's columns as the
-/// rows): the layout gemmPackedB reads in place.
+/// rows: panel n0 holds element (k, n0 + c) at n0 * K + k * w + c, w its columns): the layout
+/// gemmPackedB reads in place.
 EMBER_INLINE void packColumns(float *dst, const float *B, i64 K, i64 N, i64 NR) {
-  for (i64 k = 0; k < K; ++k)
-    for (i64 n = 0; n < N; ++n)
-      dst[panels::packedIndex(n, k, N, K, NR)] = B[k * N + n];
+  for (i64 n0 = 0; n0 < N; n0 += NR) {
+    i64 w = minI(NR, N - n0); // a panel's columns (the last may be narrow)
+    float *panel = dst + n0 * K;
+    for (i64 k = 0; k < K; ++k) {
+      const float *src = B + k * N + n0;
+      float *row = panel + k * w;
+      i64 c = 0;
+      for (; c + EMBER_VW <= w; c += EMBER_VW)
+        storev(row + c, loadv(src + c));
+      for (; c < w; ++c)
+        row[c] = src[c];
+    }
+  }
 }
 
 template <int MR, int NV>
 EMBER_INLINE void attention(float *O, const float *Q, const float *Kt, const float *V,
-                            const float *mask, i64 batches, i64 Sq, i64 D, i64 T, i64 Dv,
-                            float *scratchMem, parallel::Team *team) {
+                            const float *mask, i64 maskStride, i64 batches, i64 Sq, i64 D,
+                            i64 T, i64 Dv, float *scratchMem, parallel::Team *team) {
   static_assert(scratch::kAttentionRows % MR == 0, "blocks of whole tiles");
   constexpr i64 NR = NV * EMBER_VW;
   const i64 R = scratch::kAttentionRows, blocks = (Sq + R - 1) / R, units = batches * blocks;
@@ -49,7 +59,7 @@ EMBER_INLINE void attention(float *O, const float *Q, const float *Kt, const flo
       }
       gemmPackedB<MR, NV>(rows, 0, T, D, Q + (b * Sq + r0) * D, D, packK, S, T, none, narrow);
       if (mask) {
-        const float *m = mask + (b * Sq + r0) * T;
+        const float *m = mask + b * maskStride + r0 * T;
         i64 i = 0, n = rows * T;
         for (; i + EMBER_VW <= n; i += EMBER_VW)
           storev(S + i, loadv(S + i) + loadv(m + i));
@@ -65,14 +75,15 @@ EMBER_INLINE void attention(float *O, const float *Q, const float *Kt, const flo
 
 } // namespace
 
-/// O [batches][Sq][Dv] = softmax(Q [batches][Sq][D] x Kt [batches][D][T] (+ mask
-/// [batches][Sq][T]), along T) x V [batches][T][Dv]; mask may be null. scratch: one
-/// scratch::attentionPartFloats per part of the team.
+/// O [batches][Sq][Dv] = softmax(Q [batches][Sq][D] x Kt [batches][D][T] (+ mask, an [Sq][T]
+/// matrix a batch, maskStride elements apart: 0 for one shared by all), along T) x
+/// V [batches][T][Dv]; mask may be null. scratch: one scratch::attentionPartFloats per part.
 #define ATTENTION_ENTRY(SUFFIX, FEATURES, MR, NV)                                                  \
   EMBER_KERNEL EMBER_NOINLINE EMBER_VARIANT_TARGET(FEATURES) void ember_attention_f32_##SUFFIX(   \
-      float *O, const float *Q, const float *Kt, const float *V, const float *mask, i64 batches,  \
-      i64 Sq, i64 D, i64 T, i64 Dv, float *scratch, parallel::Team *team) {                        \
-    attention<MR, NV>(O, Q, Kt, V, mask, batches, Sq, D, T, Dv, scratch, team);                    \
+      float *O, const float *Q, const float *Kt, const float *V, const float *mask,               \
+      i64 maskStride, i64 batches, i64 Sq, i64 D, i64 T, i64 Dv, float *scratch,                   \
+      parallel::Team *team) {                                                                      \
+    attention<MR, NV>(O, Q, Kt, V, mask, maskStride, batches, Sq, D, T, Dv, scratch, team);        \
   }
 
 #define KERNEL_VARIANT(NAME, ARCH, FEATURES, MR, NV, DOC)                                         \
