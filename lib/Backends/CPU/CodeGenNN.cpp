@@ -147,18 +147,28 @@ bool fastProduct(const Instruction &I) {
   return I.getOutput()->getType().kind == ElemKind::Float32 && vectorActivation(I);
 }
 
-uint64_t matmulScratch(const Instruction &I, int64_t threads) {
+/// A MatMul's products as its kernels run them: the batches, folded into rows where they share
+/// the right operand (foldBatchesIntoRows), and each product's rows, columns and depth.
+struct MatMulProducts {
+  MatMulBatches batches;
+  int64_t M, N, K;
+};
+MatMulProducts matmulProducts(const Instruction &I) {
   const DimsVec &a = I.getInput(ops::MatMul::LHS)->getType().dims;
   const DimsVec &b = I.getInput(ops::MatMul::RHS)->getType().dims;
-  size_t rank = a.size();
-  int64_t M = int64_t(a[rank - 2]);
-  MatMulBatches batches = matmulBatches(a, b, I.getOutput()->getType().dims);
-  foldBatchesIntoRows(batches, M, int64_t(a[rank - 1]));
-  if (!fastProduct(I) || M <= scratch::kGemvRows)
+  const DimsVec &r = I.getOutput()->getType().dims;
+  size_t rank = r.size();
+  MatMulProducts p{matmulBatches(a, b, r), int64_t(a[rank - 2]), int64_t(b[rank - 1]),
+                   int64_t(a[rank - 1])};
+  foldBatchesIntoRows(p.batches, p.M, p.K);
+  return p;
+}
+
+uint64_t matmulScratch(const Instruction &I, int64_t threads) {
+  MatMulProducts p = matmulProducts(I);
+  if (!fastProduct(I) || p.M <= scratch::kGemvRows)
     return 0;
-  return std::max(uint64_t(scratch::gemmScratchFloats(int64_t(b[b.size() - 2]),
-                                                      int64_t(b.back()), threads)) *
-                      sizeof(float),
+  return std::max(uint64_t(scratch::gemmScratchFloats(p.K, p.N, threads)) * sizeof(float),
                   attentionScratchBytes(I, threads));
 }
 
@@ -188,13 +198,9 @@ Error emitMatMul(Emitter &E, const Instruction &I) {
   if (I.getKind() == InstrKind::FusedMatMul) {
     EMBER_ASSIGN_OR_RETURN(act, fusedActivation(I));
   }
-  const DimsVec &a = I.getInput(ops::MatMul::LHS)->getType().dims;
-  const DimsVec &b = I.getInput(ops::MatMul::RHS)->getType().dims;
-  const DimsVec &r = I.getOutput()->getType().dims;
-  size_t rank = r.size();
-  int64_t M = int64_t(a[rank - 2]), K = int64_t(a[rank - 1]), N = int64_t(b[rank - 1]);
-  MatMulBatches batches = matmulBatches(a, b, r);
-  foldBatchesIntoRows(batches, M, K);
+  MatMulProducts p = matmulProducts(I);
+  int64_t M = p.M, N = p.N, K = p.K;
+  const MatMulBatches &batches = p.batches;
   SmallVector<Value *, 13> args = {E.out(I), E.in(I, ops::MatMul::LHS), E.in(I, ops::MatMul::RHS),
                                    E.i64(M), E.i64(N), E.i64(K), E.i64(batches.count),
                                    E.constArray(batches.lhs, "lhs_offsets"),
@@ -249,14 +255,11 @@ int productBOperand(const Instruction &I) {
   }
   if (I.getKind() != InstrKind::MatMul && I.getKind() != InstrKind::FusedMatMul)
     return -1;
-  const DimsVec &a = I.getInput(ops::MatMul::LHS)->getType().dims;
   const DimsVec &b = I.getInput(ops::MatMul::RHS)->getType().dims;
-  size_t rank = a.size();
-  int64_t M = int64_t(a[rank - 2]);
-  MatMulBatches batches = matmulBatches(a, b, I.getOutput()->getType().dims);
-  foldBatchesIntoRows(batches, M, int64_t(a[rank - 1]));
-  bool oneMatrix = dimsProduct(b, 0, rank - 2) == 1;
-  return batches.count == 1 && oneMatrix && M > scratch::kGemvRows ? int(ops::MatMul::RHS) : -1;
+  MatMulProducts p = matmulProducts(I);
+  bool oneMatrix = dimsProduct(b, 0, b.size() - 2) == 1;
+  return p.batches.count == 1 && oneMatrix && p.M > scratch::kGemvRows ? int(ops::MatMul::RHS)
+                                                                       : -1;
 }
 
 int64_t splittableFlops(const Instruction &I) {
