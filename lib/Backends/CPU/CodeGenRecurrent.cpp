@@ -107,27 +107,21 @@ Error emitRecurrent(Emitter &E, const Instruction &I) {
 
   ElemKind k = I.getOutput(ops::RNN::Y)->getType().kind;
   std::string what = "a sequence_lens value is outside [0, " + std::to_string(x[0]) + "]";
-  if (fastRecurrent(I))
-    return E.callChecked(
-        E.variant("ember_recurrent_fast_f32"),
-        {E.out(I, ops::RNN::Y), E.out(I, ops::RNN::YH),
-         lstm ? E.out(I, ops::LSTM::YC) : E.nullPtr(), E.in(I, ops::RNN::Input),
-         E.in(I, ops::RNN::W), E.in(I, ops::RNN::R), E.in(I, ops::RNN::B),
-         E.in(I, ops::RNN::SequenceLens), E.in(I, ops::RNN::InitialH),
-         lstm ? E.in(I, ops::LSTM::InitialC) : E.nullPtr(),
-         lstm ? E.in(I, ops::LSTM::P) : E.nullPtr(), E.constArray(shape, "rnn_shape"),
-         E.constArray(acts, "rnn_activations"), E.scratch(I), E.team()},
-        I, what);
-  return E.callChecked(
-      kernelFor("ember_recurrent", k),
-      {E.out(I, ops::RNN::Y), E.out(I, ops::RNN::YH), lstm ? E.out(I, ops::LSTM::YC) : E.nullPtr(),
-       E.in(I, ops::RNN::Input), E.in(I, ops::RNN::W), E.in(I, ops::RNN::R), E.in(I, ops::RNN::B),
-       E.in(I, ops::RNN::SequenceLens), E.in(I, ops::RNN::InitialH),
-       lstm ? E.in(I, ops::LSTM::InitialC) : E.nullPtr(), lstm ? E.in(I, ops::LSTM::P) : E.nullPtr(),
-       E.constArray(shape, "rnn_shape"), E.constArray(acts, "rnn_activations"),
-       E.floatArray(alphas, "rnn_alpha"), E.floatArray(betas, "rnn_beta"),
-       E.f32(I.attr<AttrKind::CellClip>()), E.scratch(I)},
-      I, what);
+  // Both kernels take these first; the fast one then its scratch and the team, the reference one
+  // the activations' alpha/beta, the clip and its scratch.
+  SmallVector<Value *, 17> args = {
+      E.out(I, ops::RNN::Y), E.out(I, ops::RNN::YH), lstm ? E.out(I, ops::LSTM::YC) : E.nullPtr(),
+      E.in(I, ops::RNN::Input), E.in(I, ops::RNN::W), E.in(I, ops::RNN::R), E.in(I, ops::RNN::B),
+      E.in(I, ops::RNN::SequenceLens), E.in(I, ops::RNN::InitialH),
+      lstm ? E.in(I, ops::LSTM::InitialC) : E.nullPtr(), lstm ? E.in(I, ops::LSTM::P) : E.nullPtr(),
+      E.constArray(shape, "rnn_shape"), E.constArray(acts, "rnn_activations")};
+  if (fastRecurrent(I)) {
+    args.append({E.scratch(I), E.team()});
+    return E.callChecked(E.variant("ember_recurrent_fast_f32"), args, I, what);
+  }
+  args.append({E.floatArray(alphas, "rnn_alpha"), E.floatArray(betas, "rnn_beta"),
+               E.f32(I.attr<AttrKind::CellClip>()), E.scratch(I)});
+  return E.callChecked(kernelFor("ember_recurrent", k), args, I, what);
 }
 
 } // namespace
