@@ -75,9 +75,7 @@ void packFilters(const IRFunction &IR, int64_t MR, int64_t NR, StringRef integer
       int64_t K = int64_t(dims[dims.size() - 2]), N = int64_t(dims.back());
       const float *src = reinterpret_cast<const float *>(payload);
       float *out = reinterpret_cast<float *>(region + w->offset);
-      for (int64_t k = 0; k < K; ++k)
-        for (int64_t n = 0; n < N; ++n)
-          out[panels::packedIndex(n, k, N, K, NR)] = src[k * N + n];
+      panels::packColumns(out, src, K, N, NR);
       continue;
     }
     if (w->getType().kind == ElemKind::Int8) {

@@ -8,31 +8,13 @@
 // Softmax kernel's (SoftmaxLine.h), so every element sums its products in the order the three
 // instructions do.
 #include "NNGemm.h"
+#include "PackedPanels.h"
 #include "SoftmaxLine.h"
 #include "Variants.h"
 
 using namespace gemm;
 
 namespace {
-
-/// B [K][N] (rows N floats apart) into column panels of NR (PackedPanels.h, B's columns as the
-/// rows: panel n0 holds element (k, n0 + c) at n0 * K + k * w + c, w its columns): the layout
-/// gemmPackedB reads in place.
-EMBER_INLINE void packColumns(float *dst, const float *B, i64 K, i64 N, i64 NR) {
-  for (i64 n0 = 0; n0 < N; n0 += NR) {
-    i64 w = minI(NR, N - n0); // a panel's columns (the last may be narrow)
-    float *panel = dst + n0 * K;
-    for (i64 k = 0; k < K; ++k) {
-      const float *src = B + k * N + n0;
-      float *row = panel + k * w;
-      i64 c = 0;
-      for (; c + EMBER_VW <= w; c += EMBER_VW)
-        storev(row + c, loadv(src + c));
-      for (; c < w; ++c)
-        row[c] = src[c];
-    }
-  }
-}
 
 template <int MR, int NV>
 EMBER_INLINE void attention(float *O, const float *Q, const float *Kt, const float *V,
@@ -53,8 +35,8 @@ EMBER_INLINE void attention(float *O, const float *Q, const float *Kt, const flo
     for (i64 u = part * units / parts, e = (part + 1) * units / parts; u < e; ++u) {
       i64 b = u / blocks, r0 = u % blocks * R, rows = minI(R, Sq - r0);
       if (b != packed) {
-        packColumns(packK, Kt + b * D * T, D, T, NR);
-        packColumns(packV, V + b * T * Dv, T, Dv, NR);
+        panels::packColumns(packK, Kt + b * D * T, D, T, NR);
+        panels::packColumns(packV, V + b * T * Dv, T, Dv, NR);
         packed = b;
       }
       gemmPackedB<MR, NV>(rows, 0, T, D, Q + (b * Sq + r0) * D, D, packK, S, T, none, narrow);
