@@ -121,6 +121,7 @@ Expected<std::unique_ptr<IRFunction>> lowerToPlannedIR(Function &F, const Backen
     PhaseTimer t(phases, "memory plan");
     for (const auto &I : IR->getInstrs())
       I->scratchSize = B.getScratchBytes(*I);
+    EMBER_TRY(B.reserveConstants(*IR));
     EMBER_TRY(planMemory(*IR));
   }
   return std::move(IR);

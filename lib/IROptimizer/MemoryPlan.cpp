@@ -22,7 +22,7 @@ Error planMemory(IRFunction &IR) {
   for (const auto &w : IR.getWeights()) {
     uint64_t &cursor = w->isConstant() ? constant : mut;
     w->offset = cursor;
-    cursor = alignUp(cursor + w->sizeInBytes());
+    cursor = alignUp(cursor + std::max(w->sizeInBytes(), w->reservedBytes));
   }
 
   // Live interval of each allocation: from its AllocActivation to its DeallocActivation; an

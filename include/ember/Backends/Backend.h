@@ -106,6 +106,9 @@ public:
   /// Bytes of working memory the backend's kernel for \p I needs while it runs; the memory plan
   /// places them in the activations region (no kernel allocates or keeps global state).
   virtual uint64_t getScratchBytes(const Instruction &I) const { return 0; }
+  /// Before the memory plan: sets WeightVar::reservedBytes of the constants the backend will
+  /// write (writeConstants) in a layout larger than their value. None by default.
+  virtual llvm::Error reserveConstants(IRFunction &IR) const { return llvm::Error::success(); }
   /// Compiles \p IR, which must outlive the result and have a memory plan; appends the time of
   /// each of its phases to \p phases when given.
   virtual llvm::Expected<std::unique_ptr<CompiledFunction>>

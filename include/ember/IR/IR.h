@@ -92,6 +92,10 @@ public:
   /// Never written by any instruction (a model input or a constant); set by the IR optimizer,
   /// so backends may treat it as read-only.
   bool readOnly = false;
+  /// Bytes the memory plan keeps for a constant that the backend stores in a larger layout of
+  /// its own (the CPU backend's Winograd filters); 0: its value's bytes. Set by
+  /// Backend::reserveConstants.
+  uint64_t reservedBytes = 0;
 
   WeightVar(const Node *origin)
       : IRValue(ValueKind::WeightVar, origin->getName(), origin->getType()), origin_(origin) {}
