@@ -138,6 +138,15 @@ public:
                                          std::move(profile));
   }
 
+  /// Keeps room for the filters stored larger than they are (CPUConstants.h).
+  Error reserveConstants(IRFunction &IR) const override {
+    EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, createTargetMachine(target_));
+    EMBER_ASSIGN_OR_RETURN(const IntegerKernelVariant *integerRow,
+                           selectIntegerKernelVariant(*TM));
+    cpu::reserveConstants(IR, integerRow->name);
+    return Error::success();
+  }
+
   /// Packs the filters codegen reads packed for the register tile of the variant it calls.
   Error writeConstants(const IRFunction &IR, uint8_t *region) const override {
     EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, createTargetMachine(target_));

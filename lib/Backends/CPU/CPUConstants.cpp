@@ -5,6 +5,7 @@
 #include "CodeGenQuantized.h"
 #include "kernels/PackedPanels.h"
 #include "kernels/QuantizedLayout.h"
+#include "kernels/WinogradTransforms.h"
 
 #include "ember/Graph/Node.h"
 
@@ -17,7 +18,16 @@ using namespace llvm;
 namespace ember {
 namespace cpu {
 
-DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR, StringRef integerVariant) {
+namespace {
+
+/// The bytes a Winograd filter's transformed tiles take (WinogradTransforms.h).
+uint64_t winogradBytes(const WeightVar &w) {
+  return uint64_t(winograd::kPoints) * w.sizeInBytes() / 9;
+}
+
+/// packedFilters, with every filter whose convolutions take Winograd marked kWinogradFilter
+/// whether or not its room was reserved.
+DenseMap<const IRValue *, int64_t> wantedLayouts(const IRFunction &IR, StringRef integerVariant) {
   DenseMap<const IRValue *, int64_t> groups;
   DenseSet<const IRValue *> refused;
   for (const auto &I : IR.getInstrs())
@@ -46,15 +56,28 @@ DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR, StringRef
         groups.erase(w);
         continue;
       }
-      int64_t g = I->attr<AttrKind::Group>();
+      int64_t g = convTakesWinograd(*I) ? kWinogradFilter : I->attr<AttrKind::Group>();
       auto [it, inserted] = groups.try_emplace(w, g);
-      // (a group count is at least 1, never kColumnPanels)
+      // (a group count is at least 1, never kColumnPanels or kWinogradFilter)
       if (!inserted && it->second != g) {
         refused.insert(w);
         groups.erase(it);
       }
     }
   return groups;
+}
+
+} // namespace
+
+DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR, StringRef integerVariant) {
+  DenseMap<const IRValue *, int64_t> layouts = wantedLayouts(IR, integerVariant);
+  // A plan made without reserveConstants has only the filter's bytes: the GEMM's panels then.
+  for (auto &[v, layout] : layouts) {
+    const auto *w = cast<WeightVar>(v);
+    if (layout == kWinogradFilter && w->reservedBytes < winogradBytes(*w))
+      layout = 1;
+  }
+  return layouts;
 }
 
 void packFilters(const IRFunction &IR, int64_t MR, int64_t NR, StringRef integerVariant,
@@ -70,6 +93,12 @@ void packFilters(const IRFunction &IR, int64_t MR, int64_t NR, StringRef integer
     // Each group's filters: Cout/G rows of Cin/G * KH * KW weights.
     const DimsVec &dims = w->getType().dims;
     const uint8_t *payload = static_cast<const Constant *>(w->getOrigin())->getPayload().data();
+    if (G == kWinogradFilter) {
+      winograd::transformFilters(reinterpret_cast<float *>(region + w->offset),
+                                 reinterpret_cast<const float *>(payload), int64_t(dims[0]),
+                                 int64_t(dims[1]), MR);
+      continue;
+    }
     if (G == kColumnPanels) {
       // A product's B [.., K, N] (its batch dims all 1): its N columns as the rows of panels.
       int64_t K = int64_t(dims[dims.size() - 2]), N = int64_t(dims.back());
@@ -112,6 +141,14 @@ void packFilters(const IRFunction &IR, int64_t MR, int64_t NR, StringRef integer
     for (int64_t g = 0; g < G; ++g)
       panels::packRows(out + g * rows * cols, src + g * rows * cols, rows, cols, MR);
   }
+}
+
+void reserveConstants(IRFunction &IR, StringRef integerVariant) {
+  for (const auto &[v, layout] : wantedLayouts(IR, integerVariant))
+    if (layout == kWinogradFilter) {
+      auto *w = const_cast<WeightVar *>(cast<WeightVar>(v));
+      w->reservedBytes = winogradBytes(*w);
+    }
 }
 
 } // namespace cpu

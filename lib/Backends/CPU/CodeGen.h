@@ -23,6 +23,7 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,12 @@ public:
 
   /// Whether \p v is a filter the constant region holds packed (CPUConstants.h).
   bool isPackedFilter(const IRValue *v) const { return packedFilters_.count(v); }
+  /// The layout of a packed filter (packedFilters: a group count, kColumnPanels or
+  /// kWinogradFilter), or none.
+  std::optional<int64_t> packedLayout(const IRValue *v) const {
+    auto it = packedFilters_.find(v);
+    return it == packedFilters_.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  }
 
   /// Whether anything reads \p v's storage: a model output, or an input of some instruction.
   /// A kernel may skip computing a result nobody reads (MaxPool's indices).

@@ -8,6 +8,7 @@
 // and kind allow it. Shapes go to the kernels as private constant arrays; the fused activation as a
 // kind and two floats.
 #include "CodeGenNN.h"
+#include "CPUConstants.h"
 
 #include "kernels/Scratch.h"
 
@@ -87,10 +88,14 @@ uint64_t convScratch(const Instruction &I, int64_t threads) {
   if (!fastConv(I))
     return 0;
   auto p = convParams(I);
-  return uint64_t(scratch::convScratchFloats(p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9],
-                                             p[10], p[11], p[12], p[13], p[14], p[15],
-                                             threads)) *
-         sizeof(float);
+  int64_t floats = scratch::convScratchFloats(p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
+                                              p[9], p[10], p[11], p[12], p[13], p[14], p[15],
+                                              threads);
+  // Enough for either path: the filter's packing (CPUConstants.cpp) decides which one runs.
+  if (convTakesWinograd(I))
+    floats = std::max<int64_t>(floats, scratch::winogradScratchFloats(p[1], p[4], p[5], p[6],
+                                                                      threads));
+  return uint64_t(floats) * sizeof(float);
 }
 
 /// The generic kernels' parameters (kernels/NNConvGeneric.cpp, ConvNd): n, N, C, K, G, then per
@@ -130,11 +135,14 @@ Error emitConv(Emitter &E, const Instruction &I) {
                   {E.out(I), E.in(I, ops::Conv::Input), E.in(I, ops::Conv::Filter),
                    E.in(I, ops::Conv::Bias), E.constArray(convNdParams(I), "conv"), E.i64(act.kind),
                    E.f32(act.a), E.f32(act.b)});
-  // Depthwise, the GEMM over a filter packed at compile time (CPUConstants.h), or over one read
-  // in place: three entries, so a model links only the paths it takes.
-  const char *entry = !convFilterFeedsGemm(I) ? "ember_depthwise_f32"
-                      : E.isPackedFilter(I.getInput(ops::Conv::Filter)) ? "ember_conv2d_packed_f32"
-                                                                        : "ember_conv2d_f32";
+  // Depthwise, Winograd over the filter transformed at compile time, the GEMM over a filter
+  // packed at compile time (CPUConstants.h), or over one read in place: four entries, so a model
+  // links only the paths it takes.
+  std::optional<int64_t> layout = E.packedLayout(I.getInput(ops::Conv::Filter));
+  const char *entry = !convFilterFeedsGemm(I)             ? "ember_depthwise_f32"
+                      : layout == kWinogradFilter ? "ember_conv2d_winograd_f32"
+                      : layout                    ? "ember_conv2d_packed_f32"
+                                                  : "ember_conv2d_f32";
   return E.call(E.variant(entry),
                 {E.out(I), E.in(I, ops::Conv::Input), E.in(I, ops::Conv::Filter),
                  E.in(I, ops::Conv::Bias), E.constArray(convParams(I), "conv"), E.i64(act.kind),
@@ -236,6 +244,14 @@ Error emitFullyConnected(Emitter &E, const Instruction &I) {
 }
 
 } // namespace
+
+bool convTakesWinograd(const Instruction &I) {
+  if (!convFilterFeedsGemm(I))
+    return false;
+  auto p = convParams(I); // N, C, H, W, K, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, G
+  return scratch::convIsWinograd(p[1], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[13], p[14],
+                                 p[15]);
+}
 
 bool convFilterFeedsGemm(const Instruction &I) {
   if ((I.getKind() != InstrKind::Conv && I.getKind() != InstrKind::FusedConv) || !fastConv(I))

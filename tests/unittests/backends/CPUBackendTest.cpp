@@ -432,18 +432,22 @@ TEST(CPUBackend, ProductsWithFewRows) {
 }
 
 TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
-  // Big enough that -threads=2 splits them (kernels/Parallel.h): a 3x3 and a 1x1 convolution
-  // (their columns; the 3x3 also its copies in and out), a depthwise one (its channels), a
+  // Big enough that -threads=2 splits them (kernels/Parallel.h): a 3x3 (dilated, so not
+  // Winograd) and a 1x1 convolution (their columns; the 3x3 also its copies in and out), a
+  // Winograd one (its channels, points and filters), a depthwise one (its channels), a
   // product with few rows (its columns), a GEMM with ragged column parts, and a max and an
   // average pool (their planes). A split changes no element's order of summation, so
   // the outputs equal the single-threaded ones bit for bit; against the Interpreter, sums of
   // hundreds of products of random values in [-2, 2] differ in their last bits.
   GraphBuilder build = [](Module &M, Function *F) -> std::vector<NodeValue> {
         Placeholder *x = input(M, {1, 64, 50, 50});
-        AttrList c3 = convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
+        AttrList c3 = convAttrs({3, 3}, {1, 1}, {2, 2, 2, 2}, {2, 2}, 1);
         Node *conv = node(F, NodeKind::Conv, {x, constant(M, {64, 64, 3, 3}, 2),
                                               constant(M, {64}, 3)},
                           c3);
+        Node *winograd = node(F, NodeKind::Conv, {x, constant(M, {32, 64, 3, 3}, 10),
+                                                  constant(M, {32}, 11)},
+                              convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1));
         AttrList c1 = convAttrs({1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1);
         Node *pointwise = node(F, NodeKind::Conv, {conv, constant(M, {192, 64, 1, 1}, 4),
                                                    constant(M, {192}, 5)},
@@ -463,7 +467,7 @@ TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
         // The phase-plane pools (their planes), of the 3x3 convolution's 64 planes.
         std::vector<NodeValue> pools =
             maxAndAvgPools(F, conv, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0);
-        return {pointwise, depthwise, few, gemm, pools[0], pools[1]};
+        return {pointwise, depthwise, few, gemm, pools[0], pools[1], winograd};
   };
   RunOptions one, two;
   one.backend.threads = 1;

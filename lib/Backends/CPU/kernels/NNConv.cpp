@@ -113,27 +113,6 @@ template <int SW> struct PaddedPacker {
   }
 };
 
-/// Copies channels [0, Cg) of \p image into \p padded ([Cg][Hp][Wp]) with the convolution's
-/// padding, row by row: zeros, the input row's columns that land inside, zeros.
-EMBER_INLINE void padImage(float *padded, const float *image, i64 Cg, const ConvShape &s, i64 Hp,
-                           i64 Wp) {
-  i64 first = minI(s.PW, Wp), count = maxI(0, minI(s.W, Wp - s.PW));
-  for (i64 c = 0; c < Cg; ++c)
-    for (i64 y = 0; y < Hp; ++y) {
-      float *d = padded + (c * Hp + y) * Wp;
-      i64 ih = y - s.PH;
-      if (ih < 0 || ih >= s.H || count == 0) {
-        __builtin_memset(d, 0, (unsigned long)(Wp) * sizeof(float));
-        continue;
-      }
-      __builtin_memset(d, 0, (unsigned long)(first) * sizeof(float));
-      __builtin_memcpy(d + first, image + (c * s.H + ih) * s.W,
-                       (unsigned long)(count) * sizeof(float));
-      __builtin_memset(d + first + count, 0,
-                       (unsigned long)(Wp - first - count) * sizeof(float));
-    }
-}
-
 /// A float copied weighs this many flops when a copy decides its parts (Parallel.h, partsFor):
 /// splitting pays from about 64K floats.
 constexpr i64 kCopyWeight = 16;

@@ -154,6 +154,59 @@ constexpr bool convIsDepthwise(idx C, idx G, idx KH, idx KW, idx SH, idx SW) {
   return C == G && (G > 1 || windowIsPhased(KH, KW, SH, SW));
 }
 
+/// Winograd F(4x4, 3x3) (NNWinograd.cpp): a 3x3 convolution of stride and dilation 1 computed
+/// on 4x4 tiles of its output, each from a 6x6 tile of the input, as 36 matrix products (one per
+/// point of the transformed tile) of the transformed filters [K][C] with the transformed input
+/// tiles [C][tiles]: 36 multiplies per 4x4 outputs instead of 144. The filters are transformed
+/// at compile time (CPUConstants.cpp), four times the original's size.
+constexpr idx kWinogradPoints = 36;
+constexpr idx winogradTiles(idx out) { return (out + 3) / 4; }
+/// Tiles of one block (whole rows of tiles): the transformed input and the products of a block,
+/// 36 x (C + K) floats a tile, stay about 4 MB.
+constexpr idx winogradBlockRows(idx C, idx K, idx OW) {
+  idx budget = (idx(1) << 20) / (kWinogradPoints * (C + K)), tw = winogradTiles(OW);
+  return budget / tw < 1 ? 1 : budget / tw;
+}
+/// Whether a convolution takes Winograd: one group, a 3x3 window of stride and dilation 1, at
+/// least 16 channels in and out, and at least 16 tiles in an image, so that the 36 products have
+/// the columns their register tiles need (a 7x7 map has 4 tiles of 4x4: its products would
+/// fill an eighth of a 32-column tile). Measured per layer in docs/cpu-backend.md.
+constexpr bool convIsWinograd(idx C, idx K, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW,
+                              idx DH, idx DW, idx G) {
+  return G == 1 && KH == 3 && KW == 3 && SH == 1 && SW == 1 && DH == 1 && DW == 1 && C >= 16 &&
+         K >= 16 && winogradTiles(OH) * winogradTiles(OW) >= 16;
+}
+/// The padded input a Winograd convolution reads: every 6x6 tile, whole.
+constexpr idx winogradPaddedRows(idx OH) { return 4 * winogradTiles(OH) + 2; }
+constexpr idx winogradPaddedCols(idx OW) { return 4 * winogradTiles(OW) + 2; }
+/// Columns of a block's transformed input and products: its tiles, rounded up to whole
+/// register tiles (the GEMM reads them in place, kMaxNR at a time).
+constexpr idx winogradBlockColumns(idx C, idx K, idx OH, idx OW) {
+  idx rows = minOf(winogradBlockRows(C, K, OW), winogradTiles(OH));
+  return (rows * winogradTiles(OW) + kMaxNR - 1) / kMaxNR * kMaxNR;
+}
+/// Floats from one row of a block's transformed input to the next: its columns and a vector
+/// more, which the transform's whole vectors may write past the last tile.
+constexpr idx winogradInputRowFloats(idx C, idx K, idx OH, idx OW) {
+  return winogradBlockColumns(C, K, OH, OW) + 16;
+}
+/// Floats of one part's rows of the transforms' intermediate sums: 36 a tile of a row, its tiles
+/// in whole vectors.
+constexpr idx winogradRowFloats(idx OW) { return kWinogradPoints * roundUp16(winogradTiles(OW)); }
+/// Floats the input transform reads past the padded image's last row (NNWinograd.cpp: whole
+/// vectors of 16 tiles 4 columns apart, plus the two columns of the next tile).
+constexpr idx kWinogradPadSlack = 80;
+/// Floats of a Winograd convolution's scratch: the padded image; the block's transformed input
+/// [36][C][winogradInputRowFloats] and products [36][K][columns] (the last row of products read
+/// up to 15 floats past its end, into what follows); the offsets of the transformed input's
+/// rows (C i64s); and each part's intermediate sums.
+constexpr idx winogradScratchFloats(idx C, idx K, idx OH, idx OW, idx threads) {
+  idx cols = winogradBlockColumns(C, K, OH, OW);
+  return roundUp16(C * winogradPaddedRows(OH) * winogradPaddedCols(OW) + kWinogradPadSlack) +
+         kWinogradPoints * (C * winogradInputRowFloats(C, K, OH, OW) + K * cols) +
+         roundUp16(2 * C) + winogradRowFloats(OW) * (threads < 1 ? 1 : threads);
+}
+
 /// Floats of scratch a 2-D convolution split over \p threads parts needs: for depthwise ones
 /// phase planes per part (when they take that path); for flat ones (convIsFlat),
 /// convFlatFloats; else the GEMM's packed panels per part and (not a plain 1x1) with a
