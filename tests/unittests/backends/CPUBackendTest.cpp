@@ -445,8 +445,8 @@ TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
         Node *conv = node(F, NodeKind::Conv, {x, constant(M, {64, 64, 3, 3}, 2),
                                               constant(M, {64}, 3)},
                           c3);
-        Node *winograd = node(F, NodeKind::Conv, {x, constant(M, {32, 64, 3, 3}, 10),
-                                                  constant(M, {32}, 11)},
+        Node *winograd = node(F, NodeKind::Conv, {x, constant(M, {64, 64, 3, 3}, 10),
+                                                  constant(M, {64}, 11)},
                               convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1));
         AttrList c1 = convAttrs({1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1);
         Node *pointwise = node(F, NodeKind::Conv, {conv, constant(M, {192, 64, 1, 1}, 4),

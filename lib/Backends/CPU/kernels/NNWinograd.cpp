@@ -208,8 +208,12 @@ EMBER_INLINE void convWinograd(float *out, const float *in, const float *U, cons
         i64 begin, end;
         parallel::partRange(kPoints, pointParts, 1, part, begin, end);
         for (i64 x = begin; x < end; ++x)
-          gemmFlatB<MR, NV, true>(K, 0, cols, C, U + x * K * C, C, V + x * C * ldv, bOff,
-                                  M + x * K * cols, cols, none);
+          if (cols == 16) // (scratch::winogradBlockColumns)
+            gemmFlatB<MR, 1, true>(K, 0, cols, C, U + x * K * C, C, V + x * C * ldv, bOff,
+                                   M + x * K * cols, cols, none);
+          else
+            gemmFlatB<MR, NV, true>(K, 0, cols, C, U + x * K * C, C, V + x * C * ldv, bOff,
+                                    M + x * K * cols, cols, none);
       });
       parallel::forEachPart(team, filterParts, [&](i64 part) {
         i64 begin, end;

@@ -169,30 +169,32 @@ constexpr idx winogradBlockRows(idx C, idx K, idx OW) {
 }
 /// Whether a convolution takes Winograd: one group, a 3x3 window of stride and dilation 1, at
 /// least 16 channels in and 64 out, at least 16 tiles of 4x4 in an image, and at least 7 tiles
-/// in each direction unless the products are large (C x K of 256 x 256 or more). Winograd adds
-/// transforms of every input tile per channel and output tile per filter, so with few filters or
-/// channels they outweigh the products saved; with a narrow map, a vector of 16 tiles of a row
-/// holds few tiles, and the 36 products have few columns. Timed alone on this rule's machine
-/// (2-core Xeon, AVX-512; model-runner, one conv, ms direct vs Winograd): 64 -> 64 on 56x56
-/// 1.59 vs 0.92; 128 -> 128 on 28x28 1.62 vs 0.93; 256 -> 256 on 14x14 1.67 vs 1.49; 96 -> 96 on
-/// 35x35 1.46 vs 0.76; 32 -> 128 on 27x27 0.39 vs 0.30; 80 -> 192 on 71x71 9.1 vs 4.3; but
-/// 128 -> 32 (densenet121) on 56x56 1.69 vs 1.88, on 14x14 0.11 vs 0.24; 64 -> 64 on 14x14 0.11
-/// vs 0.17; 64 -> 256 on 13x13 0.38 vs 0.46; 16 -> 16 on 56x56 0.117 vs 0.121. (A 7x7 map has
-/// 4 tiles: its products would fill an eighth of a 32-column register tile.)
+/// in each direction unless the products are large enough (C x K of 96 x 96 or more). Winograd
+/// adds transforms of every input tile per channel and output tile per filter, so with few
+/// filters or channels they outweigh the products saved; with a narrow map, a vector of 16
+/// tiles of a row holds few of them. Timed alone on this rule's machine (2-core Xeon, AVX-512;
+/// model-runner, one conv, ms direct vs Winograd): 64 -> 64 on 56x56 1.59 vs 0.92; 128 -> 128
+/// on 28x28 1.62 vs 0.93; 96 -> 96 on 35x35 1.46 vs 0.76; 32 -> 128 on 27x27 0.39 vs 0.30;
+/// 80 -> 192 on 71x71 9.1 vs 4.3; 256 -> 256 on 14x14 1.66 vs 1.01; 96 -> 96 on 14x14 0.24 vs
+/// 0.21; 48 -> 192 on 13x13 0.213 vs 0.200; but 128 -> 32 (densenet121) on 56x56 1.69 vs 1.88,
+/// on 14x14 0.11 vs 0.24; 64 -> 64 on 14x14 0.108 vs 0.129; 16 -> 16 on 56x56 0.117 vs 0.121.
+/// (A 7x7 map has 4 tiles: its products would fill a quarter of a 16-column register tile.)
 constexpr bool convIsWinograd(idx C, idx K, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW,
                               idx DH, idx DW, idx G) {
   return G == 1 && KH == 3 && KW == 3 && SH == 1 && SW == 1 && DH == 1 && DW == 1 && C >= 16 &&
          K >= 64 && winogradTiles(OH) * winogradTiles(OW) >= 16 &&
-         ((winogradTiles(OH) >= 7 && winogradTiles(OW) >= 7) || C * K >= 256 * 256);
+         ((winogradTiles(OH) >= 7 && winogradTiles(OW) >= 7) || C * K >= 96 * 96);
 }
 /// The padded input a Winograd convolution reads: every 6x6 tile, whole.
 constexpr idx winogradPaddedRows(idx OH) { return 4 * winogradTiles(OH) + 2; }
 constexpr idx winogradPaddedCols(idx OW) { return 4 * winogradTiles(OW) + 2; }
 /// Columns of a block's transformed input and products: its tiles, rounded up to whole
-/// register tiles (the GEMM reads them in place, kMaxNR at a time).
+/// register tiles (the GEMM reads them in place, kMaxNR at a time); 16 when the block has at
+/// most 16 tiles, which a 16-column tile then computes (NNWinograd.cpp: a 14x14 map's 16 tiles
+/// in a 32-column tile did twice the products).
 constexpr idx winogradBlockColumns(idx C, idx K, idx OH, idx OW) {
-  idx rows = minOf(winogradBlockRows(C, K, OW), winogradTiles(OH));
-  return (rows * winogradTiles(OW) + kMaxNR - 1) / kMaxNR * kMaxNR;
+  idx tiles = minOf(winogradBlockRows(C, K, OW), winogradTiles(OH)) * winogradTiles(OW);
+  return tiles <= 16 ? 16 : (tiles + kMaxNR - 1) / kMaxNR * kMaxNR;
 }
 /// Floats from one row of a block's transformed input to the next: its columns and a vector
 /// more, which the transform's whole vectors may write past the last tile.
