@@ -20,12 +20,12 @@ namespace cpu {
 
 namespace {
 
-/// The bytes a Winograd filter's transformed tiles take (WinogradTransforms.h).
-uint64_t winogradBytes(const WeightVar &w) {
-  return uint64_t(winograd::kPoints) * w.sizeInBytes() / 9;
+/// The bytes a Winograd F(m x m) filter's transformed tiles take (WinogradTransforms.h).
+uint64_t winogradBytes(const WeightVar &w, int64_t m) {
+  return uint64_t((m + 2) * (m + 2)) * w.sizeInBytes() / 9;
 }
 
-/// packedFilters, with every filter whose convolutions take Winograd marked kWinogradFilter
+/// packedFilters, with every filter whose convolutions take Winograd marked winogradMark
 /// whether or not its room was reserved.
 DenseMap<const IRValue *, int64_t> wantedLayouts(const IRFunction &IR, StringRef integerVariant) {
   DenseMap<const IRValue *, int64_t> groups;
@@ -56,9 +56,9 @@ DenseMap<const IRValue *, int64_t> wantedLayouts(const IRFunction &IR, StringRef
         groups.erase(w);
         continue;
       }
-      int64_t g = convTakesWinograd(*I) ? kWinogradFilter : I->attr<AttrKind::Group>();
+      int64_t m = convWinogradTile(*I), g = m ? winogradMark(m) : I->attr<AttrKind::Group>();
       auto [it, inserted] = groups.try_emplace(w, g);
-      // (a group count is at least 1, never kColumnPanels or kWinogradFilter)
+      // (a group count is at least 1, never kColumnPanels or a winogradMark)
       if (!inserted && it->second != g) {
         refused.insert(w);
         groups.erase(it);
@@ -74,7 +74,7 @@ DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR, StringRef
   // A plan made without reserveConstants has only the filter's bytes: the GEMM's panels then.
   for (auto &[v, layout] : layouts) {
     const auto *w = cast<WeightVar>(v);
-    if (layout == kWinogradFilter && w->reservedBytes < winogradBytes(*w))
+    if (isWinogradMark(layout) && w->reservedBytes < winogradBytes(*w, winogradTileOf(layout)))
       layout = 1;
   }
   return layouts;
@@ -93,10 +93,10 @@ void packFilters(const IRFunction &IR, int64_t MR, int64_t NR, StringRef integer
     // Each group's filters: Cout/G rows of Cin/G * KH * KW weights.
     const DimsVec &dims = w->getType().dims;
     const uint8_t *payload = static_cast<const Constant *>(w->getOrigin())->getPayload().data();
-    if (G == kWinogradFilter) {
+    if (isWinogradMark(G)) {
       winograd::transformFilters(reinterpret_cast<float *>(region + w->offset),
                                  reinterpret_cast<const float *>(payload), int64_t(dims[0]),
-                                 int64_t(dims[1]), MR);
+                                 int64_t(dims[1]), MR, winogradTileOf(G));
       continue;
     }
     if (G == kColumnPanels) {
@@ -145,9 +145,9 @@ void packFilters(const IRFunction &IR, int64_t MR, int64_t NR, StringRef integer
 
 void reserveConstants(IRFunction &IR, StringRef integerVariant) {
   for (const auto &[v, layout] : wantedLayouts(IR, integerVariant))
-    if (layout == kWinogradFilter) {
+    if (isWinogradMark(layout)) {
       auto *w = const_cast<WeightVar *>(cast<WeightVar>(v));
-      w->reservedBytes = winogradBytes(*w);
+      w->reservedBytes = winogradBytes(*w, winogradTileOf(layout));
     }
 }
 

@@ -8,8 +8,8 @@
 // the VNNI row's tile over pixels, whose vectors are 16 output channels, it goes in panels of
 // output channels instead (kernels/QuantizedLayout.h: kQcFilterCoutPanels). A
 // packed constant keeps its type, size and offset, so the memory plan and the bundle ABI do not
-// change; only the bytes of weights.bin do; but for a Winograd filter (kWinogradFilter), whose
-// transformed tiles take four times its bytes (WeightVar::reservedBytes). Private to
+// change; only the bytes of weights.bin do; but for a Winograd filter (winogradMark), whose
+// transformed tiles take more than its bytes (WeightVar::reservedBytes). Private to
 // lib/Backends/CPU.
 #ifndef EMBER_LIB_BACKENDS_CPU_CPUCONSTANTS_H
 #define EMBER_LIB_BACKENDS_CPU_CPUCONSTANTS_H
@@ -30,10 +30,13 @@ namespace cpu {
 /// its panels where they lie instead of packing the weights every call.
 constexpr int64_t kColumnPanels = 0;
 
-/// packedFilters' mark for a float32 filter [K][C][3][3] of convolutions that Winograd computes
-/// (CodeGenNN.h, convTakesWinograd): stored transformed, 36 matrices [K][C] in panels of MR rows
-/// (kernels/WinogradTransforms.h), four times the filter's bytes, which reserveConstants keeps.
-constexpr int64_t kWinogradFilter = -1;
+/// packedFilters' mark for a float32 filter [K][C][3][3] of convolutions that Winograd
+/// F(m x m, 3x3) computes (CodeGenNN.h, convWinogradTile): -m. Stored transformed, (m + 2)^2
+/// matrices [K][C] in panels of MR rows (kernels/WinogradTransforms.h), 4 (F(4x4)) or 16/9
+/// (F(2x2)) times the filter's bytes, which reserveConstants keeps.
+constexpr int64_t winogradMark(int64_t m) { return -m; }
+constexpr bool isWinogradMark(int64_t layout) { return layout < 0; }
+constexpr int64_t winogradTileOf(int64_t layout) { return -layout; }
 
 /// The filters the kernels read packed, each with its convolutions' group count: constants that
 /// every reader reads directly (not through a view) as the filter of a convolution on the GEMM
@@ -52,7 +55,7 @@ void packFilters(const IRFunction &IR, int64_t MR, int64_t NR, llvm::StringRef i
                  uint8_t *region);
 
 /// Sets the reservedBytes of the packedFilters stored larger than their value
-/// (kWinogradFilter), before the memory plan places them.
+/// (winogradMark), before the memory plan places them.
 void reserveConstants(IRFunction &IR, llvm::StringRef integerVariant);
 
 } // namespace cpu

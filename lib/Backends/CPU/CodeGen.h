@@ -76,7 +76,7 @@ public:
   /// Whether \p v is a filter the constant region holds packed (CPUConstants.h).
   bool isPackedFilter(const IRValue *v) const { return packedFilters_.count(v); }
   /// The layout of a packed filter (packedFilters: a group count, kColumnPanels or
-  /// kWinogradFilter), or none.
+  /// a winogradMark), or none.
   std::optional<int64_t> packedLayout(const IRValue *v) const {
     auto it = packedFilters_.find(v);
     return it == packedFilters_.end() ? std::nullopt : std::optional<int64_t>(it->second);

@@ -92,9 +92,9 @@ uint64_t convScratch(const Instruction &I, int64_t threads) {
                                               p[9], p[10], p[11], p[12], p[13], p[14], p[15],
                                               threads);
   // Enough for either path: the filter's packing (CPUConstants.cpp) decides which one runs.
-  if (convTakesWinograd(I))
-    floats = std::max<int64_t>(floats, scratch::winogradScratchFloats(p[1], p[4], p[5], p[6],
-                                                                      threads));
+  if (int64_t m = convWinogradTile(I))
+    floats = std::max<int64_t>(
+        floats, scratch::winogradScratchFloats(p[1], p[4], p[5], p[6], m, threads));
   return uint64_t(floats) * sizeof(float);
 }
 
@@ -140,7 +140,7 @@ Error emitConv(Emitter &E, const Instruction &I) {
   // links only the paths it takes.
   std::optional<int64_t> layout = E.packedLayout(I.getInput(ops::Conv::Filter));
   const char *entry = !convFilterFeedsGemm(I)             ? "ember_depthwise_f32"
-                      : layout == kWinogradFilter ? "ember_conv2d_winograd_f32"
+                      : layout && isWinogradMark(*layout) ? "ember_conv2d_winograd_f32"
                       : layout                    ? "ember_conv2d_packed_f32"
                                                   : "ember_conv2d_f32";
   return E.call(E.variant(entry),
@@ -245,12 +245,12 @@ Error emitFullyConnected(Emitter &E, const Instruction &I) {
 
 } // namespace
 
-bool convTakesWinograd(const Instruction &I) {
+int64_t convWinogradTile(const Instruction &I) {
   if (!convFilterFeedsGemm(I))
-    return false;
+    return 0;
   auto p = convParams(I); // N, C, H, W, K, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, G
-  return scratch::convIsWinograd(p[1], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[13], p[14],
-                                 p[15]);
+  return scratch::winogradTile(p[1], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[13], p[14],
+                               p[15]);
 }
 
 bool convFilterFeedsGemm(const Instruction &I) {

@@ -70,10 +70,10 @@ bool convFilterFeedsGemm(const Instruction &I);
 /// (CPUConstants.h).
 int productBOperand(const Instruction &I);
 
-/// Whether a float32 convolution on the GEMM path is one that Winograd computes
-/// (scratch::convIsWinograd) when its filter is a constant the backend can store transformed
-/// (CPUConstants.h, kWinogradFilter).
-bool convTakesWinograd(const Instruction &I);
+/// The m of the Winograd F(m x m, 3x3) that computes a float32 convolution on the GEMM path
+/// (scratch::winogradTile) when its filter is a constant the backend can store transformed
+/// (CPUConstants.h, winogradMark), or 0.
+int64_t convWinogradTile(const Instruction &I);
 
 /// Registers MaxPool, AvgPool, LpPool, MaxUnpool and MaxRoiPool (CodeGenNNPool.cpp).
 void addNNPoolKernels(KernelTable &t);

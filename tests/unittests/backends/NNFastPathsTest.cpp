@@ -175,12 +175,12 @@ TEST(NNFastPaths, SingleChannelConvWithAWideStridedWindow) {
 }
 
 TEST(NNFastPaths, WinogradConvolutions) {
-  // 3x3 convolutions of stride 1 that scratch::convIsWinograd takes run Winograd F(4x4, 3x3) on
-  // the CPU backend (kernels/NNWinograd.cpp): maps whose sides are not multiples of 4 (the edge
-  // tiles cut), two images of 16 tiles each (a 16-column register tile), symmetric and
-  // asymmetric padding, every fused activation, three blocks of tile rows (130 x 130: 33 x 33
-  // tiles), and a filter shared with a stride-2 convolution (which then keeps the GEMM's
-  // panels), on 1 and 2 threads. Winograd's error is larger than the direct sum's (36 products
+  // 3x3 convolutions of stride 1 that scratch::winogradTile takes run Winograd F(4x4, 3x3) or
+  // F(2x2, 3x3) on the CPU backend (kernels/NNWinograd.cpp): maps whose sides are not multiples
+  // of the tile (the edge tiles cut), two images of 16 tiles each (a 16-column register tile),
+  // symmetric and asymmetric padding, every fused activation, three blocks of tile rows
+  // (130 x 130: 33 x 33 tiles), a filter shared with a stride-2 convolution (which then keeps
+  // the GEMM's panels), and a 9x7 map of 2x2 tiles, on 1 and 2 threads. Winograd's error is larger than the direct sum's (36 products
   // of transformed values, each output a sum of them with weights up to 8) and scales with the
   // outputs' magnitude, not each element's: here outputs reach about 50 (sums of 1296 products
   // of values in [-2, 2]), so an absolute 5e-3, 1e-4 of that, as utils/zoo.sh's rule against
@@ -207,6 +207,12 @@ TEST(NNFastPaths, WinogradConvolutions) {
                               convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1)));
           outs.push_back(node(F, NodeKind::Conv, {y, shared, c},
                               convAttrs({3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 1)));
+          // F(2x2): too few tiles of 4x4 (6 here), enough of 2x2 (20), C x K of 256 x 256.
+          Placeholder *small = input(M, {1, 256, 9, 7}, ElemKind::Float32, "small");
+          Constant *e = constant(M, {256, 256, 3, 3}, 18), *f = constant(M, {256}, 19);
+          outs.push_back(node(F, NodeKind::FusedConv, {small, e, f},
+                              withActivation(convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1),
+                                             "relu")));
           Placeholder *z = input(M, {1, 16, 130, 130}, ElemKind::Float32, "z");
           Constant *u = constant(M, {64, 16, 3, 3}, 15), *d = constant(M, {64}, 16);
           outs.push_back(node(F, NodeKind::Conv, {z, u, d},

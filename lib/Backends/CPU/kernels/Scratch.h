@@ -154,68 +154,85 @@ constexpr bool convIsDepthwise(idx C, idx G, idx KH, idx KW, idx SH, idx SW) {
   return C == G && (G > 1 || windowIsPhased(KH, KW, SH, SW));
 }
 
-/// Winograd F(4x4, 3x3) (NNWinograd.cpp): a 3x3 convolution of stride and dilation 1 computed
-/// on 4x4 tiles of its output, each from a 6x6 tile of the input, as 36 matrix products (one per
-/// point of the transformed tile) of the transformed filters [K][C] with the transformed input
-/// tiles [C][tiles]: 36 multiplies per 4x4 outputs instead of 144. The filters are transformed
-/// at compile time (CPUConstants.cpp), four times the original's size.
-constexpr idx kWinogradPoints = 36;
-constexpr idx winogradTiles(idx out) { return (out + 3) / 4; }
+/// Winograd F(m x m, 3x3) (NNWinograd.cpp), m = 4 or 2: a 3x3 convolution of stride and
+/// dilation 1 computed on m x m tiles of its output, each from an (m + 2) x (m + 2) tile of the
+/// input, as (m + 2)^2 matrix products (one per point of the transformed tile) of the
+/// transformed filters [K][C] with the transformed input tiles [C][tiles]: 36 multiplies per
+/// 4x4 outputs instead of 144 (F(4x4)), 16 per 2x2 instead of 36 (F(2x2)). The filters are
+/// transformed at compile time (CPUConstants.cpp), (m + 2)^2 / 9 times the original's size.
+constexpr idx winogradPoints(idx m) { return (m + 2) * (m + 2); }
+constexpr idx winogradTiles(idx out, idx m) { return (out + m - 1) / m; }
 /// Tiles of one block (whole rows of tiles): the transformed input and the products of a block,
-/// 36 x (C + K) floats a tile, stay about 4 MB.
-constexpr idx winogradBlockRows(idx C, idx K, idx OW) {
-  idx budget = (idx(1) << 20) / (kWinogradPoints * (C + K)), tw = winogradTiles(OW);
+/// points x (C + K) floats a tile, stay about 4 MB.
+constexpr idx winogradBlockRows(idx C, idx K, idx OW, idx m) {
+  idx budget = (idx(1) << 20) / (winogradPoints(m) * (C + K)), tw = winogradTiles(OW, m);
   return budget / tw < 1 ? 1 : budget / tw;
 }
-/// Whether a convolution takes Winograd: one group, a 3x3 window of stride and dilation 1, at
-/// least 16 channels in and 64 out, at least 16 tiles of 4x4 in an image, and at least 7 tiles
-/// in each direction unless the products are large enough (C x K of 96 x 96 or more). Winograd
-/// adds transforms of every input tile per channel and output tile per filter, so with few
-/// filters or channels they outweigh the products saved; with a narrow map, a vector of 16
-/// tiles of a row holds few of them. Timed alone on this rule's machine (2-core Xeon, AVX-512;
-/// model-runner, one conv, ms direct vs Winograd): 64 -> 64 on 56x56 1.59 vs 0.92; 128 -> 128
-/// on 28x28 1.62 vs 0.93; 96 -> 96 on 35x35 1.46 vs 0.76; 32 -> 128 on 27x27 0.39 vs 0.30;
-/// 80 -> 192 on 71x71 9.1 vs 4.3; 256 -> 256 on 14x14 1.66 vs 1.01; 96 -> 96 on 14x14 0.24 vs
-/// 0.21; 48 -> 192 on 13x13 0.213 vs 0.200; but 128 -> 32 (densenet121) on 56x56 1.69 vs 1.88,
-/// on 14x14 0.11 vs 0.24; 64 -> 64 on 14x14 0.108 vs 0.129; 16 -> 16 on 56x56 0.117 vs 0.121.
-/// (A 7x7 map has 4 tiles: its products would fill a quarter of a 16-column register tile.)
-constexpr bool convIsWinograd(idx C, idx K, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW,
-                              idx DH, idx DW, idx G) {
-  return G == 1 && KH == 3 && KW == 3 && SH == 1 && SW == 1 && DH == 1 && DW == 1 && C >= 16 &&
-         K >= 64 && winogradTiles(OH) * winogradTiles(OW) >= 16 &&
-         ((winogradTiles(OH) >= 7 && winogradTiles(OW) >= 7) || C * K >= 96 * 96);
+/// Which Winograd a convolution takes (its m), or 0. Both need one group, a 3x3 window of
+/// stride and dilation 1, and at least 16 tiles in an image.
+///
+/// F(4x4): at least 16 channels in and 64 out, and at least 7 tiles in each direction unless
+/// the products are large enough (C x K of 96 x 96 or more). Winograd adds transforms of every
+/// input tile per channel and output tile per filter, so with few filters or channels they
+/// outweigh the products saved; with a narrow map, a vector of 16 tiles of a row holds few of
+/// them. Timed alone on this rule's machine (2-core Xeon, AVX-512; model-runner, one conv, ms
+/// direct vs Winograd): 64 -> 64 on 56x56 1.59 vs 0.92; 128 -> 128 on 28x28 1.62 vs 0.93;
+/// 96 -> 96 on 35x35 1.46 vs 0.76; 32 -> 128 on 27x27 0.39 vs 0.30; 80 -> 192 on 71x71 9.1 vs
+/// 4.3; 256 -> 256 on 14x14 1.66 vs 1.01; 96 -> 96 on 14x14 0.24 vs 0.21; 48 -> 192 on 13x13
+/// 0.213 vs 0.200; but 128 -> 32 (densenet121) on 56x56 1.69 vs 1.88, on 14x14 0.11 vs 0.24;
+/// 64 -> 64 on 14x14 0.108 vs 0.129; 16 -> 16 on 56x56 0.117 vs 0.121.
+///
+/// F(2x2), for the maps too small for 16 tiles of 4x4 (a 7x7 map has 4: their products would
+/// fill a quarter of a 16-column register tile; of 2x2 it has 16), with C x K of 256 x 256 or
+/// more: resnet50's last stage, 512 -> 512 on 7x7, which the direct GEMM runs at half the peak
+/// (49 columns in panels of 32).
+constexpr idx winogradTile(idx C, idx K, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, idx DH,
+                           idx DW, idx G) {
+  if (G != 1 || KH != 3 || KW != 3 || SH != 1 || SW != 1 || DH != 1 || DW != 1 || C < 16 ||
+      K < 64)
+    return 0;
+  idx th = winogradTiles(OH, 4), tw = winogradTiles(OW, 4);
+  if (th * tw >= 16 && ((th >= 7 && tw >= 7) || C * K >= 96 * 96))
+    return 4;
+  if (winogradTiles(OH, 2) * winogradTiles(OW, 2) >= 16 && C * K >= 256 * 256)
+    return 2;
+  return 0;
 }
-/// The padded input a Winograd convolution reads: every 6x6 tile, whole.
-constexpr idx winogradPaddedRows(idx OH) { return 4 * winogradTiles(OH) + 2; }
-constexpr idx winogradPaddedCols(idx OW) { return 4 * winogradTiles(OW) + 2; }
+/// The padded input a Winograd convolution reads: every input tile, whole.
+constexpr idx winogradPaddedRows(idx OH, idx m) { return m * winogradTiles(OH, m) + 2; }
+constexpr idx winogradPaddedCols(idx OW, idx m) { return m * winogradTiles(OW, m) + 2; }
 /// Columns of a block's transformed input and products: its tiles, rounded up to whole
 /// register tiles (the GEMM reads them in place, kMaxNR at a time); 16 when the block has at
 /// most 16 tiles, which a 16-column tile then computes (NNWinograd.cpp: a 14x14 map's 16 tiles
 /// in a 32-column tile did twice the products).
-constexpr idx winogradBlockColumns(idx C, idx K, idx OH, idx OW) {
-  idx tiles = minOf(winogradBlockRows(C, K, OW), winogradTiles(OH)) * winogradTiles(OW);
+constexpr idx winogradBlockColumns(idx C, idx K, idx OH, idx OW, idx m) {
+  idx tiles =
+      minOf(winogradBlockRows(C, K, OW, m), winogradTiles(OH, m)) * winogradTiles(OW, m);
   return tiles <= 16 ? 16 : (tiles + kMaxNR - 1) / kMaxNR * kMaxNR;
 }
 /// Floats from one row of a block's transformed input to the next: its columns and a vector
 /// more, which the transform's whole vectors may write past the last tile.
-constexpr idx winogradInputRowFloats(idx C, idx K, idx OH, idx OW) {
-  return winogradBlockColumns(C, K, OH, OW) + 16;
+constexpr idx winogradInputRowFloats(idx C, idx K, idx OH, idx OW, idx m) {
+  return winogradBlockColumns(C, K, OH, OW, m) + 16;
 }
-/// Floats of one part's rows of the transforms' intermediate sums: 36 a tile of a row, its tiles
-/// in whole vectors.
-constexpr idx winogradRowFloats(idx OW) { return kWinogradPoints * roundUp16(winogradTiles(OW)); }
+/// Floats of one part's rows of the transforms' intermediate sums: points a tile of a row, its
+/// tiles in whole vectors.
+constexpr idx winogradRowFloats(idx OW, idx m) {
+  return winogradPoints(m) * roundUp16(winogradTiles(OW, m));
+}
 /// Floats the input transform reads past the padded image's last row (NNWinograd.cpp: whole
 /// vectors of 16 tiles 4 columns apart, plus the two columns of the next tile).
 constexpr idx kWinogradPadSlack = 80;
 /// Floats of a Winograd convolution's scratch: the padded image; the block's transformed input
-/// [36][C][winogradInputRowFloats] and products [36][K][columns] (the last row of products read
-/// up to 15 floats past its end, into what follows); the offsets of the transformed input's
-/// rows (C i64s); and each part's intermediate sums.
-constexpr idx winogradScratchFloats(idx C, idx K, idx OH, idx OW, idx threads) {
-  idx cols = winogradBlockColumns(C, K, OH, OW);
-  return roundUp16(C * winogradPaddedRows(OH) * winogradPaddedCols(OW) + kWinogradPadSlack) +
-         kWinogradPoints * (C * winogradInputRowFloats(C, K, OH, OW) + K * cols) +
-         roundUp16(2 * C) + winogradRowFloats(OW) * (threads < 1 ? 1 : threads);
+/// [points][C][winogradInputRowFloats] and products [points][K][columns] (the last row of
+/// products read up to 15 floats past its end, into what follows); the offsets of the
+/// transformed input's rows (C i64s); and each part's intermediate sums.
+constexpr idx winogradScratchFloats(idx C, idx K, idx OH, idx OW, idx m, idx threads) {
+  idx cols = winogradBlockColumns(C, K, OH, OW, m);
+  return roundUp16(C * winogradPaddedRows(OH, m) * winogradPaddedCols(OW, m) +
+                   kWinogradPadSlack) +
+         winogradPoints(m) * (C * winogradInputRowFloats(C, K, OH, OW, m) + K * cols) +
+         roundUp16(2 * C) + winogradRowFloats(OW, m) * (threads < 1 ? 1 : threads);
 }
 
 /// Floats of scratch a 2-D convolution split over \p threads parts needs: for depthwise ones
