@@ -156,9 +156,7 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
       // The copies in and out split over the team by channels, as the product by tiles: a
       // memory-bound fraction the second thread would otherwise wait through.
       i64 fillParts = minI(parallel::partsFor(team, kCopyWeight * Cg * p.set), Cg);
-      parallel::forEachPart(team, fillParts, [&](i64 part) {
-        i64 begin, end;
-        parallel::partRange(Cg, fillParts, 1, part, begin, end);
+      parallel::forEachRange(team, fillParts, Cg, 1, [&](i64, i64 begin, i64 end) {
         for (i64 c = begin; c < end; ++c)
           fillPhases<SW, false>(planes + c * p.set, image + c * s.H * s.W, runs, s.SH * SW,
                                 s.SH * s.W, p.Wq, s.H * s.W, 0.f);
@@ -168,9 +166,7 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
                                     bOff, product, grid, ep, team);
       float *C = out + (b * s.K + g * Kg) * s.OH * s.OW;
       i64 copyParts = minI(parallel::partsFor(team, kCopyWeight * Kg * grid), Kg);
-      parallel::forEachPart(team, copyParts, [&](i64 part) {
-        i64 begin, end;
-        parallel::partRange(Kg, copyParts, 1, part, begin, end);
+      parallel::forEachRange(team, copyParts, Kg, 1, [&](i64, i64 begin, i64 end) {
         for (i64 k = begin; k < end; ++k)
           copyStrip(C + k * s.OH * s.OW, product + k * grid, s.OH, s.OW, p.Wq, 0, s.OH);
       });

@@ -229,17 +229,13 @@ EMBER_INLINE void convWinograd(float *out, const float *in, const float *U, cons
   i64 filterParts = minI(parallel::partsFor(team, kTransformWeight * K * plane), K);
   for (i64 b = 0; b < s.N; ++b) {
     const float *image = in + b * C * s.H * s.W;
-    parallel::forEachPart(team, channelParts, [&](i64 part) {
-      i64 begin, end;
-      parallel::partRange(C, channelParts, 1, part, begin, end);
+    parallel::forEachRange(team, channelParts, C, 1, [&](i64, i64 begin, i64 end) {
       if (begin < end)
         padImage(padded + begin * plane, image + begin * s.H * s.W, end - begin, s, Hp, Wp);
     });
     for (i64 ty0 = 0; ty0 < TH; ty0 += blockRows) {
       const i64 rows = minI(blockRows, TH - ty0), tiles = rows * TW;
-      parallel::forEachPart(team, channelParts, [&](i64 part) {
-        i64 begin, end;
-        parallel::partRange(C, channelParts, 1, part, begin, end);
+      parallel::forEachRange(team, channelParts, C, 1, [&](i64 part, i64 begin, i64 end) {
         float *partSums = sums + part * rowFloats;
         for (i64 c = begin; c < end; ++c) {
           for (i64 ty = ty0; ty < ty0 + rows; ++ty)
@@ -253,9 +249,7 @@ EMBER_INLINE void convWinograd(float *out, const float *in, const float *U, cons
         }
       });
       i64 pointParts = minI(parallel::partsFor(team, 2 * points * K * C * cols), points);
-      parallel::forEachPart(team, pointParts, [&](i64 part) {
-        i64 begin, end;
-        parallel::partRange(points, pointParts, 1, part, begin, end);
+      parallel::forEachRange(team, pointParts, points, 1, [&](i64, i64 begin, i64 end) {
         for (i64 x = begin; x < end; ++x)
           if (cols == 16) // (scratch::winogradBlockColumns)
             gemmFlatB<MR, 1, true>(K, 0, cols, C, U + x * K * C, C, V + x * C * ldv, bOff,
@@ -264,9 +258,7 @@ EMBER_INLINE void convWinograd(float *out, const float *in, const float *U, cons
             gemmFlatB<MR, NV, true>(K, 0, cols, C, U + x * K * C, C, V + x * C * ldv, bOff,
                                     M + x * K * cols, cols, none);
       });
-      parallel::forEachPart(team, filterParts, [&](i64 part) {
-        i64 begin, end;
-        parallel::partRange(K, filterParts, 1, part, begin, end);
+      parallel::forEachRange(team, filterParts, K, 1, [&](i64 part, i64 begin, i64 end) {
         float *partSums = sums + part * rowFloats;
         for (i64 k = begin; k < end; ++k) {
           float *dst = out + (b * K + k) * s.OH * s.OW;

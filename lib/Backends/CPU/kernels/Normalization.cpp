@@ -57,12 +57,9 @@ constexpr i64 kElementWeight = 16;
 /// body(begin, end) over ranges of [0, rows) split over \p team, each of whole rows.
 template <typename Body>
 EMBER_INLINE void splitRows(parallel::Team *team, i64 rows, i64 rowElements, const Body &body) {
-  i64 parts = minI(parallel::partsFor(team, kElementWeight * rows * rowElements), rows);
-  parallel::forEachPart(team, maxI(parts, 1), [&](i64 p) {
-    i64 begin, end;
-    parallel::partRange(rows, maxI(parts, 1), 1, p, begin, end);
-    body(begin, end);
-  });
+  i64 parts = maxI(1, minI(parallel::partsFor(team, kElementWeight * rows * rowElements), rows));
+  parallel::forEachRange(team, parts, rows, 1,
+                         [&](i64, i64 begin, i64 end) { body(begin, end); });
 }
 
 /// Lines split over \p team by whole lines (an attention's [heads, seq, seq] scores: a line a

@@ -147,6 +147,17 @@ EMBER_INLINE void partRange(i64 n, i64 parts, i64 unit, i64 p, i64 &begin, i64 &
   end = minI(n, (p + 1) * per * unit);
 }
 
+/// body(part, begin, end) for each of \p parts ranges of [0, n) in whole `unit`s (partRange; a
+/// range may be empty), on the team when there is one.
+template <typename F>
+EMBER_INLINE void forEachRange(Team *team, i64 parts, i64 n, i64 unit, const F &body) {
+  forEachPart(team, parts, [&](i64 part) {
+    i64 begin, end;
+    partRange(n, parts, unit, part, begin, end);
+    body(part, begin, end);
+  });
+}
+
 } // namespace parallel
 
 #endif

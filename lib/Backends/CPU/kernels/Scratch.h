@@ -221,7 +221,7 @@ constexpr idx winogradRowFloats(idx OW, idx m) {
   return winogradPoints(m) * roundUp16(winogradTiles(OW, m));
 }
 /// Floats the input transform reads past the padded image's last row (NNWinograd.cpp: whole
-/// vectors of 16 tiles 4 columns apart, plus the two columns of the next tile).
+/// vectors of 16 tiles m columns apart, plus the two columns of the next tile).
 constexpr idx kWinogradPadSlack = 80;
 /// Floats of a Winograd convolution's scratch: the padded image; the block's transformed input
 /// [points][C][winogradInputRowFloats] and products [points][K][columns] (the last row of
