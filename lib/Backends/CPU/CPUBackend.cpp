@@ -138,23 +138,30 @@ public:
                                          std::move(profile));
   }
 
+  /// The float and integer kernel rows codegen calls for this backend's target.
+  struct KernelRows {
+    const KernelVariant *floats;
+    const IntegerKernelVariant *integers;
+  };
+  Expected<KernelRows> kernelRows() const {
+    EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, createTargetMachine(target_));
+    EMBER_ASSIGN_OR_RETURN(const KernelVariant *floats, selectKernelVariant(*TM));
+    EMBER_ASSIGN_OR_RETURN(const IntegerKernelVariant *integers, selectIntegerKernelVariant(*TM));
+    return KernelRows{floats, integers};
+  }
+
   /// Keeps room for the filters stored larger than they are (CPUConstants.h).
   Error reserveConstants(IRFunction &IR) const override {
-    EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, createTargetMachine(target_));
-    EMBER_ASSIGN_OR_RETURN(const IntegerKernelVariant *integerRow,
-                           selectIntegerKernelVariant(*TM));
-    cpu::reserveConstants(IR, integerRow->name);
+    EMBER_ASSIGN_OR_RETURN(KernelRows rows, kernelRows());
+    cpu::reserveConstants(IR, rows.integers->name);
     return Error::success();
   }
 
   /// Packs the filters codegen reads packed for the register tile of the variant it calls.
   Error writeConstants(const IRFunction &IR, uint8_t *region) const override {
-    EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, createTargetMachine(target_));
-    EMBER_ASSIGN_OR_RETURN(const KernelVariant *variant, selectKernelVariant(*TM));
-    EMBER_ASSIGN_OR_RETURN(const IntegerKernelVariant *integerRow,
-                           selectIntegerKernelVariant(*TM));
+    EMBER_ASSIGN_OR_RETURN(KernelRows rows, kernelRows());
     EMBER_TRY(Backend::writeConstants(IR, region));
-    packFilters(IR, variant->MR, variant->NR(), integerRow->name, region);
+    packFilters(IR, rows.floats->MR, rows.floats->NR(), rows.integers->name, region);
     return Error::success();
   }
 
