@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 using namespace ember;
 using namespace ember::test;
@@ -34,6 +35,17 @@ AttrList withActivation(AttrList a, const std::string &act) {
   args.resize(info ? info->arity : 0);
   a.set<AttrKind::FusedActivation>(act).set<AttrKind::FusedActivationArgs>(args);
   return a;
+}
+
+/// expectBackendsAgree with \p opts on 1 and 2 threads (on 2, the CPU backend's kernels split
+/// their work over a team).
+void expectAgreeOnOneAndTwoThreads(const GraphBuilder &build, RunOptions opts = RunOptions(),
+                                   double atol = 1e-5, double rtol = 1e-4) {
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(::testing::Message() << threads << " threads");
+    opts.backend.threads = threads;
+    expectBackendsAgree(build, opts, atol, rtol);
+  }
 }
 
 struct GroupedCase {
@@ -134,32 +146,25 @@ TEST(NNFastPaths, ProductsOnWeightsPackedInColumnPanels) {
   // the tile; a MatMul of batches over one shared matrix ([S, 1, K] x [1, K, N]: one product of
   // S rows), with the matrix a constant (packed) and an input (read as it is); and a constant
   // read both by the GEMM and by the few-row kernel, which reads it in place (so it stays so).
-  for (int threads : {1, 2}) {
-    SCOPED_TRACE(::testing::Message() << threads << " threads");
-    RunOptions opts;
-    opts.backend.threads = threads;
-    expectBackendsAgree(
-        [](Module &M, Function *F) -> std::vector<NodeValue> {
-          Placeholder *x = input(M, {3, 5, 300}, ElemKind::Float32, "x");
-          Placeholder *y = input(M, {13, 37}, ElemKind::Float32, "y");
-          Placeholder *s = input(M, {20, 1, 37}, ElemKind::Float32, "s");
-          Placeholder *few = input(M, {2, 37}, ElemKind::Float32, "few");
-          Placeholder *b = input(M, {1, 37, 45}, ElemKind::Float32, "b");
-          Constant *w1 = constant(M, {300, 70}, 3), *bias1 = constant(M, {70}, 4);
-          Constant *w2 = constant(M, {37, 600}, 5), *bias2 = constant(M, {600}, 6);
-          Constant *w3 = constant(M, {1, 37, 45}, 7), *w4 = constant(M, {37, 64}, 8);
-          Constant *bias4 = constant(M, {64}, 9);
-          return {node(F, NodeKind::FullyConnected, {x, w1, bias1},
-                       withActivation(AttrList(), "relu")),
-                  node(F, NodeKind::FullyConnected, {y, w2, bias2}, withActivation(AttrList(), "")),
-                  node(F, NodeKind::MatMul, {s, w3}, AttrList()),
-                  node(F, NodeKind::FusedMatMul, {s, b}, withActivation(AttrList(), "gelu")),
-                  node(F, NodeKind::FullyConnected, {y, w4, bias4}, withActivation(AttrList(), "")),
-                  node(F, NodeKind::FullyConnected, {few, w4, bias4},
-                       withActivation(AttrList(), ""))};
-        },
-        opts);
-  }
+  expectAgreeOnOneAndTwoThreads([](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *x = input(M, {3, 5, 300}, ElemKind::Float32, "x");
+    Placeholder *y = input(M, {13, 37}, ElemKind::Float32, "y");
+    Placeholder *s = input(M, {20, 1, 37}, ElemKind::Float32, "s");
+    Placeholder *few = input(M, {2, 37}, ElemKind::Float32, "few");
+    Placeholder *b = input(M, {1, 37, 45}, ElemKind::Float32, "b");
+    Constant *w1 = constant(M, {300, 70}, 3), *bias1 = constant(M, {70}, 4);
+    Constant *w2 = constant(M, {37, 600}, 5), *bias2 = constant(M, {600}, 6);
+    Constant *w3 = constant(M, {1, 37, 45}, 7), *w4 = constant(M, {37, 64}, 8);
+    Constant *bias4 = constant(M, {64}, 9);
+    return {node(F, NodeKind::FullyConnected, {x, w1, bias1},
+                 withActivation(AttrList(), "relu")),
+            node(F, NodeKind::FullyConnected, {y, w2, bias2}, withActivation(AttrList(), "")),
+            node(F, NodeKind::MatMul, {s, w3}, AttrList()),
+            node(F, NodeKind::FusedMatMul, {s, b}, withActivation(AttrList(), "gelu")),
+            node(F, NodeKind::FullyConnected, {y, w4, bias4}, withActivation(AttrList(), "")),
+            node(F, NodeKind::FullyConnected, {few, w4, bias4},
+                 withActivation(AttrList(), ""))};
+  });
 }
 
 TEST(NNFastPaths, SingleChannelConvWithAWideStridedWindow) {
@@ -180,47 +185,42 @@ TEST(NNFastPaths, WinogradConvolutions) {
   // of the tile (the edge tiles cut), two images of 16 tiles each (a 16-column register tile),
   // symmetric and asymmetric padding, every fused activation, three blocks of tile rows
   // (130 x 130: 33 x 33 tiles), a filter shared with a stride-2 convolution (which then keeps
-  // the GEMM's panels), and a 9x7 map of 2x2 tiles, on 1 and 2 threads. Winograd's error is larger than the direct sum's (36 products
-  // of transformed values, each output a sum of them with weights up to 8) and scales with the
-  // outputs' magnitude, not each element's: here outputs reach about 50 (sums of 1296 products
-  // of values in [-2, 2]), so an absolute 5e-3, 1e-4 of that, as utils/zoo.sh's rule against
-  // torch (about 7e-4 here).
-  for (int threads : {1, 2}) {
-    SCOPED_TRACE(::testing::Message() << threads << " threads");
-    RunOptions opts;
-    opts.backend.threads = threads;
-    expectBackendsAgree(
-        [](Module &M, Function *F) -> std::vector<NodeValue> {
-          Placeholder *x = input(M, {2, 144, 15, 13});
-          Constant *w = constant(M, {64, 144, 3, 3}, 11), *b = constant(M, {64}, 12);
-          std::vector<NodeValue> outs;
-          for (const std::string &act : activations())
-            outs.push_back(node(F, act.empty() ? NodeKind::Conv : NodeKind::FusedConv, {x, w, b},
-                                withActivation(convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1),
-                                               act)));
-          Placeholder *y = input(M, {1, 24, 30, 29}, ElemKind::Float32, "y");
-          Constant *v = constant(M, {70, 24, 3, 3}, 13), *c = constant(M, {70}, 14);
-          outs.push_back(node(F, NodeKind::Conv, {y, v, c},
-                              convAttrs({3, 3}, {1, 1}, {0, 1, 2, 0}, {1, 1}, 1)));
-          Constant *shared = constant(M, {70, 24, 3, 3}, 17);
-          outs.push_back(node(F, NodeKind::Conv, {y, shared, c},
-                              convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1)));
-          outs.push_back(node(F, NodeKind::Conv, {y, shared, c},
-                              convAttrs({3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 1)));
-          // F(2x2): too few tiles of 4x4 (6 here), enough of 2x2 (20), C x K of 256 x 256.
-          Placeholder *small = input(M, {1, 256, 9, 7}, ElemKind::Float32, "small");
-          Constant *e = constant(M, {256, 256, 3, 3}, 18), *f = constant(M, {256}, 19);
-          outs.push_back(node(F, NodeKind::FusedConv, {small, e, f},
+  // the GEMM's panels), and a 9x7 map of 2x2 tiles, on 1 and 2 threads. Winograd's error is
+  // larger than the direct sum's (36 products of transformed values, each output a sum of them
+  // with weights up to 8) and scales with the outputs' magnitude, not each element's: here
+  // outputs reach about 50 (sums of 1296 products of values in [-2, 2]), so an absolute 5e-3,
+  // 1e-4 of that, as utils/zoo.sh's rule against torch (about 7e-4 here).
+  expectAgreeOnOneAndTwoThreads(
+      [](Module &M, Function *F) -> std::vector<NodeValue> {
+        Placeholder *x = input(M, {2, 144, 15, 13});
+        Constant *w = constant(M, {64, 144, 3, 3}, 11), *b = constant(M, {64}, 12);
+        std::vector<NodeValue> outs;
+        for (const std::string &act : activations())
+          outs.push_back(node(F, act.empty() ? NodeKind::Conv : NodeKind::FusedConv, {x, w, b},
                               withActivation(convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1),
-                                             "relu")));
-          Placeholder *z = input(M, {1, 16, 130, 130}, ElemKind::Float32, "z");
-          Constant *u = constant(M, {64, 16, 3, 3}, 15), *d = constant(M, {64}, 16);
-          outs.push_back(node(F, NodeKind::Conv, {z, u, d},
-                              convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1)));
-          return outs;
-        },
-        opts, 5e-3, 1e-4);
-  }
+                                             act)));
+        Placeholder *y = input(M, {1, 24, 30, 29}, ElemKind::Float32, "y");
+        Constant *v = constant(M, {70, 24, 3, 3}, 13), *c = constant(M, {70}, 14);
+        outs.push_back(node(F, NodeKind::Conv, {y, v, c},
+                            convAttrs({3, 3}, {1, 1}, {0, 1, 2, 0}, {1, 1}, 1)));
+        Constant *shared = constant(M, {70, 24, 3, 3}, 17);
+        outs.push_back(node(F, NodeKind::Conv, {y, shared, c},
+                            convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1)));
+        outs.push_back(node(F, NodeKind::Conv, {y, shared, c},
+                            convAttrs({3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 1)));
+        // F(2x2): too few tiles of 4x4 (6 here), enough of 2x2 (20), C x K of 256 x 256.
+        Placeholder *small = input(M, {1, 256, 9, 7}, ElemKind::Float32, "small");
+        Constant *e = constant(M, {256, 256, 3, 3}, 18), *f = constant(M, {256}, 19);
+        outs.push_back(node(F, NodeKind::FusedConv, {small, e, f},
+                            withActivation(convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1),
+                                           "relu")));
+        Placeholder *z = input(M, {1, 16, 130, 130}, ElemKind::Float32, "z");
+        Constant *u = constant(M, {64, 16, 3, 3}, 15), *d = constant(M, {64}, 16);
+        outs.push_back(node(F, NodeKind::Conv, {z, u, d},
+                            convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1)));
+        return outs;
+      },
+      RunOptions(), 5e-3, 1e-4);
 }
 
 TEST(NNFastPaths, AttentionChainsAsOneKernel) {
@@ -232,20 +232,17 @@ TEST(NNFastPaths, AttentionChainsAsOneKernel) {
   // chain alone; fused anyway, it wrote past the first MatMul's scratch, which here happens to
   // hit nothing (in the zoo's transformer_encoder it hit a live activation: Zoo.CPU).
   for (dim_t T : {70, 8})
-  for (int threads : {1, 2})
     for (bool masked : {false, true}) {
-      SCOPED_TRACE(::testing::Message() << T << " keys, " << threads << " threads, mask "
-                                        << masked);
+      SCOPED_TRACE(::testing::Message() << T << " keys, mask " << masked);
       RunOptions opts;
       opts.pipeline = {"dce"};
-      opts.backend.threads = threads;
       std::vector<float> causal(3 * 50 * T);
       for (size_t h = 0; h < 3; ++h)
         for (size_t i = 0; i < 50; ++i)
           for (size_t j = 0; j < T; ++j)
             causal[(h * 50 + i) * T + j] =
                 j > i + 20 ? -std::numeric_limits<float>::infinity() : 0.25f * float(j % 3);
-      expectBackendsAgree(
+      expectAgreeOnOneAndTwoThreads(
           [&](Module &M, Function *F) -> std::vector<NodeValue> {
             Placeholder *q = input(M, {3, 50, 24}, ElemKind::Float32, "q");
             Placeholder *kt = input(M, {3, 24, T}, ElemKind::Float32, "kt");
@@ -261,7 +258,7 @@ TEST(NNFastPaths, AttentionChainsAsOneKernel) {
             NodeValue p = node(F, NodeKind::Softmax, {scores}, axis);
             return {node(F, NodeKind::MatMul, {p, v}, AttrList())};
           },
-          opts);
+          std::move(opts));
     }
   // A causal mask of one [Sq, T] matrix, broadcast to every head (GPT-2's): the CPU backend
   // reads it unbroadcast.
