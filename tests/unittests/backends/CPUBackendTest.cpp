@@ -165,6 +165,8 @@ TEST(CPUBackend, DepthwiseShapesOfThePhasedPath) {
   // window from the taps' offsets. Edge shapes of that split: planes of one vector or less,
   // odd sizes with stride 2, unequal strides, asymmetric pads, pads larger than the window,
   // dilation, one-row planes, the largest window it takes (7x7) and a multiplier with stride 2.
+  // With one output channel per input channel the same shapes run in channel lanes
+  // (NNDepthwiseLanes.h): each case runs with its multiplier (1: the lanes) and one more.
   struct Case {
     dim_t c, h, w, mult, kh, kw;
     std::vector<int64_t> strides, pads, dilations;
@@ -187,17 +189,18 @@ TEST(CPUBackend, DepthwiseShapesOfThePhasedPath) {
   expectBackendsAgree([&](Module &M, Function *F) -> std::vector<NodeValue> {
     std::vector<NodeValue> outs;
     int seed = 11;
-    for (const Case &k : cases) {
-      Placeholder *x = input(M, {2, k.c, k.h, k.w}, ElemKind::Float32,
-                             "x" + std::to_string(outs.size()));
-      Constant *w = constant(M, {k.c * k.mult, 1, k.kh, k.kw}, seed++);
-      Constant *b = constant(M, {k.c * k.mult}, seed++);
-      AttrList a = convAttrs({int64_t(k.kh), int64_t(k.kw)}, k.strides, k.pads, k.dilations,
-                             int64_t(k.c));
-      a.set<AttrKind::FusedActivation>(std::string("relu"))
-          .set<AttrKind::FusedActivationArgs>(std::vector<float>{});
-      outs.push_back(node(F, NodeKind::FusedConv, {x, w, b}, a));
-    }
+    for (const Case &k : cases)
+      for (dim_t mult : {k.mult, k.mult + 1}) {
+        Placeholder *x = input(M, {2, k.c, k.h, k.w}, ElemKind::Float32,
+                               "x" + std::to_string(outs.size()));
+        Constant *w = constant(M, {k.c * mult, 1, k.kh, k.kw}, seed++);
+        Constant *b = constant(M, {k.c * mult}, seed++);
+        AttrList a = convAttrs({int64_t(k.kh), int64_t(k.kw)}, k.strides, k.pads, k.dilations,
+                               int64_t(k.c));
+        a.set<AttrKind::FusedActivation>(std::string("relu"))
+            .set<AttrKind::FusedActivationArgs>(std::vector<float>{});
+        outs.push_back(node(F, NodeKind::FusedConv, {x, w, b}, a));
+      }
     return outs;
   });
 }

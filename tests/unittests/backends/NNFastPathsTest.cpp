@@ -91,6 +91,40 @@ TEST(NNFastPaths, DepthwiseConvRowsAndEdges) {
     expectGroupedConvsAgree(p);
 }
 
+TEST(NNFastPaths, DepthwiseConvInChannelLanes) {
+  // NNDepthwiseLanes.h: 16 channels a block, their rows transposed into a ring of padded rows
+  // and the outputs staged and transposed back 16 positions at a time. 37 channels make two
+  // whole blocks and one of 5 lanes (whose last lane's loads reach the input's end); rows of 3,
+  // 7 and 29 outputs leave 1-15 positions staged across rows; every activation; two images;
+  // the unrolled windows (3x3, 5x5 at strides 1 and 2) and the generic one (7x7, dilation,
+  // unequal strides, asymmetric pads, pads wider than the window); 1 and 2 threads.
+  struct Case {
+    dim_t h, w, k;
+    std::vector<int64_t> strides, pads, dilations;
+  };
+  const std::vector<Case> cases = {
+      {7, 7, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}},     {14, 13, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}},
+      {9, 29, 5, {1, 1}, {2, 2, 2, 2}, {1, 1}},    {15, 14, 5, {2, 2}, {2, 2, 2, 2}, {1, 1}},
+      {11, 12, 7, {1, 1}, {3, 3, 3, 3}, {1, 1}},   {13, 14, 3, {1, 2}, {1, 2, 0, 1}, {1, 1}},
+      {17, 16, 3, {1, 1}, {2, 2, 2, 2}, {2, 2}},   {3, 2, 3, {1, 1}, {4, 3, 4, 3}, {1, 1}},
+  };
+  expectAgreeOnOneAndTwoThreads([&](Module &M, Function *F) -> std::vector<NodeValue> {
+    std::vector<NodeValue> outs;
+    int seed = 21;
+    for (const Case &k : cases) {
+      Placeholder *x = input(M, {2, 37, k.h, k.w}, ElemKind::Float32,
+                             "x" + std::to_string(outs.size()));
+      Constant *w = constant(M, {37, 1, k.k, k.k}, seed++), *b = constant(M, {37}, seed++);
+      AttrList a = convAttrs({int64_t(k.k), int64_t(k.k)}, k.strides, k.pads, k.dilations, 37);
+      outs.push_back(node(F, NodeKind::Conv, {x, w, b}, a));
+      for (const std::string &act : activations())
+        if (!act.empty())
+          outs.push_back(node(F, NodeKind::FusedConv, {x, w, b}, withActivation(a, act)));
+    }
+    return outs;
+  });
+}
+
 TEST(NNFastPaths, GroupedConvPerGroup) {
   for (const GroupedCase &p : {
            GroupedCase{2, 6, 9, 11, 9, 3, 1, 1, 1, 3},   // batch, 2 channels a group

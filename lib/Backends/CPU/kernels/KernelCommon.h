@@ -52,6 +52,26 @@ EMBER_INLINE void storePartial(float *p, Vec v, i64 n) {
     p[i] = tmp[i];
 }
 
+/// 16 vectors of 16 lanes (floats or bytes), a 16 x 16 matrix, transposed in place: four rounds
+/// of interleaving row i with row i + 8. The depthwise kernels' channel lanes (NNDepthwiseLanes.h,
+/// QuantizedDepthwise.cpp) turn 16 planes' rows into positions of 16 channels with it, and back.
+template <typename V16> EMBER_INLINE void transpose16x16(V16 *r) {
+#pragma clang loop unroll(full)
+  for (int round = 0; round < 4; ++round) {
+    V16 t[16];
+#pragma clang loop unroll(full)
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = __builtin_shufflevector(r[i], r[i + 8], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
+                                         6, 22, 7, 23);
+      t[2 * i + 1] = __builtin_shufflevector(r[i], r[i + 8], 8, 24, 9, 25, 10, 26, 11, 27, 12,
+                                             28, 13, 29, 14, 30, 15, 31);
+    }
+#pragma clang loop unroll(full)
+    for (int i = 0; i < 16; ++i)
+      r[i] = t[i];
+  }
+}
+
 /// Sum of the lanes, pairwise.
 EMBER_INLINE float hsum(Vec v) {
   float t[EMBER_VW];

@@ -9,6 +9,7 @@
 // ran at 4-15 GFLOP/s on those planes.
 //
 // Other depthwise convolutions (strides of 3 and up, bigger windows) read in place.
+#include "NNDepthwiseLanes.h"
 #include "PhasePlanes.h"
 
 namespace {
@@ -188,14 +189,24 @@ EMBER_INLINE bool allFinite(const float *w, i64 n) {
   return finite;
 }
 
+/// The channel lanes (NNDepthwiseLanes.h) or the phase planes when a window takes them and
+/// every weight is finite, else in place.
+EMBER_INLINE void convDepthwise(float *out, const float *in, const float *filter,
+                                const float *bias, const ConvShape &s, Activation act,
+                                float *scratchMem, parallel::Team *team) {
+  if (!scratch::windowIsPhased(s.KH, s.KW, s.SH, s.SW) || !allFinite(filter, s.K * s.KH * s.KW))
+    convDepthwiseInPlace(out, in, filter, bias, s, act);
+  else if (scratch::depthwiseInLanes(s.C, s.K, s.G, s.KH, s.KW, s.SH, s.SW))
+    lanes::convDepthwiseLanes(out, in, filter, bias, s, act, scratchMem, team);
+  else
+    convDepthwisePhased(out, in, filter, bias, s, act, scratchMem, team);
+}
+
 } // namespace
 
 #define DEPTHWISE_ENTRY(SUFFIX, FEATURES)                                                          \
   EMBER_CONV_ENTRY(ember_depthwise_f32_##SUFFIX, FEATURES,                                        \
-                   (scratch::windowIsPhased(s.KH, s.KW, s.SH, s.SW) &&                            \
-                            allFinite(filter, s.K * s.KH * s.KW)                                   \
-                        ? convDepthwisePhased(out, in, filter, bias, s, a, scratchMem, team)       \
-                        : convDepthwiseInPlace(out, in, filter, bias, s, a)))
+                   convDepthwise(out, in, filter, bias, s, a, scratchMem, team))
 
 #define KERNEL_VARIANT(NAME, ARCH, FEATURES, MR, NV, DOC)                                         \
   EMBER_ON_ARCH_##ARCH(DEPTHWISE_ENTRY(NAME, FEATURES))

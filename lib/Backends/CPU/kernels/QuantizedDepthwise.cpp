@@ -394,25 +394,6 @@ EMBER_INLINE void depthwisePlanes(const Depthwise &a, float *mem, i64 begin, i64
 typedef u8 Bytes16 __attribute__((ext_vector_type(16)));
 using qdepthwise::kLanes;
 
-/// 16 vectors of 16 bytes, a 16 x 16 matrix, transposed in place: four rounds of interleaving
-/// row i with row i + 8.
-EMBER_INLINE void transpose16x16(Bytes16 *r) {
-#pragma clang loop unroll(full)
-  for (int round = 0; round < 4; ++round) {
-    Bytes16 t[16];
-#pragma clang loop unroll(full)
-    for (int i = 0; i < 8; ++i) {
-      t[2 * i] = __builtin_shufflevector(r[i], r[i + 8], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
-                                         6, 22, 7, 23);
-      t[2 * i + 1] = __builtin_shufflevector(r[i], r[i + 8], 8, 24, 9, 25, 10, 26, 11, 27, 12,
-                                             28, 13, 29, 14, 30, 15, 31);
-    }
-#pragma clang loop unroll(full)
-    for (int i = 0; i < 16; ++i)
-      r[i] = t[i];
-  }
-}
-
 /// 16 bytes of kind T (u8 or i8) as floats.
 template <typename T> EMBER_INLINE Vec bytesToFloats(Bytes16 b) {
   typedef T T16 __attribute__((ext_vector_type(16)));
@@ -485,7 +466,7 @@ EMBER_INLINE void lanesBlock(const Depthwise &a, float *ring, u8 *stage, i64 b, 
   using namespace qdepthwise;
   const ConvShape &s = a.s;
   const i64 n = minI(kLanes, s.C - c0), taps = s.KH * s.KW, HW = s.H * s.W, OHW = s.OH * s.OW;
-  const i64 R = ringRows(s.KH, s.DH), cols = ringCols(s.OW, s.KW, s.SW, s.DW);
+  const i64 R = lanesRingRows(s.KH, s.DH), cols = lanesRingCols(s.OW, s.KW, s.SW, s.DW);
   const i64 rowFloats = cols * kLanes;
   LaneBlock blk;
   const u8 *planes[kLanes];
@@ -604,8 +585,8 @@ EMBER_INLINE void lanesBlocks(const Depthwise &a, float *mem, i64 begin, i64 end
   const ConvShape &s = a.s;
   const i64 blocks = (s.C + kLanes - 1) / kLanes;
   float *ring = mem;
-  u8 *stage = (u8 *)(mem + scratch::roundUp16(ringRows(s.KH, s.DH) *
-                                              ringCols(s.OW, s.KW, s.SW, s.DW) * kLanes));
+  u8 *stage = (u8 *)(mem + scratch::roundUp16(lanesRingRows(s.KH, s.DH) *
+                                              lanesRingCols(s.OW, s.KW, s.SW, s.DW) * kLanes));
   for (i64 i = begin; i < end; ++i) {
     if (a.inputSigned)
       lanesBlock<K, S, i8>(a, ring, stage, i / blocks, i % blocks * kLanes);

@@ -55,15 +55,14 @@ constexpr idx stripFloats(idx rows, idx Wq) {
 }
 
 /// The channel-lanes kernel (QuantizedDepthwise.cpp: lanesBlock), which takes requantized
-/// convolutions of one output channel per input channel: 16 channels at a time, a vector lane
-/// each. Its ring holds the last padded input rows a window reaches (ringRows) of ringCols
-/// positions, 16 floats each; its staging, the requantized bytes of up to a row of outputs
+/// convolutions of one output channel per input channel: its ring as the float32 kernel's
+/// (Scratch.h: lanesRingRows); its staging, the requantized bytes of up to a row of outputs
 /// and the 15 left from the previous row, 16 bytes a position.
-constexpr idx kLanes = 16;
-constexpr idx ringRows(idx KH, idx DH) { return (KH - 1) * DH + 1; }
-constexpr idx ringCols(idx OW, idx KW, idx SW, idx DW) { return (OW - 1) * SW + (KW - 1) * DW + 1; }
+using scratch::kLanes;
+using scratch::lanesRingCols;
+using scratch::lanesRingRows;
 constexpr idx lanesFloats(idx OW, idx KH, idx KW, idx SW, idx DH, idx DW) {
-  return scratch::roundUp16(ringRows(KH, DH) * ringCols(OW, KW, SW, DW) * kLanes) +
+  return scratch::roundUp16(lanesRingRows(KH, DH) * lanesRingCols(OW, KW, SW, DW) * kLanes) +
          scratch::roundUp16((OW + kLanes) * kLanes / idx(sizeof(float)));
 }
 

@@ -154,6 +154,26 @@ constexpr bool convIsDepthwise(idx C, idx G, idx KH, idx KW, idx SH, idx SW) {
   return C == G && (G > 1 || windowIsPhased(KH, KW, SH, SW));
 }
 
+/// The channel-lanes depthwise kernels (NNDepthwiseLanes.h on float32, QuantizedDepthwise.cpp
+/// on int8): 16 channels at a time, a vector lane each. Their ring holds the last padded input
+/// rows a window reaches (lanesRingRows) of lanesRingCols positions, 16 floats each.
+constexpr idx kLanes = 16;
+constexpr idx lanesRingRows(idx KH, idx DH) { return (KH - 1) * DH + 1; }
+constexpr idx lanesRingCols(idx OW, idx KW, idx SW, idx DW) {
+  return (OW - 1) * SW + (KW - 1) * DW + 1;
+}
+/// Floats of one part's working memory on float32: the ring, and the outputs of up to a row
+/// plus the 15 left from the row before, staged 16 floats a position.
+constexpr idx depthwiseLanesFloats(idx OW, idx KH, idx KW, idx SW, idx DH, idx DW) {
+  return roundUp16(lanesRingRows(KH, DH) * lanesRingCols(OW, KW, SW, DW) * kLanes) +
+         (OW + kLanes) * kLanes;
+}
+/// Whether a float32 depthwise convolution (convIsDepthwise) runs in channel lanes: one output
+/// channel per input channel, a window the phase planes would take.
+constexpr bool depthwiseInLanes(idx C, idx K, idx G, idx KH, idx KW, idx SH, idx SW) {
+  return C == G && K == C && windowIsPhased(KH, KW, SH, SW);
+}
+
 /// Winograd F(m x m, 3x3) (NNWinograd.cpp), m = 4 or 2: a 3x3 convolution of stride and
 /// dilation 1 computed on m x m tiles of its output, each from an (m + 2) x (m + 2) tile of the
 /// input, as (m + 2)^2 matrix products (one per point of the transformed tile) of the
@@ -242,10 +262,13 @@ constexpr idx winogradScratchFloats(idx C, idx K, idx OH, idx OW, idx m, idx thr
 constexpr idx convScratchFloats(idx C, idx H, idx W, idx K, idx OH, idx OW, idx KH, idx KW,
                                 idx SH, idx SW, idx PH, idx PW, idx DH, idx DW, idx G,
                                 idx threads) {
-  if (convIsDepthwise(C, G, KH, KW, SH, SW))
-    return windowIsPhased(KH, KW, SH, SW)
-               ? phasedFloats(OH, OW, KH, KW, SH, SW, DH, DW) * (threads < 1 ? 1 : threads)
-               : 0;
+  if (convIsDepthwise(C, G, KH, KW, SH, SW)) {
+    idx part = depthwiseInLanes(C, K, G, KH, KW, SH, SW)
+                   ? depthwiseLanesFloats(OW, KH, KW, SW, DH, DW)
+               : windowIsPhased(KH, KW, SH, SW) ? phasedFloats(OH, OW, KH, KW, SH, SW, DH, DW)
+                                                : 0;
+    return part * (threads < 1 ? 1 : threads);
+  }
   idx Cg = C / G, pack = gemmScratchFloats(Cg * KH * KW, OH * OW, threads);
   if (convIsPointwise(H, W, OH, OW, KH, KW, SH, SW, PH, PW))
     return pack;
