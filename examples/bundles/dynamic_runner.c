@@ -11,6 +11,11 @@
  *
  * Inputs are .npy files whose data has the input's byte size; outputs are written raw, in the
  * element type and shape the bundle's NET.json manifest gives.
+ *
+ * A CPU bundle compiled with -threads=N (its manifest's "threads") runs its calls on one team
+ * of threads kept from the first call to the last (NET_team_start, NET_on_team) when this file
+ * is compiled with -DBUNDLE_TEAM -DBUNDLE_UPPER=NET (NET in capitals, its macros' prefix); else
+ * each call starts and joins its own workers.
  */
 #define _POSIX_C_SOURCE 200809L
 /* BUNDLE names the bundle (its network name NET): include NET.h, use NET_config and NET(). */
@@ -21,7 +26,11 @@
 #include XSTR(BUNDLE.h)
 #define BUNDLE_CONFIG XCAT(BUNDLE, _config)
 #define BUNDLE_CONFIG_TYPE XCAT(BUNDLE, _config_t)
-#define BUNDLE_ENTRY BUNDLE
+#ifdef BUNDLE_TEAM
+#define BUNDLE_ENTRY(c, m, a) XCAT(BUNDLE, _on_team)(team, c, m, a)
+#else
+#define BUNDLE_ENTRY(c, m, a) BUNDLE(c, m, a)
+#endif
 
 #include "npy.h"
 #include "outputs.h"
@@ -123,6 +132,14 @@ int main(int argc, char **argv) {
       return 1;
     }
 
+#ifdef BUNDLE_TEAM
+  void *storage = NULL;
+  if (posix_memalign(&storage, 64, XCAT(BUNDLE_UPPER, _TEAM_BYTES)) != 0) {
+    fprintf(stderr, "error: out of memory\n");
+    return 1;
+  }
+  XCAT(BUNDLE, _team) *team = XCAT(BUNDLE, _team_start)(storage);
+#endif
   int status = BUNDLE_ENTRY(constant, mutableWeight, activations);
   if (status != 0) {
     fprintf(stderr, "error: the bundle returned %d\n", status);
@@ -143,6 +160,10 @@ int main(int argc, char **argv) {
     printf("latency: median %.3f ms, min %.3f ms over %d runs\n", median, ms[0], iterations);
     free(ms);
   }
+#ifdef BUNDLE_TEAM
+  XCAT(BUNDLE, _team_stop)(team);
+  free(storage);
+#endif
   for (uint64_t s = 0; s < cfg->numSymbols; ++s) {
     if (cfg->symbols[s].kind != 'o')
       continue;

@@ -101,6 +101,47 @@ Error writeFile(const std::string &path, function_ref<void(raw_ostream &)> write
   return Error::success();
 }
 
+/// A CPU bundle's team functions (CodeGen.h: GeneratedModule; docs/bundles.md: threads).
+void writeTeamAPI(raw_ostream &os, StringRef entry, StringRef U, const ObjectInfo &obj) {
+  std::string T = (entry + "_team").str();
+  os << "/* Threads. " << entry << "() splits its kernels over " << U
+     << "_THREADS threads: it starts\n"
+     << " * " << U << "_THREADS - 1 workers each call and joins them before it returns. To "
+     << "keep them between\n"
+     << " * calls, start a team once in " << U << "_TEAM_BYTES of storage aligned to 64 "
+     << "bytes and run on it:\n"
+     << " *   " << T << " *team = " << T << "_start(storage);\n"
+     << " *   " << entry << "_on_team(team, constantWeight, mutableWeight, activations);  "
+     << "(again and again)\n"
+     << " *   " << T << "_stop(team);\n"
+     << " * A team serves one call at a time. Its idle workers spin for about 30 "
+     << "microseconds, yield\n"
+     << " * for about a millisecond, then sleep until the next call's work. Or hand the "
+     << "kernels your own\n"
+     << " * pool: " << T << "_of_pool(storage, parallelFor, pool, threads). Each parallel "
+     << "step then calls\n"
+     << " * parallelFor(pool, parts, run, job), parts <= threads and <= " << U
+     << "_THREADS, which must call\n"
+     << " * run(job, p) once for every p in [0, parts), on any threads (the calling one "
+     << "too), and return\n"
+     << " * when all have returned. A null team runs as " << entry << "() does. With "
+     << U << "_THREADS 1 the\n"
+     << " * team functions do nothing. */\n"
+     << "#define " << U << "_THREADS " << obj.teamThreads << "\n"
+     << "#define " << U << "_TEAM_BYTES " << obj.teamBytes << "\n"
+     << "typedef struct " << T << " " << T << ";\n"
+     << "typedef void (*" << entry << "_parallel_for)(void *pool, int64_t parts,\n"
+     << "    void (*run)(const void *job, int64_t part), const void *job);\n"
+     << T << " *" << T << "_start(void *storage);\n"
+     << T << " *" << T << "_of_pool(void *storage, " << entry
+     << "_parallel_for parallelFor, void *pool,\n"
+     << "    int64_t threads);\n"
+     << "void " << T << "_stop(" << T << " *team);\n"
+     << "int " << entry << "_on_team(" << T
+     << " *team, uint8_t *constantWeight, uint8_t *mutableWeight,\n"
+     << "    uint8_t *activations);\n\n";
+}
+
 void writeHeader(raw_ostream &os, const IRFunction &IR, const BundleOptions &b,
                  StringRef entry, const std::vector<Placement> &places, const ObjectInfo &obj) {
   std::string NET = b.networkName, U = upper(NET);
@@ -163,8 +204,10 @@ void writeHeader(raw_ostream &os, const IRFunction &IR, const BundleOptions &b,
        << "extern const " << NET << "_config_t " << NET << "_config;\n\n";
   }
   os << "int " << entry
-     << "(uint8_t *constantWeight, uint8_t *mutableWeight, uint8_t *activations);\n\n"
-     << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
+     << "(uint8_t *constantWeight, uint8_t *mutableWeight, uint8_t *activations);\n\n";
+  if (obj.teamThreads > 0)
+    writeTeamAPI(os, entry, U, obj);
+  os << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
 }
 
 void writeWeightsText(raw_ostream &os, ArrayRef<uint8_t> bytes) {
@@ -226,6 +269,8 @@ void writeManifest(raw_ostream &os, const IRFunction &IR, const BundleOptions &b
         j.value(e);
     });
     j.attribute("reentrant", !obj.keepsState);
+    if (obj.teamThreads > 0)
+      j.attribute("threads", obj.teamThreads);
     j.attributeArray("link_flags", [&] {
       for (const std::string &f : obj.linkFlags)
         j.value(f);

@@ -177,6 +177,26 @@ TEST(Bundle, ThreadedBundleNeedsPthreadAndMatchesTorch) {
   for (const llvm::json::Value &f : *m.getArray("link_flags"))
     flags.push_back(f.getAsString()->str());
   EXPECT_NE(std::find(flags.begin(), flags.end(), "-pthread"), flags.end());
+  EXPECT_EQ(m.getInteger("threads"), 2);
+  // The team functions: two threads at once, each making its runs on a team it keeps (its
+  // workers waiting, or asleep, between runs) or on a pool of its own; every run's outputs
+  // equal to those of the first (a team of its own per call).
+  std::string input;
+  for (const llvm::json::Value &p : *m.getArray("placeholders"))
+    if (*p.getAsObject()->getString("kind") == "input")
+      input = p.getAsObject()->getString("name")->str() + "=" + work.path() + "/input_0.npy";
+  for (const char *mode : {"own", "pool"}) {
+    SCOPED_TRACE(mode);
+    RunResult r = runProgram(work.path() + "/runner",
+                             {work.path() + "/bundle/net.weights.bin", input, "-t", "2", "-r",
+                              "3", "-team", mode});
+    EXPECT_SUCCESS(r);
+    EXPECT_NE(r.out.find("2 threads x 3 runs: all equal"), std::string::npos) << r.describe();
+    if (std::string(mode) == "pool") {
+      EXPECT_NE(r.out.find("the pools ran "), std::string::npos) << r.describe();
+      EXPECT_EQ(r.out.find("the pools ran 0 jobs"), std::string::npos) << r.describe();
+    }
+  }
   TempDir single;
   compileBundle({"-model=" + kDigits, "-emit-bundle=" + single.path()});
   llvm::json::Object d = readManifest(single.path() + "/digits_cnn.json");
@@ -339,7 +359,8 @@ TEST(Bundle, NamesAndTheDynamicAPI) {
   EXPECT_NE(header.find("extern const Digits2_config_t Digits2_config;"), std::string::npos);
   EXPECT_EQ(header.find("#define DIGITS2_image"), std::string::npos) << "no offset macros";
   EXPECT_NE(header.find("#define DIGITS2_CONSTANT_MEM_SIZE"), std::string::npos);
-  // The object exports exactly the entry and the config, and needs nothing but libc.
+  // The object exports exactly the entry, its team functions and the config, and needs nothing
+  // but libc.
   RunResult nm = runProgram("nm", {"-g", out.path() + "/Digits2.o"});
   EXPECT_SUCCESS(nm);
   std::istringstream lines(nm.out);
@@ -353,7 +374,10 @@ TEST(Bundle, NamesAndTheDynamicAPI) {
       undefined.push_back(w[1]);
   }
   std::sort(defined.begin(), defined.end());
-  EXPECT_EQ(defined, std::vector<std::string>({"Digits2_config", "classify"})) << nm.out;
+  EXPECT_EQ(defined, std::vector<std::string>({"Digits2_config", "classify", "classify_on_team",
+                                               "classify_team_of_pool", "classify_team_start",
+                                               "classify_team_stop"}))
+      << nm.out;
   for (const std::string &u : undefined)
     EXPECT_TRUE(u == "memcpy" || u == "memset" || u == "memmove") << u;
   // The model file's stem is the default name, made a C identifier.

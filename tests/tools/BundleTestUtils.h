@@ -96,6 +96,13 @@ inline void buildRunner(const std::string &dir, const std::string &net, const st
   if (const llvm::json::Array *flags = m.getArray("link_flags"))
     for (const llvm::json::Value &f : *flags)
       args.push_back(f.getAsString()->str());
+  if (m.getInteger("threads")) { // a CPU bundle's team functions (bundle_check.c: -team)
+    std::string upper;
+    for (char c : net)
+      upper += char(toupper(static_cast<unsigned char>(c)));
+    args.push_back("-DBUNDLE_TEAM");
+    args.push_back("-DBUNDLE_UPPER=" + upper);
+  }
   RunResult r = runProgram(tc.cc, args, 120);
   EXPECT_SUCCESS(r);
 }

@@ -4,7 +4,11 @@
  * reads or writes outside its regions, or writes its constants, dies with SIGSEGV instead of
  * passing. With -t THREADS, after the first run each thread runs the same inputs RUNS times
  * (-r, default 3) on regions of its own, at the same time, and every run's outputs must equal
- * the first run's bytes (a bundle keeps no state between calls, or serializes them).
+ * the first run's bytes (a bundle keeps no state between calls, or serializes them). With
+ * -team own (a CPU bundle, compiled with -DBUNDLE_TEAM) each of those threads starts one team
+ * and makes all its runs on it (NET_team_start, NET_on_team); with -team pool, on a pool of its
+ * own whose parallel-for runs each part but the first on a thread of its own, and the runner
+ * then prints how many jobs the pools ran.
  *
  *   cc -Iout -Iexamples/bundles -DBUNDLE=net tests/tools/bundle_check.c out/net.o -pthread
  */
@@ -47,6 +51,39 @@ static uint8_t *guarded(uint64_t bytes) {
 }
 
 static uint8_t *constant, *inputs;
+static const char *teamMode = NULL; /* -team: "own" or "pool" */
+
+#ifdef BUNDLE_TEAM
+#define BUNDLE_TEAM_T XCAT(BUNDLE, _team)
+/* The pool of -team pool: part 0 on the calling thread, each other part on a thread started
+ * for it, all joined before it returns. */
+typedef struct {
+  void (*run)(const void *, int64_t);
+  const void *job;
+  int64_t part;
+} PoolPart;
+static long poolJobs;
+static void *runPoolPart(void *arg) {
+  PoolPart *p = (PoolPart *)arg;
+  p->run(p->job, p->part);
+  return NULL;
+}
+static void parallelFor(void *pool, int64_t parts, void (*run)(const void *, int64_t),
+                        const void *job) {
+  (void)pool;
+  __atomic_fetch_add(&poolJobs, 1, __ATOMIC_RELAXED);
+  pthread_t ids[64];
+  PoolPart ps[64];
+  for (int64_t p = 1; p < parts && p < 64; ++p) {
+    ps[p] = (PoolPart){run, job, p};
+    if (pthread_create(&ids[p], NULL, runPoolPart, &ps[p]) != 0)
+      abort();
+  }
+  run(job, 0);
+  for (int64_t p = 1; p < parts && p < 64; ++p)
+    pthread_join(ids[p], NULL);
+}
+#endif
 
 typedef struct {
   int runs, failures;
@@ -55,12 +92,26 @@ typedef struct {
 static void *runJob(void *arg) {
   Job *job = (Job *)arg;
   uint8_t *m = guarded(cfg->mutableMemSize), *a = guarded(cfg->activationsMemSize);
+#ifdef BUNDLE_TEAM
+  void *storage = NULL;
+  if (posix_memalign(&storage, 64, XCAT(BUNDLE_UPPER, _TEAM_BYTES)) != 0)
+    abort();
+  BUNDLE_TEAM_T *team = NULL;
+  if (teamMode && !strcmp(teamMode, "own"))
+    team = XCAT(BUNDLE_TEAM_T, _start)(storage);
+  else if (teamMode)
+    team = XCAT(BUNDLE_TEAM_T, _of_pool)(storage, parallelFor, NULL, 2);
+#endif
   for (int r = 0; r < job->runs; ++r) {
     memcpy(m, inputs, cfg->mutableMemSize);
     for (uint64_t s = 0; s < cfg->numSymbols; ++s) /* outputs start unknown */
       if (cfg->symbols[s].kind == 'o')
         memset(m + cfg->symbols[s].offset, 0xA5, cfg->symbols[s].size);
+#ifdef BUNDLE_TEAM
+    int status = XCAT(BUNDLE, _on_team)(team, constant, m, a);
+#else
     int status = BUNDLE(constant, m, a);
+#endif
     for (uint64_t s = 0; s < cfg->numSymbols && status == 0; ++s)
       if (cfg->symbols[s].kind == 'o' &&
           memcmp(m + cfg->symbols[s].offset, inputs + cfg->symbols[s].offset,
@@ -69,6 +120,11 @@ static void *runJob(void *arg) {
     if (status != 0)
       job->failures++;
   }
+#ifdef BUNDLE_TEAM
+  if (team)
+    XCAT(BUNDLE_TEAM_T, _stop)(team);
+  free(storage);
+#endif
   return NULL;
 }
 
@@ -85,6 +141,12 @@ int main(int argc, char **argv) {
       threads = atoi(argv[++a]);
     } else if (!strcmp(argv[a], "-r") && a + 1 < argc) {
       runs = atoi(argv[++a]);
+    } else if (!strcmp(argv[a], "-team") && a + 1 < argc) {
+      teamMode = argv[++a];
+#ifndef BUNDLE_TEAM
+      fprintf(stderr, "error: -team needs a CPU bundle, built with -DBUNDLE_TEAM\n");
+      return 2;
+#endif
     } else if (!weightsPath) {
       weightsPath = argv[a];
     } else {
@@ -153,6 +215,10 @@ int main(int argc, char **argv) {
       return 1;
     }
     printf("%d threads x %d runs: all equal to the first run\n", threads, runs);
+#ifdef BUNDLE_TEAM
+    if (teamMode && strcmp(teamMode, "own") != 0)
+      printf("the pools ran %ld jobs\n", poolJobs);
+#endif
   }
   for (uint64_t s = 0; s < cfg->numSymbols && outDir; ++s) {
     if (cfg->symbols[s].kind != 'o')

@@ -165,8 +165,11 @@ def ember_bundle(build, case, iterations, tmp, threads=1, flags=(), tag="", chec
     with open(os.path.join(bundle, "net.json")) as f:
         manifest = json.load(f)
     exe = os.path.join(tmp, "runner")
+    # A threaded bundle runs every call on one team kept across calls (docs/bundles.md), as a
+    # program calling it repeatedly should.
+    team = ["-DBUNDLE_TEAM", "-DBUNDLE_UPPER=NET"] if manifest.get("threads", 1) > 1 else []
     run(["cc", "-O2", "-I" + bundle, "-I" + os.path.join(ROOT, "examples", "bundles"),
-         "-DBUNDLE=net", os.path.join(ROOT, "examples", "bundles", "dynamic_runner.c"),
+         "-DBUNDLE=net"] + team + [os.path.join(ROOT, "examples", "bundles", "dynamic_runner.c"),
          os.path.join(bundle, "net.o"), "-o", exe] + manifest["link_flags"])
     out = os.path.join(tmp, "out")
     os.makedirs(out, exist_ok=True)
@@ -439,8 +442,9 @@ def main():
         "",
         "ember / onnxruntime: below 1, ember is faster. With 2 threads, ember's bundle is "
         "compiled with `-threads=2` (docs/cpu-backend.md: convolutions and matrix products split "
-        "over a team of threads each call starts; a model with no kernel worth splitting stays "
-        "on one).",
+        "over a team of threads) and the runner starts one team for all its calls "
+        "(docs/bundles.md: `NET_team_start`, `NET_on_team`); a model with no kernel worth "
+        "splitting stays on one thread.",
         "",
         "## Compile time and memory",
         "",

@@ -90,6 +90,10 @@ struct ObjectInfo {
   /// buffers, set up at the first call), so calls take turns; else it keeps none and threads
   /// may call it at once with their own regions.
   bool keepsState = false;
+  /// A CPU bundle's team (docs/bundles.md: threads): the threads its kernels split over (1: no
+  /// kernel worth splitting, or -threads=1); 0 for a backend without team functions.
+  int64_t teamThreads = 0;
+  int64_t teamBytes = 0; ///< the storage a team takes (64-byte aligned)
 };
 
 class Backend {

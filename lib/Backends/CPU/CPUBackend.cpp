@@ -7,6 +7,7 @@
 #include "KernelVariants.h"
 #include "JIT.h"
 #include "ObjectWriter.h"
+#include "kernels/Scratch.h"
 #include "Common/PhaseClock.h"
 
 #include "ember/Backends/Backend.h"
@@ -15,6 +16,7 @@
 #include "llvm/IR/LLVMContext.h"
 
 #include <chrono>
+#include <mutex>
 
 using namespace llvm;
 
@@ -45,16 +47,38 @@ class CPUFunction final : public CompiledFunction {
   std::unique_ptr<JITCode> code_;
   std::vector<std::string> runtimeErrors_;
   std::unique_ptr<ProfileState> profile_;
+  /// The team the kernels split over (-threads above 1), started at the first run and kept to
+  /// the function's end: its workers wait between runs instead of starting in each. A run that
+  /// finds it busy (this function run by two threads at once) starts a team of its own.
+  struct alignas(64) TeamStorage {
+    uint8_t bytes[scratch::kTeamBytes];
+  };
+  std::unique_ptr<TeamStorage> teamStorage_ = std::make_unique<TeamStorage>();
+  void *team_ = nullptr;
+  std::mutex teamMutex_;
 
 public:
   CPUFunction(std::unique_ptr<JITCode> code, std::vector<std::string> runtimeErrors,
               std::unique_ptr<ProfileState> profile)
       : code_(std::move(code)), runtimeErrors_(std::move(runtimeErrors)),
         profile_(std::move(profile)) {}
+  ~CPUFunction() override {
+    if (team_)
+      code_->entry().teamStop(team_);
+  }
 
   Error execute(uint8_t *constantWeights, uint8_t *mutableWeights,
                 uint8_t *activations) override {
-    int32_t status = code_->entry()(constantWeights, mutableWeights, activations);
+    const EntryPoints &entry = code_->entry();
+    int32_t status;
+    std::unique_lock<std::mutex> lock(teamMutex_, std::try_to_lock);
+    if (lock.owns_lock()) {
+      if (!team_)
+        team_ = entry.teamStart(teamStorage_->bytes);
+      status = entry.onTeam(team_, constantWeights, mutableWeights, activations);
+    } else {
+      status = entry.entry(constantWeights, mutableWeights, activations);
+    }
     if (profile_ && status != 0)
       ProfileState::hook(profile_.get(), -1); // a failed run returns before its closing hook
     if (status == 0)

@@ -131,24 +131,7 @@ Error Emitter::call(StringRef name, ArrayRef<Value *> args) {
   return emitCall(M_, library_, B_, name, args).takeError();
 }
 
-Error Emitter::startTeam() {
-  if (threads_ <= 1)
-    return Error::success();
-  auto *storage = B_.CreateAlloca(ArrayType::get(B_.getInt8Ty(), scratch::kTeamBytes), nullptr,
-                                  "team.storage");
-  storage->setAlignment(Align(64));
-  EMBER_ASSIGN_OR_RETURN(CallInst * t,
-                         emitCall(M_, library_, B_, "ember_team_start", {storage, i64(threads_)}));
-  team_ = t;
-  return Error::success();
-}
-
 Value *Emitter::team() { return team_ ? team_ : nullPtr(); }
-
-Error Emitter::stopTeam() {
-  return team_ ? emitCall(M_, library_, B_, "ember_team_stop", {team_}).takeError()
-               : Error::success();
-}
 
 Error Emitter::callChecked(StringRef name, ArrayRef<Value *> args, const Instruction &I,
                            const std::string &what) {
@@ -164,8 +147,6 @@ Error Emitter::failIf(Value *failed, const Instruction &I, const std::string &wh
     failBlock_ = BasicBlock::Create(context(), "fail", F);
     IRBuilder<> fb(failBlock_);
     failCode_ = fb.CreatePHI(fb.getInt32Ty(), 2, "code");
-    if (team_)
-      EMBER_TRY(emitCall(M_, library_, fb, "ember_team_stop", {team_}).takeError());
     fb.CreateRet(failCode_);
   }
   BasicBlock *next = BasicBlock::Create(context(), "ok", F);
@@ -227,6 +208,96 @@ uint64_t cpuScratchBytes(const Instruction &I, int64_t threads) {
   return e && e->scratch ? e->scratch(I, threads) : 0;
 }
 
+std::string onTeamName(StringRef entry) { return (entry + "_on_team").str(); }
+std::string teamStartName(StringRef entry) { return (entry + "_team_start").str(); }
+std::string teamOfPoolName(StringRef entry) { return (entry + "_team_of_pool").str(); }
+std::string teamStopName(StringRef entry) { return (entry + "_team_stop").str(); }
+
+/// The public functions around the model function \p model(constants, mutable, activations,
+/// team): the entry and the team functions of GeneratedModule, for a model split over
+/// \p threads (1: they pass no team and start none).
+static Error emitTeamFunctions(llvm::Module &M, const llvm::Module &library, llvm::Function *model,
+                               StringRef entry, int64_t threads,
+                               SmallVectorImpl<llvm::Function *> &publics) {
+  LLVMContext &ctx = M.getContext();
+  IRBuilder<> B(ctx);
+  llvm::Type *ptr = B.getPtrTy(), *i32 = B.getInt32Ty(), *i64 = B.getInt64Ty();
+  llvm::Constant *null = ConstantPointerNull::get(B.getPtrTy());
+  const bool split = threads > 1;
+  auto define = [&](StringRef name, llvm::Type *result, ArrayRef<llvm::Type *> params) {
+    llvm::Function *f = llvm::Function::Create(FunctionType::get(result, params, false),
+                                               GlobalValue::ExternalLinkage, name, M);
+    for (StringRef a : {"target-cpu", "target-features"})
+      if (model->hasFnAttribute(a))
+        f->addFnAttr(model->getFnAttribute(a));
+    f->addFnAttr(Attribute::NoUnwind);
+    publics.push_back(f);
+    B.SetInsertPoint(BasicBlock::Create(ctx, "entry", f));
+    return f;
+  };
+  auto runModel = [&](llvm::Function *f, unsigned firstRegion, Value *team) {
+    return B.CreateCall(model, {f->getArg(firstRegion), f->getArg(firstRegion + 1),
+                                f->getArg(firstRegion + 2), team});
+  };
+  // ENTRY: a team for this call alone, on the stack.
+  llvm::Function *E = define(entry, i32, {ptr, ptr, ptr});
+  if (split) {
+    AllocaInst *storage =
+        B.CreateAlloca(ArrayType::get(B.getInt8Ty(), scratch::kTeamBytes), nullptr, "team");
+    storage->setAlignment(Align(64));
+    EMBER_ASSIGN_OR_RETURN(CallInst * team,
+                           emitCall(M, library, B, "ember_team_start",
+                                    {storage, ConstantInt::get(i64, threads)}));
+    CallInst *status = runModel(E, 0, team);
+    EMBER_TRY(emitCall(M, library, B, "ember_team_stop", {team}).takeError());
+    B.CreateRet(status);
+  } else {
+    B.CreateRet(runModel(E, 0, null));
+  }
+  // ENTRY_on_team: the caller's team, or one of its own when that is null.
+  llvm::Function *onTeam = define(onTeamName(entry), i32, {ptr, ptr, ptr, ptr});
+  if (split) {
+    BasicBlock *given = BasicBlock::Create(ctx, "given", onTeam);
+    BasicBlock *none = BasicBlock::Create(ctx, "none", onTeam);
+    B.CreateCondBr(B.CreateIsNull(onTeam->getArg(0)), none, given);
+    B.SetInsertPoint(none);
+    B.CreateRet(B.CreateCall(E, {onTeam->getArg(1), onTeam->getArg(2), onTeam->getArg(3)}));
+    B.SetInsertPoint(given);
+    B.CreateRet(runModel(onTeam, 1, onTeam->getArg(0)));
+  } else {
+    B.CreateRet(runModel(onTeam, 1, null));
+  }
+  // ENTRY_team_start, ENTRY_team_of_pool, ENTRY_team_stop.
+  llvm::Function *start = define(teamStartName(entry), ptr, {ptr});
+  if (split) {
+    EMBER_ASSIGN_OR_RETURN(CallInst * team,
+                           emitCall(M, library, B, "ember_team_start",
+                                    {start->getArg(0), ConstantInt::get(i64, threads)}));
+    B.CreateRet(team);
+  } else {
+    B.CreateRet(start->getArg(0));
+  }
+  llvm::Function *ofPool = define(teamOfPoolName(entry), ptr, {ptr, ptr, ptr, i64});
+  if (split) {
+    // At most the threads the scratch was planned for.
+    Value *width = ofPool->getArg(3);
+    Value *bound = ConstantInt::get(i64, threads);
+    width = B.CreateSelect(B.CreateICmpSGT(width, bound), bound, width);
+    EMBER_ASSIGN_OR_RETURN(CallInst * team,
+                           emitCall(M, library, B, "ember_team_of_pool",
+                                    {ofPool->getArg(0), ofPool->getArg(1), ofPool->getArg(2),
+                                     width}));
+    B.CreateRet(team);
+  } else {
+    B.CreateRet(ofPool->getArg(0));
+  }
+  llvm::Function *stop = define(teamStopName(entry), B.getVoidTy(), {ptr});
+  if (split)
+    EMBER_TRY(emitCall(M, library, B, "ember_team_stop", {stop->getArg(0)}).takeError());
+  B.CreateRetVoid();
+  return Error::success();
+}
+
 Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
                                          const TargetMachine &TM, StringRef entryName,
                                          int64_t threads, const ProfileHook *profile) {
@@ -245,8 +316,11 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
 
   IRBuilder<> B(ctx);
   llvm::Type *ptr = B.getPtrTy();
-  auto *FT = llvm::FunctionType::get(B.getInt32Ty(), {ptr, ptr, ptr}, false);
-  llvm::Function *F = llvm::Function::Create(FT, GlobalValue::ExternalLinkage, entryName, M);
+  // The model, taking its team as an argument; the entry and the team functions call it (kept
+  // out of line: one copy of the model's code).
+  auto *FT = llvm::FunctionType::get(B.getInt32Ty(), {ptr, ptr, ptr, ptr}, false);
+  llvm::Function *F =
+      llvm::Function::Create(FT, GlobalValue::InternalLinkage, entryName + ".model", M);
   const char *argNames[] = {"constantWeights", "mutableWeights", "activations"};
   Value *regions[3];
   for (unsigned i = 0; i < 3; ++i) {
@@ -255,10 +329,12 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
     a->addAttr(Attribute::NoAlias); // three distinct buffers
     regions[i] = a;
   }
+  F->getArg(3)->setName("team");
   F->addFnAttr("target-cpu", TM.getTargetCPU());
   if (!TM.getTargetFeatureString().empty())
     F->addFnAttr("target-features", TM.getTargetFeatureString());
   F->addFnAttr(Attribute::NoUnwind);
+  F->addFnAttr(Attribute::NoInline);
   B.SetInsertPoint(BasicBlock::Create(ctx, "entry", F));
 
   // A team is worth its threads' start only if some kernel will split (kernels/Parallel.h:
@@ -272,7 +348,8 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   EMBER_ASSIGN_OR_RETURN(const IntegerKernelVariant *integerRow, selectIntegerKernelVariant(TM));
   Emitter E(M, *library, B, regions, variant->name, integerRow->name, threads, G.runtimeErrors,
             IR);
-  EMBER_TRY(E.startTeam());
+  E.setTeam(F->getArg(3));
+  G.threads = threads;
   // Profiling: hook(ctx, k) before the k-th computing instruction, hook(ctx, -1) at the end.
   auto mark = [&](int32_t slot) {
     if (!profile)
@@ -334,13 +411,15 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   }
   EMBER_TRY(controlFlow.finish());
   mark(-1);
-  EMBER_TRY(E.stopTeam());
   B.CreateRet(B.getInt32(0));
+  SmallVector<llvm::Function *, 5> publics;
+  EMBER_TRY(emitTeamFunctions(M, *library, F, entryName, threads, publics));
   EMBER_TRY(linkKernels(M, std::move(library), TM));
 
-  // Only the entry is visible: unused kernels disappear and the rest may be inlined.
+  // Only the entry and its team functions are visible: unused kernels disappear and the rest
+  // may be inlined.
   for (llvm::Function &f : M)
-    if (&f != F && !f.isDeclaration())
+    if (!llvm::is_contained(publics, &f) && !f.isDeclaration())
       f.setLinkage(GlobalValue::InternalLinkage);
   for (GlobalVariable &g : M.globals())
     if (!g.isDeclaration() && !g.getName().starts_with("llvm."))

@@ -65,13 +65,10 @@ public:
 
   /// Threads the heavy kernels split their work over (BackendOptions::threads).
   int64_t threads() const { return threads_; }
-  /// With threads above 1: starts the entry function's team of threads (kernels/Parallel.h);
-  /// every return of the function then stops it. Called once, at the top of the entry.
-  llvm::Error startTeam();
-  /// The team the parallel kernels take (a null pointer with one thread).
+  /// The team the parallel kernels take (kernels/Parallel.h): the model function's team
+  /// argument with threads above 1, else a null pointer.
+  void setTeam(llvm::Value *team) { team_ = threads_ > 1 ? team : nullptr; }
   llvm::Value *team();
-  /// Stops the team (if any) before the entry function returns.
-  llvm::Error stopTeam();
 
   /// Whether \p v is a filter the constant region holds packed (CPUConstants.h).
   bool isPackedFilter(const IRValue *v) const { return packedFilters_.count(v); }
@@ -188,11 +185,26 @@ bool isSupportedOnCPU(const Node &n);
 /// Bytes of scratch the CPU kernel for \p I needs on \p threads threads.
 uint64_t cpuScratchBytes(const Instruction &I, int64_t threads);
 
+/// The generated module's functions (besides the kernels, all internal), named after the entry
+/// ENTRY; a team is kernels/Parallel.h's, in storage of scratch::kTeamBytes:
+///   int ENTRY(constants, mutable, activations): one call, on a team of its own (threads > 1);
+///   int ENTRY_on_team(team, constants, mutable, activations): on \p team (null: as ENTRY);
+///   team *ENTRY_team_start(storage): the model's threads - 1 workers, kept until
+///   ENTRY_team_stop(team);
+///   team *ENTRY_team_of_pool(storage, parallelFor, pool, threads): jobs to the caller's pool.
+/// With one thread the team functions do nothing but return \p storage.
 struct GeneratedModule {
   std::unique_ptr<llvm::Module> module;
   std::string entryName;
   std::vector<std::string> runtimeErrors; ///< code k is runtimeErrors[k - 1]
+  int64_t threads = 1; ///< the team's size the code splits for (1: no kernel worth splitting)
 };
+
+/// The names of the team functions beside entry \p entry (GeneratedModule).
+std::string onTeamName(llvm::StringRef entry);
+std::string teamStartName(llvm::StringRef entry);
+std::string teamOfPoolName(llvm::StringRef entry);
+std::string teamStopName(llvm::StringRef entry);
 
 /// A function the generated code calls as fn(ctx, k) before the k-th computing instruction
 /// (counting, in list order, every instruction hasProfileSlot accepts) and as fn(ctx, -1) at

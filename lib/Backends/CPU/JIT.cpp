@@ -1,6 +1,8 @@
 // ORC LLJIT execution: see JIT.h.
 #include "JIT.h"
 
+#include "CodeGen.h"
+
 #include "ember/Support/Error.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -15,7 +17,7 @@ using namespace llvm;
 namespace ember {
 namespace cpu {
 
-JITCode::JITCode(std::unique_ptr<orc::LLJIT> jit, EntryFn entry)
+JITCode::JITCode(std::unique_ptr<orc::LLJIT> jit, EntryPoints entry)
     : jit_(std::move(jit)), entry_(entry) {}
 JITCode::~JITCode() = default;
 
@@ -41,10 +43,18 @@ Expected<std::unique_ptr<JITCode>> jitCompile(std::unique_ptr<llvm::Module> M,
   J.getMainJITDylib().addGenerator(std::move(*gen));
   if (Error e = J.addIRModule(orc::ThreadSafeModule(std::move(M), std::move(ctx))))
     return makeError("JIT: " + toString(std::move(e)));
-  auto sym = J.lookup(entryName);
-  if (!sym)
-    return makeError("JIT compilation failed: " + toString(sym.takeError()));
-  EntryFn entry = sym->toPtr<EntryFn>();
+  EntryPoints entry{};
+  auto find = [&](StringRef name, auto &fn) -> Error {
+    auto sym = J.lookup(name);
+    if (!sym)
+      return makeError("JIT compilation failed: " + toString(sym.takeError()));
+    fn = sym->toPtr<std::remove_reference_t<decltype(fn)>>();
+    return Error::success();
+  };
+  EMBER_TRY(find(entryName, entry.entry));
+  EMBER_TRY(find(onTeamName(entryName), entry.onTeam));
+  EMBER_TRY(find(teamStartName(entryName), entry.teamStart));
+  EMBER_TRY(find(teamStopName(entryName), entry.teamStop));
   return std::make_unique<JITCode>(std::move(*jit), entry);
 }
 

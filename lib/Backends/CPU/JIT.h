@@ -21,22 +21,29 @@ class LLJIT;
 namespace ember {
 namespace cpu {
 
-using EntryFn = int32_t (*)(uint8_t *constantWeights, uint8_t *mutableWeights,
-                            uint8_t *activations);
+/// The generated module's entry and team functions (CodeGen.h: GeneratedModule).
+struct EntryPoints {
+  int32_t (*entry)(uint8_t *constantWeights, uint8_t *mutableWeights, uint8_t *activations);
+  int32_t (*onTeam)(void *team, uint8_t *constantWeights, uint8_t *mutableWeights,
+                    uint8_t *activations);
+  void *(*teamStart)(void *storage);
+  void (*teamStop)(void *team);
+};
 
 /// Machine code for one module, alive as long as this object.
 class JITCode {
   std::unique_ptr<llvm::orc::LLJIT> jit_;
-  EntryFn entry_ = nullptr;
+  EntryPoints entry_;
 
 public:
-  JITCode(std::unique_ptr<llvm::orc::LLJIT> jit, EntryFn entry);
+  JITCode(std::unique_ptr<llvm::orc::LLJIT> jit, EntryPoints entry);
   ~JITCode();
-  EntryFn entry() const { return entry_; }
+  const EntryPoints &entry() const { return entry_; }
 };
 
-/// Compiles \p M (already optimized) for \p opts's target and returns its \p entryName. Calls
-/// the module makes outside itself (libm, memcpy) resolve against this process.
+/// Compiles \p M (already optimized) for \p opts's target and returns its \p entryName with
+/// its team functions. Calls the module makes outside itself (libm, memcpy, pthreads) resolve
+/// against this process.
 llvm::Expected<std::unique_ptr<JITCode>> jitCompile(std::unique_ptr<llvm::Module> M,
                                                     std::unique_ptr<llvm::LLVMContext> ctx,
                                                     const CPUTargetOptions &opts,

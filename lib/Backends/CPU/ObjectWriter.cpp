@@ -4,6 +4,7 @@
 #include "ObjectWriter.h"
 
 #include "CodeGen.h"
+#include "kernels/Scratch.h"
 #include "Common/BundleObject.h"
 #include "Common/PhaseClock.h"
 
@@ -21,10 +22,11 @@ namespace cpu {
 namespace {
 
 /// Functions the kernel library may leave as calls: the C library's memory functions, the math
-/// library's (-lm), and with -threads > 1 pthreads'. Anything else would be a symbol a bundle
-/// cannot resolve.
+/// library's (-lm), and with -threads > 1 pthreads' and the futex system call the team's idle
+/// workers sleep on. Anything else would be a symbol a bundle cannot resolve.
 const char *const kLibcFunctions[] = {"memcpy", "memmove", "memset"};
-const char *const kPthreadFunctions[] = {"pthread_create", "pthread_join", "sched_yield"};
+const char *const kPthreadFunctions[] = {"pthread_create", "pthread_join", "sched_yield",
+                                         "syscall"};
 const char *const kLibmFunctions[] = {
     "expf",  "exp",    "expm1f", "expm1", "logf",   "log",    "log1pf", "log1p", "sinf",
     "sin",   "cosf",   "cos",    "tanf",  "tan",    "asinf",  "asin",   "acosf", "acos",
@@ -66,6 +68,8 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
   ObjectInfo info;
   info.triple = TM->getTargetTriple().str();
   info.errors = G.runtimeErrors;
+  info.teamThreads = G.threads;
+  info.teamBytes = scratch::kTeamBytes;
   bool needsLibm = false, needsPthread = false;
   for (const llvm::Function &F : M) {
     if (!F.isDeclaration() || F.isIntrinsic() || F.use_empty())

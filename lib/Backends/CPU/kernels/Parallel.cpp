@@ -1,20 +1,24 @@
-// Starting and stopping the team of Parallel.h: the generated entry function calls these first
-// and last when the model is compiled with -threads above 1.
+// Starting and stopping the teams of Parallel.h: the generated entry function calls these for a
+// team of one call when the model is compiled with -threads above 1; a bundle's team functions
+// (NET_team_start, NET_team_of_pool, NET_team_stop) and the JIT's persistent team call them too.
 #include "Parallel.h"
 
 using namespace parallel;
 
-/// Starts `threads - 1` workers into \p storage (scratch::kTeamBytes on the caller's stack);
-/// fewer when a thread cannot be created (the team then runs on those it has).
+/// Starts `threads - 1` workers into \p storage (scratch::kTeamBytes, 64-byte aligned); fewer
+/// when a thread cannot be created (the team then runs on those it has).
 EMBER_KERNEL Team *ember_team_start(void *storage, i64 threads) {
   Team *t = static_cast<Team *>(storage);
   t->size = 1;
+  t->pool = nullptr;
+  t->poolArg = nullptr;
   t->run = nullptr;
   t->body = nullptr;
   t->claim = 0;
   t->done = 0;
   t->generation = 0;
   t->stop = 0;
+  t->sleepers = 0;
   for (i64 i = 1; i < minI(threads, kMaxThreads); ++i) {
     t->workers[i] = Worker{t, i};
     if (pthread_create(&t->ids[i], nullptr, workerMain, &t->workers[i]) != 0)
@@ -24,9 +28,26 @@ EMBER_KERNEL Team *ember_team_start(void *storage, i64 threads) {
   return t;
 }
 
-/// Stops the team's workers and joins them.
+/// A team in \p storage whose jobs go to the caller's pool: \p run(\p pool, parts, ...), at
+/// most \p threads parts a job (at least 1, at most what the model was compiled for, which the
+/// caller passes in \p threads already bounded).
+EMBER_KERNEL Team *ember_team_of_pool(void *storage, PoolFn run, void *pool, i64 threads) {
+  Team *t = static_cast<Team *>(ember_team_start(storage, 1));
+  t->size = maxI(1, minI(threads, kMaxThreads));
+  t->pool = run;
+  t->poolArg = pool;
+  return t;
+}
+
+/// Stops the team's workers (waking those asleep) and joins them; nothing for a pool's team.
 EMBER_KERNEL void ember_team_stop(Team *t) {
-  __atomic_store_n(&t->stop, 1, __ATOMIC_RELEASE);
+  if (t->pool)
+    return;
+  __atomic_store_n(&t->stop, 1, __ATOMIC_SEQ_CST);
+  // A new generation too: a worker between its last look at stop and its futex wait then finds
+  // the word changed and does not sleep (no job is in flight, so none claims anything).
+  __atomic_fetch_add(&t->generation, 1, __ATOMIC_SEQ_CST);
+  wakeSleepers(t);
   for (i64 i = 1; i < t->size; ++i)
     pthread_join(t->ids[i], nullptr);
 }

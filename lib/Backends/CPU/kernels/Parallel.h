@@ -1,14 +1,19 @@
 // Intra-operator parallelism for the heavy kernels (GEMM, convolution), with -threads above 1.
 //
-// The generated entry function starts a team on its own stack when it begins (ember_team_start:
-// threads - 1 workers) and stops it before it returns (ember_team_stop joins them): nothing
-// lives between calls, so a compiled model (or a bundle) keeps no global state and stays
-// reentrant, and the cost of creating threads (tens of microseconds each) is paid once a call,
-// not once a kernel. A kernel hands the team a job of `parts`, which the caller and the workers
-// claim one at a time until none is left; workers wait for the next job spinning, then yielding.
-// A worker the OS has not run yet thus never holds a job up: the caller takes its part. With one
-// thread the team is null and no thread exists; when every call site passes null the optimizer
-// removes the pthread calls altogether (a single-threaded bundle needs no -pthread).
+// A kernel hands a team a job of `parts`, which the caller and the workers claim one at a time
+// until none is left. A team is one of three (Parallel.cpp):
+//  - started by the generated entry function on its own stack for one call and stopped before
+//    it returns (ember_team_start, ember_team_stop): nothing lives between calls, so a compiled
+//    model keeps no global state and stays reentrant; the threads' start (tens of microseconds
+//    each, and more until the OS first runs them) is paid every call;
+//  - started by the caller once and kept across calls (a bundle's NET_team_start, the JIT's
+//    CPUFunction): its workers are running when a call's first job comes;
+//  - the caller's own pool (a bundle's NET_team_of_pool): each job is handed to its parallel-for.
+// Waiting workers spin, then yield the core, then sleep on a futex (Linux) until the next job:
+// a team kept between calls costs no CPU while the program does other things. A worker the OS
+// has not run yet never holds a job up: the caller takes its part. With one thread the team is
+// null and no thread exists; when every call site passes null the optimizer removes the
+// pthread calls altogether (a single-threaded bundle needs no -pthread).
 #ifndef EMBER_CPU_KERNELS_PARALLEL_H
 #define EMBER_CPU_KERNELS_PARALLEL_H
 
@@ -19,6 +24,7 @@
 extern "C" int pthread_create(u64 *thread, const void *attr, void *(*start)(void *), void *arg);
 extern "C" int pthread_join(u64 thread, void **result);
 extern "C" int sched_yield(void);
+extern "C" long syscall(long number, ...);
 
 namespace parallel {
 
@@ -32,9 +38,14 @@ struct Worker {
 
 /// A job's parts, run through one function so the team needs no template.
 typedef void (*PartFn)(const void *body, i64 part);
+/// A caller's pool: runs run(body, p) for every p in [0, parts), on any of its threads, and
+/// returns when all have finished.
+typedef void (*PoolFn)(void *pool, i64 parts, PartFn run, const void *body);
 
 struct Team {
-  i64 size; ///< threads, the caller included
+  i64 size;    ///< threads, the caller included
+  PoolFn pool; ///< the caller's pool's parallel-for, or null: this team's own workers
+  void *poolArg;
   u64 ids[kMaxThreads];
   Worker workers[kMaxThreads];
   // The current job, published by bumping `generation` after these are set.
@@ -42,12 +53,36 @@ struct Team {
   const void *body; ///< atomic
   i64 claim;        ///< atomic: the job's generation << 32 | its parts << 16 | the next part
   i64 done;         ///< atomic: the job's parts finished
-  i64 generation;   ///< atomic
-  i64 stop;         ///< atomic
+  i32 generation;   ///< atomic; the futex sleeping workers wait on
+  i32 stop;         ///< atomic
+  i64 sleepers;     ///< atomic: workers asleep on generation, or about to be
 };
 static_assert(sizeof(Team) <= scratch::kTeamBytes, "the entry function's storage for a team");
 
 EMBER_INLINE i64 load(const i64 *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+EMBER_INLINE i32 load(const i32 *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+
+// Linux's futex on a team's generation: a worker sleeps while it holds the job it has seen; a
+// new job wakes every sleeper. Elsewhere waiting workers keep yielding.
+#if defined(__linux__) && defined(__x86_64__)
+constexpr long kSysFutex = 202;
+#elif defined(__linux__) && defined(__aarch64__)
+constexpr long kSysFutex = 98;
+#else
+constexpr long kSysFutex = -1;
+#endif
+constexpr long kFutexWaitPrivate = 128, kFutexWakePrivate = 129;
+
+EMBER_INLINE void futexWait(i32 *word, i32 seen) {
+  if (kSysFutex >= 0)
+    syscall(kSysFutex, word, kFutexWaitPrivate, seen, nullptr, nullptr, 0);
+  else
+    sched_yield();
+}
+EMBER_INLINE void futexWakeAll(i32 *word) {
+  if (kSysFutex >= 0)
+    syscall(kSysFutex, word, kFutexWakePrivate, 0x7fffffff, nullptr, nullptr, 0);
+}
 
 /// Pauses a waiter spins through before it yields the core: about 30 microseconds. (20000, as
 /// before, cost a job up to 350 microseconds whenever both threads shared a core.)
@@ -95,12 +130,51 @@ EMBER_INLINE void runParts(Team *t, i64 job) {
   }
 }
 
+/// Yields a worker makes, after its spins, before it sleeps: about a millisecond of no job.
+constexpr i64 kYieldsBeforeSleep = 1000;
+
+/// Waits until the team's generation is no longer \p seen or the team stops: spinning, then
+/// yielding, then asleep on the futex. The sleeper count and the generation are sequentially
+/// consistent on both sides, so either the publisher sees the sleeper and wakes it, or the
+/// sleeper sees the new generation (and the futex refuses to sleep on a changed word).
+EMBER_INLINE void waitForJob(Team *t, i32 seen) {
+  auto ready = [&] { return load(&t->generation) != seen || load(&t->stop); };
+  for (i64 spins = 0; spins < kSpins; ++spins) {
+    if (ready())
+      return;
+#if defined(__x86_64__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __builtin_arm_yield();
+#endif
+  }
+  for (i64 yields = 0; yields < kYieldsBeforeSleep; ++yields) {
+    if (ready())
+      return;
+    sched_yield();
+  }
+  while (!ready()) {
+    __atomic_fetch_add(&t->sleepers, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&t->generation, __ATOMIC_SEQ_CST) == seen &&
+        !__atomic_load_n(&t->stop, __ATOMIC_SEQ_CST))
+      futexWait(&t->generation, seen);
+    __atomic_fetch_sub(&t->sleepers, 1, __ATOMIC_SEQ_CST);
+  }
+}
+
+/// Wakes the workers asleep on the team's generation, if any (a system call: skipped when every
+/// worker is awake, as it is while a call's jobs follow each other).
+EMBER_INLINE void wakeSleepers(Team *t) {
+  if (__atomic_load_n(&t->sleepers, __ATOMIC_SEQ_CST) > 0)
+    futexWakeAll(&t->generation);
+}
+
 EMBER_INLINE void *workerMain(void *arg) {
   Worker *w = static_cast<Worker *>(arg);
   Team *t = w->team;
-  i64 seen = 0;
+  i32 seen = 0;
   for (;;) {
-    waitUntil([&] { return load(&t->generation) != seen || load(&t->stop); });
+    waitForJob(t, seen);
     if (load(&t->stop))
       return nullptr;
     seen = load(&t->generation);
@@ -121,12 +195,17 @@ template <typename F> EMBER_INLINE void forEachPart(Team *team, i64 parts, const
     return;
   }
   parts = minI(parts, team->size);
-  i64 job = (team->generation + 1) & 0x7fffffff; // only this thread writes generation
+  if (team->pool) {
+    team->pool(team->poolArg, parts, runPart<F>, static_cast<const void *>(&body));
+    return;
+  }
+  i32 job = (team->generation + 1) & 0x7fffffff; // only this thread writes generation
   __atomic_store_n(&team->run, runPart<F>, __ATOMIC_RELAXED);
   __atomic_store_n(&team->body, static_cast<const void *>(&body), __ATOMIC_RELAXED);
   __atomic_store_n(&team->done, 0, __ATOMIC_RELAXED);
-  __atomic_store_n(&team->claim, job << 32 | parts << 16, __ATOMIC_RELEASE);
-  __atomic_store_n(&team->generation, job, __ATOMIC_RELEASE); // wakes the workers
+  __atomic_store_n(&team->claim, i64(job) << 32 | parts << 16, __ATOMIC_RELEASE);
+  __atomic_store_n(&team->generation, job, __ATOMIC_SEQ_CST); // the spinning workers see it
+  wakeSleepers(team);
   runParts(team, job);
   waitUntil([&] { return load(&team->done) == parts; });
 }
