@@ -219,7 +219,9 @@ TEST(NNFastPaths, WinogradConvolutions) {
   // of the tile (the edge tiles cut), two images of 16 tiles each (a 16-column register tile),
   // symmetric and asymmetric padding, every fused activation, three blocks of tile rows
   // (130 x 130: 33 x 33 tiles), a filter shared with a stride-2 convolution (which then keeps
-  // the GEMM's panels), and a 9x7 map of 2x2 tiles, on 1 and 2 threads. Winograd's error is
+  // the GEMM's panels), and a 9x7 map of 2x2 tiles, on 1 and 2 threads (split by filters, each
+  // part with its own transformed input, but the 130 x 130 map by steps, as
+  // scratch::winogradByFilters says; 64 and 70 filters end in part panels). Winograd's error is
   // larger than the direct sum's (36 products of transformed values, each output a sum of them
   // with weights up to 8) and scales with the outputs' magnitude, not each element's: here
   // outputs reach about 50 (sums of 1296 products of values in [-2, 2]), so an absolute 5e-3,

@@ -243,16 +243,28 @@ constexpr idx winogradRowFloats(idx OW, idx m) {
 /// Floats the input transform reads past the padded image's last row (NNWinograd.cpp: whole
 /// vectors of 16 tiles m columns apart, plus the two columns of the next tile).
 constexpr idx kWinogradPadSlack = 80;
-/// Floats of a Winograd convolution's scratch: the padded image; the block's transformed input
-/// [points][C][winogradInputRowFloats] and products [points][K][columns] (the last row of
-/// products read up to 15 floats past its end, into what follows); the offsets of the
-/// transformed input's rows (C i64s); and each part's intermediate sums.
+/// Whether a team splits a Winograd convolution by filters (NNWinograd.cpp), each part with a
+/// transformed input of its own: when the map is one block and that input, points x C x
+/// columns floats, stays within 1.25 MB (timed on 2 threads against the split by steps, ms:
+/// 16 -> 64 on 55x55, 0.52 MB, 0.21 vs 0.26; 128 -> 128 on 28x28, 1.2 MB, 0.66 vs 0.85; 256 ->
+/// 256 on 14x14 0.66 vs 0.76; 512 -> 512 on 7x7 (F(2x2)) 0.88 vs 0.95; but 96 -> 96 on 35x35,
+/// 1.3 MB, 0.52 vs 0.49; 64 -> 64 on 56x56, 2 MB, 0.65 vs 0.56).
+constexpr bool winogradByFilters(idx C, idx K, idx OH, idx OW, idx m) {
+  return winogradBlockRows(C, K, OW, m) >= winogradTiles(OH, m) &&
+         winogradPoints(m) * C * winogradBlockColumns(C, K, OH, OW, m) <= 5 * (idx(1) << 16);
+}
+/// Floats of a Winograd convolution's scratch: the padded image; the transformed input of a
+/// block [points][C][winogradInputRowFloats], one per part when split by filters; the block's
+/// products [points][K][columns] (the last row of products read up to 15 floats past its end,
+/// into what follows); the offsets of the transformed input's rows (C i64s); and each part's
+/// intermediate sums.
 constexpr idx winogradScratchFloats(idx C, idx K, idx OH, idx OW, idx m, idx threads) {
-  idx cols = winogradBlockColumns(C, K, OH, OW, m);
+  idx cols = winogradBlockColumns(C, K, OH, OW, m), parts = threads < 1 ? 1 : threads;
+  idx inputs = winogradByFilters(C, K, OH, OW, m) ? parts : 1;
   return roundUp16(C * winogradPaddedRows(OH, m) * winogradPaddedCols(OW, m) +
                    kWinogradPadSlack) +
-         winogradPoints(m) * (C * winogradInputRowFloats(C, K, OH, OW, m) + K * cols) +
-         roundUp16(2 * C) + winogradRowFloats(OW, m) * (threads < 1 ? 1 : threads);
+         winogradPoints(m) * (inputs * C * winogradInputRowFloats(C, K, OH, OW, m) + K * cols) +
+         roundUp16(2 * C) + winogradRowFloats(OW, m) * parts;
 }
 
 /// Floats of scratch a 2-D convolution split over \p threads parts needs: for depthwise ones
