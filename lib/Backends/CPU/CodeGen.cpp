@@ -338,11 +338,15 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   B.SetInsertPoint(BasicBlock::Create(ctx, "entry", F));
 
   // A team is worth its threads' start only if some kernel will split (kernels/Parallel.h:
-  // 1 MFLOP a part); a small model runs faster on one thread than it starts a second.
+  // 1 MFLOP a part) or some element-wise loop (CodeGenFusion.cpp); a small model runs faster on
+  // one thread than it starts a second.
   int64_t largest = 0;
-  for (const auto &I : IR.getInstrs())
+  bool elementwise = false;
+  for (const auto &I : IR.getInstrs()) {
     largest = std::max(largest, splittableFlops(*I));
-  if (largest < 2 * scratch::kMinFlopsPerPart)
+    elementwise = elementwise || splitsElementwise(*I, threads);
+  }
+  if (largest < 2 * scratch::kMinFlopsPerPart && !elementwise)
     threads = 1;
   EMBER_ASSIGN_OR_RETURN(const KernelVariant *variant, selectKernelVariant(TM));
   EMBER_ASSIGN_OR_RETURN(const IntegerKernelVariant *integerRow, selectIntegerKernelVariant(TM));
@@ -360,7 +364,7 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
     B.CreateCall(hookTy, fn, {ctxArg, B.getInt32(uint32_t(slot))});
   };
   // A run never spans a control-flow marker: markers are not fusable, so they close runs.
-  FusionRuns runs = findFusionRuns(IR);
+  FusionRuns runs = findFusionRuns(IR, E.threads());
   AttentionChains attention = findAttentionChains(IR, E.threads());
   DenseSet<const Instruction *> fused; // emitted as part of a run or an attention chain
   ControlFlowEmitter controlFlow;

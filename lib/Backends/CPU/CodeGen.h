@@ -22,6 +22,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -99,8 +100,16 @@ public:
     chunkAddrs_ = addrs;
     chunkElements_ = elements;
   }
-  /// The region base pointer of \p r (the entry function's argument).
+  /// The region base pointer of \p r (the model function's argument).
   llvm::Value *regionBase(MemRegion r) const { return regions_[unsigned(r)]; }
+  /// The three region base pointers code emitted from now on reads (a part function's, which
+  /// the team runs: CodeGenFusion.cpp); returns the ones they replace.
+  std::array<llvm::Value *, 3> swapRegions(std::array<llvm::Value *, 3> regions) {
+    std::array<llvm::Value *, 3> old = {regions_[0], regions_[1], regions_[2]};
+    for (unsigned i = 0; i < 3; ++i)
+      regions_[i] = regions[i];
+    return old;
+  }
   llvm::Module &module() { return M_; }
   llvm::Value *out(const Instruction &I, unsigned r = 0) { return addr(I.getOutput(r)); }
   llvm::Value *in(const Instruction &I, unsigned i) { return addr(I.getInput(i)); }
@@ -244,9 +253,13 @@ llvm::Error emitStoreIteration(Emitter &E, const Instruction &I);
 /// Element-wise fusion (CodeGenFusion.cpp): runs of consecutive float32 element-wise
 /// instructions over the same number of elements, each reading a result of the run, become one
 /// loop over chunks of a vector's length; values read only inside the run stay in registers.
-/// Maps the first instruction of each run to the run.
+/// With \p threads above 1 the loop of a large run splits over the team, and a large
+/// element-wise instruction alone is a run of one. Maps the first instruction of each run to
+/// the run.
 using FusionRuns = llvm::DenseMap<const Instruction *, std::vector<const Instruction *>>;
-FusionRuns findFusionRuns(const IRFunction &IR);
+FusionRuns findFusionRuns(const IRFunction &IR, int64_t threads);
+/// Whether the loop of \p I (in a run or alone) splits over a team of \p threads.
+bool splitsElementwise(const Instruction &I, int64_t threads);
 /// Emits the loop of \p run.
 llvm::Error emitFusedRun(Emitter &E, const IRFunction &IR,
                          llvm::ArrayRef<const Instruction *> run);

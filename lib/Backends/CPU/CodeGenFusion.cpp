@@ -34,6 +34,15 @@ namespace {
 /// Must match EMBER_VW in kernels/KernelCommon.h: a chunk is one vector of the kernels.
 constexpr int64_t kChunk = 16;
 
+/// Elements of a run's loop worth a part of their own on a team: a pass over 32768 floats
+/// takes some 10-30 microseconds, a job's hand-over one or two.
+constexpr int64_t kSplitElements = 32768;
+
+/// Parts the loop of a run over \p n elements splits into on \p threads threads.
+int64_t partsOf(int64_t n, int64_t threads) {
+  return std::max<int64_t>(1, std::min(threads, n / kSplitElements));
+}
+
 /// An 8-bit kind QuantizeLinear produces and DequantizeLinear reads.
 bool isByte(ElemKind k) { return k == ElemKind::UInt8 || k == ElemKind::Int8; }
 
@@ -165,7 +174,11 @@ bool operandsDoNotPartlyOverlap(ArrayRef<const Instruction *> run, const Positio
 
 } // namespace
 
-FusionRuns findFusionRuns(const IRFunction &IR) {
+bool splitsElementwise(const Instruction &I, int64_t threads) {
+  return isFusable(I) && partsOf(int64_t(I.getOutput()->getType().numElements()), threads) > 1;
+}
+
+FusionRuns findFusionRuns(const IRFunction &IR, int64_t threads) {
   FusionRuns runs;
   Positions positions = positionsIn(IR);
   // Per storage, the computing instructions that access it.
@@ -181,14 +194,20 @@ FusionRuns findFusionRuns(const IRFunction &IR) {
   // part of a float32 buffer the same chunk loop still reads further on). Longest, not grown
   // while they do not: a longer run may keep in its temporaries a value that a shorter one
   // must store over bytes the loop reads.
+  // A run of one is kept when its loop splits over the team, and its operands do not partly
+  // overlap either (parts would read what another part writes).
   auto close = [&] {
-    for (size_t begin = 0; begin + 1 < run.size();) {
+    for (size_t begin = 0; begin < run.size();) {
       size_t end = run.size();
       while (end > begin + 1 &&
              !operandsDoNotPartlyOverlap(
                  ArrayRef<const Instruction *>(run).slice(begin, end - begin), positions))
         --end;
-      if (end - begin > 1)
+      bool split =
+          partsOf(int64_t(run[begin]->getOutput()->getType().numElements()), threads) > 1;
+      if (end - begin > 1 ||
+          (split && operandsDoNotPartlyOverlap(
+                        ArrayRef<const Instruction *>(run).slice(begin, 1), positions)))
         runs[run[begin]].assign(run.begin() + begin, run.begin() + end);
       begin = end;
     }
@@ -227,13 +246,14 @@ FusionRuns findFusionRuns(const IRFunction &IR) {
   return runs;
 }
 
-Error emitFusedRun(Emitter &E, const IRFunction &IR, ArrayRef<const Instruction *> run) {
-  if (run.front()->getKind() == InstrKind::IntegerConv)
-    return emitIntegerConvRequantize(E, *run[0], *run[1]);
+namespace {
+
+/// The chunk loop of \p run over elements [begin, end) (multiples of kChunk, end > begin), in
+/// the function the builder is in; then, with \p tail, the last n % kChunk elements.
+Error emitChunkLoop(Emitter &E, ArrayRef<const Instruction *> run, const std::vector<bool> &store,
+                    Value *begin, Value *end, int64_t tail) {
   IRBuilder<> &B = E.builder();
   LLVMContext &ctx = E.context();
-  std::vector<bool> store = storedResults(run, positionsIn(IR));
-
   // One chunk-sized temporary per member, in the entry block so that they become registers.
   llvm::Function *F = B.GetInsertBlock()->getParent();
   IRBuilder<> entry(&F->getEntryBlock(), F->getEntryBlock().begin());
@@ -289,25 +309,85 @@ Error emitFusedRun(Emitter &E, const IRFunction &IR, ArrayRef<const Instruction 
     return Error::success();
   };
 
-  int64_t n = int64_t(run.front()->getOutput()->getType().numElements());
-  int64_t full = n / kChunk * kChunk;
-  if (full > 0) {
-    BasicBlock *pre = B.GetInsertBlock();
-    BasicBlock *loop = BasicBlock::Create(ctx, "fused", F);
-    BasicBlock *after = BasicBlock::Create(ctx, "fused.end", F);
-    B.CreateBr(loop);
-    B.SetInsertPoint(loop);
-    PHINode *first = B.CreatePHI(B.getInt64Ty(), 2, "first");
-    first->addIncoming(B.getInt64(0), pre);
-    EMBER_TRY(emitChunk(first, kChunk));
-    Value *next = B.CreateAdd(first, B.getInt64(kChunk), "next", /*HasNUW=*/true);
-    first->addIncoming(next, B.GetInsertBlock());
-    B.CreateCondBr(B.CreateICmpULT(next, B.getInt64(full)), loop, after);
-    B.SetInsertPoint(after);
-  }
-  if (n > full)
-    EMBER_TRY(emitChunk(B.getInt64(full), n - full));
+  BasicBlock *pre = B.GetInsertBlock();
+  BasicBlock *loop = BasicBlock::Create(ctx, "fused", F);
+  BasicBlock *after = BasicBlock::Create(ctx, "fused.end", F);
+  B.CreateCondBr(B.CreateICmpULT(begin, end), loop, after);
+  B.SetInsertPoint(loop);
+  PHINode *first = B.CreatePHI(B.getInt64Ty(), 2, "first");
+  first->addIncoming(begin, pre);
+  EMBER_TRY(emitChunk(first, kChunk));
+  Value *next = B.CreateAdd(first, B.getInt64(kChunk), "next", /*HasNUW=*/true);
+  first->addIncoming(next, B.GetInsertBlock());
+  B.CreateCondBr(B.CreateICmpULT(next, end), loop, after);
+  B.SetInsertPoint(after);
+  if (tail > 0)
+    EMBER_TRY(emitChunk(end, tail));
   return Error::success();
+}
+
+/// The chunk loop of \p run over its first \p full elements split into \p parts on the team:
+/// a part function part(regions, p) that runs chunks [p per, (p + 1) per), called through
+/// ember_team_run with the model function's region pointers.
+Error emitSplitChunkLoop(Emitter &E, ArrayRef<const Instruction *> run,
+                         const std::vector<bool> &store, int64_t full, int64_t parts) {
+  IRBuilder<> &B = E.builder();
+  LLVMContext &ctx = E.context();
+  llvm::Module &M = E.module();
+  llvm::Function *model = B.GetInsertBlock()->getParent();
+  llvm::Type *ptr = B.getPtrTy();
+  auto *regionsTy = ArrayType::get(ptr, 3);
+  // The model function's region pointers, for the part function to read.
+  Value *regions;
+  {
+    IRBuilder<> entry(&model->getEntryBlock(), model->getEntryBlock().begin());
+    regions = entry.CreateAlloca(regionsTy, nullptr, "regions");
+  }
+  for (unsigned r = 0; r < 3; ++r)
+    B.CreateStore(E.regionBase(MemRegion(r)), B.CreateConstInBoundsGEP2_32(regionsTy, regions, 0, r));
+  auto *partTy = FunctionType::get(B.getVoidTy(), {ptr, B.getInt64Ty()}, false);
+  llvm::Function *part = llvm::Function::Create(partTy, GlobalValue::InternalLinkage,
+                                                model->getName() + ".fused", M);
+  for (StringRef a : {"target-cpu", "target-features"})
+    if (model->hasFnAttribute(a))
+      part->addFnAttr(model->getFnAttribute(a));
+  part->addFnAttr(Attribute::NoUnwind);
+
+  BasicBlock *resume = B.GetInsertBlock();
+  B.SetInsertPoint(BasicBlock::Create(ctx, "entry", part));
+  std::array<Value *, 3> own;
+  for (unsigned r = 0; r < 3; ++r)
+    own[r] = B.CreateLoad(ptr, B.CreateConstInBoundsGEP2_32(regionsTy, part->getArg(0), 0, r));
+  std::array<Value *, 3> saved = E.swapRegions(own);
+  const int64_t per = (full / kChunk + parts - 1) / parts * kChunk;
+  Value *begin = B.CreateMul(part->getArg(1), B.getInt64(per));
+  Value *end = B.CreateAdd(begin, B.getInt64(per));
+  end = B.CreateSelect(B.CreateICmpULT(end, B.getInt64(full)), end, B.getInt64(full));
+  Error err = emitChunkLoop(E, run, store, begin, end, 0);
+  if (!err)
+    B.CreateRetVoid();
+  E.swapRegions(saved);
+  B.SetInsertPoint(resume);
+  EMBER_TRY(std::move(err));
+  return E.call("ember_team_run", {E.team(), E.i64(parts), part, regions});
+}
+
+} // namespace
+
+Error emitFusedRun(Emitter &E, const IRFunction &IR, ArrayRef<const Instruction *> run) {
+  if (run.front()->getKind() == InstrKind::IntegerConv)
+    return emitIntegerConvRequantize(E, *run[0], *run[1]);
+  std::vector<bool> store = storedResults(run, positionsIn(IR));
+  int64_t n = int64_t(run.front()->getOutput()->getType().numElements());
+  int64_t full = n / kChunk * kChunk, parts = partsOf(n, E.threads());
+  if (parts > 1 && full > 0) {
+    EMBER_TRY(emitSplitChunkLoop(E, run, store, full, parts));
+    if (n > full)
+      EMBER_TRY(emitChunkLoop(E, run, store, E.i64(full), E.i64(full), n - full));
+    return Error::success();
+  }
+  IRBuilder<> &B = E.builder();
+  return emitChunkLoop(E, run, store, B.getInt64(0), B.getInt64(full), n - full);
 }
 
 } // namespace cpu

@@ -42,6 +42,31 @@ TEST(CPUBackend, ElementwiseChainWithVectorTail) {
   });
 }
 
+TEST(CPUBackend, ElementwiseLoopsSplitOverThreads) {
+  // With threads, the chunk loop of a large element-wise run splits over the team in parts of
+  // whole chunks (CodeGenFusion.cpp: 32768 elements a part at least), a large element-wise
+  // instruction alone too, and the ragged tail runs after the parts: 3 x 32768 + 37 elements
+  // make 3 parts on 3 threads, 2 on 2. A run whose member is read after it (add) and one of a
+  // single instruction (tanh), each against the Interpreter.
+  for (int threads : {1, 2, 3}) {
+    SCOPED_TRACE(::testing::Message() << threads << " threads");
+    RunOptions opts;
+    opts.backend.threads = threads;
+    expectBackendsAgree(
+        [](Module &M, Function *F) -> std::vector<NodeValue> {
+          const dim_t n = 3 * 32768 + 37;
+          Placeholder *a = input(M, {n}, ElemKind::Float32, "a");
+          Placeholder *b = input(M, {n}, ElemKind::Float32, "b");
+          Node *add = node(F, NodeKind::Add, {a, b});
+          Node *mul = node(F, NodeKind::Mul, {add, a});
+          Node *sg = node(F, NodeKind::Sigmoid, {mul});
+          Node *th = node(F, NodeKind::Tanh, {b});
+          return {sg, add, th};
+        },
+        opts);
+  }
+}
+
 TEST(CPUBackend, UnaryFunctionsAndActivations) {
   expectBackendsAgree([](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *x = input(M, {3, 41});

@@ -51,3 +51,14 @@ EMBER_KERNEL void ember_team_stop(Team *t) {
   for (i64 i = 1; i < t->size; ++i)
     pthread_join(t->ids[i], nullptr);
 }
+
+/// fn(ctx, p) for every p in [0, parts) on \p t (null: here, in order): the split loops codegen
+/// writes (CodeGenFusion.cpp), whose parts are fixed when the model is compiled, so a team
+/// smaller than that (a pool of fewer threads) runs several each.
+EMBER_KERNEL void ember_team_run(Team *t, i64 parts, PartFn fn, const void *ctx) {
+  i64 width = t ? minI(parts, t->size) : 1;
+  forEachPart(t, width, [&](i64 q) {
+    for (i64 p = q; p < parts; p += width)
+      fn(ctx, p);
+  });
+}
