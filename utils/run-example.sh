@@ -11,8 +11,8 @@ out="$build/example"
 rm -rf "$out"
 mkdir -p "$out"
 
-echo "== model-compiler -model=examples/models/digits_cnn.onnx -emit-bundle=$out/bundle"
-"$build/tools/model-compiler" -model="$model" -emit-bundle="$out/bundle"
+echo "== model-compiler -model=examples/models/digits_cnn.onnx -emit-bundle=$out/bundle -bundle-weights=bin,txt"
+"$build/tools/model-compiler" -model="$model" -emit-bundle="$out/bundle" -bundle-weights=bin,txt
 echo
 link=(cc -O2 -I"$out/bundle" -I"$root/examples/bundles" "$root/examples/bundles/static_digits.c"
       "$out/bundle/digits_cnn.o" -lm -o "$out/digits")

@@ -157,7 +157,7 @@ void writeHeader(raw_ostream &os, const IRFunction &IR, const BundleOptions &b,
      << "(uint8_t *constantWeight, uint8_t *mutableWeight, uint8_t *activations);\n"
      << "//   constantWeight: " << U << "_CONSTANT_MEM_SIZE bytes holding " << NET
      << ".weights.bin (or the\n//                   initializer list " << NET
-     << ".weights.txt); only read.\n"
+     << ".weights.txt of -bundle-weights=txt); only read.\n"
      << "//   mutableWeight:  " << U
      << "_MUTABLE_MEM_SIZE bytes: write the inputs at their offsets, read the\n"
      << "//                   outputs at theirs.\n"
@@ -275,9 +275,13 @@ void writeManifest(raw_ostream &os, const IRFunction &IR, const BundleOptions &b
       for (const std::string &f : obj.linkFlags)
         j.value(f);
     });
-    j.attribute("files", json::Array{b.networkName + ".o", b.networkName + ".h",
-                                     b.networkName + ".weights.bin",
-                                     b.networkName + ".weights.txt", b.networkName + ".json"});
+    json::Array files{b.networkName + ".o", b.networkName + ".h"};
+    if (b.weightsBin)
+      files.push_back(b.networkName + ".weights.bin");
+    if (b.weightsText)
+      files.push_back(b.networkName + ".weights.txt");
+    files.push_back(b.networkName + ".json");
+    j.attribute("files", std::move(files));
   });
   os << "\n";
 }
@@ -338,13 +342,17 @@ Expected<BundleResult> writeBundle(std::unique_ptr<Module> M, const CompileOptio
       writeHeader(os, *IR, b, entry, places, obj);
     }));
     result.files.push_back(path(".h"));
-    EMBER_TRY(writeFile(path(".weights.bin"), [&](raw_ostream &os) {
-      os.write(reinterpret_cast<const char *>(constants.data()), constants.size());
-    }));
-    result.files.push_back(path(".weights.bin"));
-    EMBER_TRY(writeFile(path(".weights.txt"),
-                        [&](raw_ostream &os) { writeWeightsText(os, constants); }));
-    result.files.push_back(path(".weights.txt"));
+    if (b.weightsBin) {
+      EMBER_TRY(writeFile(path(".weights.bin"), [&](raw_ostream &os) {
+        os.write(reinterpret_cast<const char *>(constants.data()), constants.size());
+      }));
+      result.files.push_back(path(".weights.bin"));
+    }
+    if (b.weightsText) {
+      EMBER_TRY(writeFile(path(".weights.txt"),
+                          [&](raw_ostream &os) { writeWeightsText(os, constants); }));
+      result.files.push_back(path(".weights.txt"));
+    }
     EMBER_TRY(writeFile(path(".json"), [&](raw_ostream &os) {
       writeManifest(os, *IR, b, entry, places, obj);
     }));

@@ -288,7 +288,7 @@ long long macro(const std::string &header, const std::string &name) {
 
 TEST(Bundle, ManifestAgreesWithHeaderAndWeights) {
   TempDir out;
-  compileBundle({"-model=" + kDigits, "-emit-bundle=" + out.path()});
+  compileBundle({"-model=" + kDigits, "-emit-bundle=" + out.path(), "-bundle-weights=bin,txt"});
   std::string header = readBytes(out.path() + "/digits_cnn.h");
   llvm::json::Object m = readManifest(out.path() + "/digits_cnn.json");
   EXPECT_EQ(*m.getString("network"), "digits_cnn");
@@ -329,6 +329,42 @@ TEST(Bundle, ManifestAgreesWithHeaderAndWeights) {
       fromText += char(std::stoi(item.substr(at + 2), nullptr, 16));
   }
   EXPECT_EQ(fromText, bin);
+  std::vector<std::string> files;
+  for (const llvm::json::Value &f : *m.getArray("files"))
+    files.push_back(f.getAsString()->str());
+  EXPECT_EQ(files, (std::vector<std::string>{"digits_cnn.o", "digits_cnn.h",
+                                             "digits_cnn.weights.bin", "digits_cnn.weights.txt",
+                                             "digits_cnn.json"}));
+}
+
+TEST(Bundle, WeightsInTheFormsAskedFor) {
+  // -bundle-weights: the binary alone by default (the text is six times larger: 953 MB for
+  // resnet50, a third of its compile), the text alone, and an unknown form refused by name.
+  for (const char *forms : {"", "txt", "bin,txt"}) {
+    SCOPED_TRACE(forms);
+    TempDir out;
+    std::vector<std::string> args = {"-model=" + kDigits, "-emit-bundle=" + out.path()};
+    if (*forms)
+      args.push_back(std::string("-bundle-weights=") + forms);
+    compileBundle(args);
+    std::string f(forms);
+    bool bin = f.empty() || f.find("bin") != std::string::npos;
+    bool txt = f.find("txt") != std::string::npos;
+    EXPECT_EQ(llvm::sys::fs::exists(out.path() + "/digits_cnn.weights.bin"), bin);
+    EXPECT_EQ(llvm::sys::fs::exists(out.path() + "/digits_cnn.weights.txt"), txt);
+    llvm::json::Object m = readManifest(out.path() + "/digits_cnn.json");
+    std::string files;
+    for (const llvm::json::Value &v : *m.getArray("files"))
+      files += v.getAsString()->str() + " ";
+    EXPECT_EQ(files.find("weights.bin") != std::string::npos, bin) << files;
+    EXPECT_EQ(files.find("weights.txt") != std::string::npos, txt) << files;
+  }
+  TempDir out;
+  RunResult r = runProgram(kCompiler, {"-model=" + kDigits, "-emit-bundle=" + out.path(),
+                                       "-bundle-weights=bin,elf"});
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.err.find("-bundle-weights: unknown form 'elf' (bin, txt)"), std::string::npos)
+      << r.describe();
 }
 
 TEST(Bundle, CompilingTwiceGivesIdenticalFiles) {
@@ -338,7 +374,8 @@ TEST(Bundle, CompilingTwiceGivesIdenticalFiles) {
     SCOPED_TRACE(flags.back());
     TempDir a, b;
     for (const TempDir *d : {&a, &b}) {
-      std::vector<std::string> args = {"-model=" + kDigits, "-emit-bundle=" + d->path()};
+      std::vector<std::string> args = {"-model=" + kDigits, "-emit-bundle=" + d->path(),
+                                       "-bundle-weights=bin,txt"};
       args.insert(args.end(), flags.begin(), flags.end());
       compileBundle(args);
     }

@@ -21,20 +21,45 @@ DEFINE_string(bundle_api, "static",
               "static: NET.h has an offset macro per input and output; dynamic: NET_config, a "
               "symbol table to look them up by name at run time");
 
+DEFINE_string(bundle_weights, "bin",
+              "The forms of the constant weights to write, comma-separated: bin "
+              "(NET.weights.bin, the bytes, loaded at run time), txt (NET.weights.txt, a C "
+              "initializer list to #include, six times larger)");
+
 namespace {
+
+/// -bundle-weights into \p b.
+Error parseBundleWeights(BundleOptions &b) {
+  b.weightsBin = b.weightsText = false;
+  SmallVector<StringRef, 2> forms;
+  StringRef(FLAGS_bundle_weights).split(forms, ',', -1, /*KeepEmpty=*/false);
+  if (forms.empty())
+    return makeError("-bundle-weights names no form of the weights (bin, txt)");
+  for (StringRef f : forms) {
+    f = f.trim();
+    if (f == "bin")
+      b.weightsBin = true;
+    else if (f == "txt")
+      b.weightsText = true;
+    else
+      return makeError("-bundle-weights: unknown form '" + f + "' (bin, txt)");
+  }
+  return Error::success();
+}
 
 Error compileMain() {
   if (FLAGS_emit_bundle.empty())
     return makeError("-emit-bundle=DIR is required: the directory to write the bundle into");
   if (FLAGS_bundle_api != "static" && FLAGS_bundle_api != "dynamic")
     return makeError("-bundle-api must be static or dynamic, not '" + FLAGS_bundle_api + "'");
+  BundleOptions b;
+  EMBER_TRY(parseBundleWeights(b));
   if (FLAGS_model.empty())
     return makeError("no model given (-model=FILE)");
   EMBER_ASSIGN_OR_RETURN(std::vector<tools::InputFile> inputs, tools::readInputFiles());
   double loadMillis = 0;
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M, tools::loadModelFromFlags(inputs, loadMillis));
 
-  BundleOptions b;
   b.outputDir = FLAGS_emit_bundle;
   b.networkName = FLAGS_network_name.empty()
                       ? legalizeCIdentifier(tools::defaultNetworkName())

@@ -159,8 +159,9 @@ def ember_bundle(build, case, iterations, tmp, threads=1, flags=(), tag="", chec
                 "-input=%s=%s" % (name, npy), "-time-phases", "-threads=%d" % threads] +
                list(flags))
     total = float(re.search(r"^  total\s+([\d.]+) ms", text, re.M).group(1))
-    # The compile just wrote ~0.7 GB for resnet50 (weights.bin and weights.txt): timed while the
-    # kernel writes that back, the bundle ran up to 40% slower, by chance, in either build.
+    # The compile just wrote the weights (151 MB for resnet50; 1.1 GB when weights.txt was
+    # written too): timed while the kernel writes that back, the bundle ran up to 40% slower, by
+    # chance, in either build.
     os.sync()
     with open(os.path.join(bundle, "net.json")) as f:
         manifest = json.load(f)

@@ -5,9 +5,10 @@
 //                            uint8_t *activations), C linkage; 0 on success, else an error code
 //   NET.h            the regions' sizes and alignment, each placeholder's offset (static API) or
 //                    the declaration of NET_config, its symbol table (dynamic API)
-//   NET.weights.bin  the constant region, exactly NET_CONSTANT_MEM_SIZE bytes
-//   NET.weights.txt  the same bytes as a C initializer list
-//   NET.json         the manifest: names, types, shapes, offsets, sizes, target, link flags
+//   NET.weights.bin  the constant region, exactly NET_CONSTANT_MEM_SIZE bytes (by default)
+//   NET.weights.txt  the same bytes as a C initializer list (when asked for)
+//   NET.json         the manifest: names, types, shapes, offsets, sizes, target, link flags,
+//                    the files written
 // The same model and options always give byte-identical files.
 #ifndef EMBER_DRIVER_BUNDLE_H
 #define EMBER_DRIVER_BUNDLE_H
@@ -33,6 +34,9 @@ struct BundleOptions {
   bool dynamicAPI = false;
   /// Where the model came from, for the header's comment (its file name is printed).
   std::string modelPath;
+  /// The forms of the constant weights to write (-bundle-weights): NET.weights.bin, and
+  /// NET.weights.txt, a C initializer list six times larger (953 MB for resnet50).
+  bool weightsBin = true, weightsText = false;
 };
 
 struct BundleResult {
