@@ -13,12 +13,9 @@
 #ifndef EMBER_CPU_KERNELS_NNDEPTHWISELANES_H
 #define EMBER_CPU_KERNELS_NNDEPTHWISELANES_H
 
-#include "ConvShape.h"
-#include "Scratch.h"
+#include "DepthwiseLanes.h"
 
 namespace lanes {
-
-using scratch::kLanes;
 
 /// One block of channels: a vector of weights a tap and the biases, lane l for channel c0 + l
 /// (lanes past the channels repeat the last one, and are not stored).
@@ -37,27 +34,7 @@ EMBER_INLINE void positions(float *stage, const float *ring, const i64 *rowOff, 
 #pragma clang loop unroll(full)
   for (int u = 0; u < U; ++u)
     acc[u] = blk.bias;
-  if constexpr (K > 0) {
-#pragma clang loop unroll(full)
-    for (int ky = 0; ky < K; ++ky) {
-      const float *row = ring + rowOff[ky] + ox * S * kLanes;
-#pragma clang loop unroll(full)
-      for (int kx = 0; kx < K; ++kx)
-#pragma clang loop unroll(full)
-        for (int u = 0; u < U; ++u)
-          acc[u] = __builtin_elementwise_fma(blk.w[ky * K + kx],
-                                             loadv(row + (u * S + kx) * kLanes), acc[u]);
-    }
-  } else {
-    for (i64 ky = 0; ky < s.KH; ++ky) {
-      const float *row = ring + rowOff[ky] + ox * s.SW * kLanes;
-      for (i64 kx = 0; kx < s.KW; ++kx)
-#pragma clang loop unroll(full)
-        for (int u = 0; u < U; ++u)
-          acc[u] = __builtin_elementwise_fma(
-              blk.w[ky * s.KW + kx], loadv(row + (u * s.SW + kx * s.DW) * kLanes), acc[u]);
-    }
-  }
+  tapSums<U, K, S>(acc, ring, rowOff, blk.w, s, ox);
 #pragma clang loop unroll(full)
   for (int u = 0; u < U; ++u)
     storev(stage + (ox + u) * kLanes, applyActivation(acc[u], act));
@@ -96,20 +73,8 @@ EMBER_INLINE void block(float *out, const float *in, const float *filter, const 
   }
   // Floats that 16-float loads may read from the last lane's plane on: up to the input's end.
   const i64 readable = (s.N * s.C - (b * s.C + c0 + n - 1)) * HW;
-  // Padded row pr into ring slot pr % R: zero in the padding.
-  auto fillRow = [&](i64 pr) {
-    float *row = ring + (pr % R) * rowFloats;
-    const i64 y = pr - s.PH, x1 = minI(cols, s.PW + s.W);
-    if (y < 0 || y >= s.H || x1 <= s.PW) {
-      __builtin_memset(row, 0, (unsigned long)(rowFloats) * sizeof(float));
-      return;
-    }
-    for (i64 col = 0; col < minI(s.PW, cols); ++col)
-      storev(row + col * kLanes, splat(0.f));
-    for (i64 col = x1; col < cols; ++col)
-      storev(row + col * kLanes, splat(0.f));
-    for (i64 x = 0; x < x1 - s.PW; x += kLanes) {
-      const i64 m = minI(kLanes, x1 - s.PW - x), at = y * s.W + x;
+  auto fill = [&](i64 pr) {
+    fillRingRow(ring, R, cols, s, pr, [&](float *dst, i64 at, i64 m) {
       Vec r[kLanes];
       if (at + kLanes <= readable) {
 #pragma clang loop unroll(full)
@@ -121,8 +86,15 @@ EMBER_INLINE void block(float *out, const float *in, const float *filter, const 
       }
       transpose16x16(r);
       for (i64 j = 0; j < m; ++j)
-        storev(row + (s.PW + x + j) * kLanes, r[j]);
-    }
+        storev(dst + j * kLanes, r[j]);
+    });
+  };
+  auto computeRow = [&](float *rowStage, const i64 *rowOff) {
+    i64 ox = 0;
+    for (; ox + 4 <= s.OW; ox += 4)
+      positions<4, K, S>(rowStage, ring, rowOff, blk, s, act, ox);
+    for (; ox < s.OW; ++ox)
+      positions<1, K, S>(rowStage, ring, rowOff, blk, s, act, ox);
   };
   // The first \p m staged positions (at most 16) out to output positions [done, done + m).
   i64 done = 0;
@@ -141,29 +113,7 @@ EMBER_INLINE void block(float *out, const float *in, const float *filter, const 
     }
     done += m;
   };
-  i64 filled = 0, staged = 0;
-  i64 rowOff[scratch::kPhasedMaxTaps];
-  for (i64 oy = 0; oy < s.OH; ++oy) {
-    for (; filled <= oy * s.SH + (s.KH - 1) * s.DH; ++filled)
-      fillRow(filled);
-    for (i64 ky = 0; ky < s.KH; ++ky)
-      rowOff[ky] = ((oy * s.SH + ky * s.DH) % R) * rowFloats;
-    float *rowStage = stage + staged * kLanes;
-    i64 ox = 0;
-    for (; ox + 4 <= s.OW; ox += 4)
-      positions<4, K, S>(rowStage, ring, rowOff, blk, s, act, ox);
-    for (; ox < s.OW; ++ox)
-      positions<1, K, S>(rowStage, ring, rowOff, blk, s, act, ox);
-    staged += s.OW;
-    i64 f = 0;
-    for (; f + kLanes <= staged; f += kLanes)
-      flush(stage + f * kLanes, kLanes);
-    __builtin_memmove(stage, stage + f * kLanes,
-                      (unsigned long)((staged - f) * kLanes) * sizeof(float));
-    staged -= f;
-  }
-  if (staged > 0)
-    flush(stage, staged);
+  blockRows(s, R, rowFloats, stage, fill, computeRow, flush);
 }
 
 /// block over the blocks [begin, end) of 16 channels of the N images, with the working memory

@@ -237,6 +237,20 @@ EMBER_INLINE WinogradScratch winogradScratch(const ConvShape &s, float *mem, i64
   return w;
 }
 
+/// Parts worth splitting a transform of \p planes planes of \p plane floats into.
+EMBER_INLINE i64 transformParts(parallel::Team *team, i64 planes, i64 plane) {
+  return minI(parallel::partsFor(team, kTransformWeight * planes * plane), planes);
+}
+
+/// The padded copy of \p image, its channels split over \p parts of \p team.
+EMBER_INLINE void padImageOnTeam(const WinogradScratch &w, const ConvShape &s, const float *image,
+                                 i64 parts, parallel::Team *team) {
+  parallel::forEachRange(team, parts, s.C, 1, [&](i64, i64 begin, i64 end) {
+    if (begin < end)
+      padImage(w.padded + begin * w.plane, image + begin * s.H * s.W, end - begin, s, w.Hp, w.Wp);
+  });
+}
+
 /// Channels [c0, c1) of the input tiles of the block of tile rows [ty0, ty0 + rows) into \p V.
 template <int m>
 EMBER_INLINE void transformInputs(const WinogradScratch &w, const ConvShape &s, float *V,
@@ -296,16 +310,11 @@ EMBER_INLINE void convWinogradByFilters(float *out, const float *in, const float
   constexpr i64 points = scratch::winogradPoints(m);
   const i64 threads = team ? team->size : 1;
   const WinogradScratch w = winogradScratch<m>(s, scratchMem, threads);
-  const i64 channelParts = minI(parallel::partsFor(team, kTransformWeight * s.C * w.plane), s.C);
+  const i64 channelParts = transformParts(team, s.C, w.plane);
   const i64 filterParts = minI(parallel::partsFor(team, 2 * points * s.K * s.C * w.TH * w.TW),
                                (s.K + MR - 1) / MR);
   for (i64 b = 0; b < s.N; ++b) {
-    const float *image = in + b * s.C * s.H * s.W;
-    parallel::forEachRange(team, channelParts, s.C, 1, [&](i64, i64 begin, i64 end) {
-      if (begin < end)
-        padImage(w.padded + begin * w.plane, image + begin * s.H * s.W, end - begin, s, w.Hp,
-                 w.Wp);
-    });
+    padImageOnTeam(w, s, in + b * s.C * s.H * s.W, channelParts, team);
     parallel::forEachRange(team, filterParts, s.K, MR, [&](i64 part, i64 k0, i64 k1) {
       if (k0 >= k1)
         return;
@@ -330,15 +339,10 @@ EMBER_INLINE void convWinogradBySteps(float *out, const float *in, const float *
                                       float *scratchMem, parallel::Team *team) {
   constexpr i64 points = scratch::winogradPoints(m);
   const WinogradScratch w = winogradScratch<m>(s, scratchMem, 1);
-  const i64 channelParts = minI(parallel::partsFor(team, kTransformWeight * s.C * w.plane), s.C);
-  const i64 filterParts = minI(parallel::partsFor(team, kTransformWeight * s.K * w.plane), s.K);
+  const i64 channelParts = transformParts(team, s.C, w.plane);
+  const i64 filterParts = transformParts(team, s.K, w.plane);
   for (i64 b = 0; b < s.N; ++b) {
-    const float *image = in + b * s.C * s.H * s.W;
-    parallel::forEachRange(team, channelParts, s.C, 1, [&](i64, i64 begin, i64 end) {
-      if (begin < end)
-        padImage(w.padded + begin * w.plane, image + begin * s.H * s.W, end - begin, s, w.Hp,
-                 w.Wp);
-    });
+    padImageOnTeam(w, s, in + b * s.C * s.H * s.W, channelParts, team);
     for (i64 ty0 = 0; ty0 < w.TH; ty0 += w.blockRows) {
       const i64 rows = minI(w.blockRows, w.TH - ty0);
       parallel::forEachRange(team, channelParts, s.C, 1, [&](i64 part, i64 begin, i64 end) {

@@ -21,6 +21,7 @@
 // (QuantizedInteger.cpp, 2-10 GOPS), about 1.2 ms here (one core of this machine's Xeon).
 // Requantized convolutions with one output channel per input channel take the channel-lanes
 // kernel below instead (lanesBlock): 16 channels a vector, no per-plane setup.
+#include "DepthwiseLanes.h"
 #include "PhasePlanes.h"
 #include "QuantizedDepthwise.h"
 
@@ -425,25 +426,7 @@ EMBER_INLINE void lanePositions(u8 *stage, const float *ring, const i64 *rowOff,
 #pragma clang loop unroll(full)
   for (int u = 0; u < U; ++u)
     acc[u] = blk.foldedBias;
-  if constexpr (K > 0) {
-#pragma clang loop unroll(full)
-    for (int ky = 0; ky < K; ++ky) {
-      const float *row = ring + rowOff[ky] + ox * S * kLanes;
-#pragma clang loop unroll(full)
-      for (int kx = 0; kx < K; ++kx)
-#pragma clang loop unroll(full)
-        for (int u = 0; u < U; ++u)
-          acc[u] += blk.w[ky * K + kx] * loadv(row + (u * S + kx) * kLanes);
-    }
-  } else {
-    for (i64 ky = 0; ky < s.KH; ++ky) {
-      const float *row = ring + rowOff[ky] + ox * s.SW * kLanes;
-      for (i64 kx = 0; kx < s.KW; ++kx)
-#pragma clang loop unroll(full)
-        for (int u = 0; u < U; ++u)
-          acc[u] += blk.w[ky * s.KW + kx] * loadv(row + (u * s.SW + kx * s.DW) * kLanes);
-    }
-  }
+  lanes::tapSums<U, K, S>(acc, ring, rowOff, blk.w, s, ox);
 #pragma clang loop unroll(full)
   for (int u = 0; u < U; ++u) {
     Vec x = acc[u];
@@ -508,19 +491,8 @@ EMBER_INLINE void lanesBlock(const Depthwise &a, float *ring, u8 *stage, i64 b, 
   const i64 readable = (s.N * s.C - (b * s.C + c0 + n - 1)) * HW;
   const float zx = byteAt(a.inZp, 0, a.inputSigned);
   // Padded row pr into ring slot pr % R: zero in the padding (which holds the zero point).
-  auto fillRow = [&](i64 pr) {
-    float *row = ring + (pr % R) * rowFloats;
-    const i64 y = pr - s.PH, x1 = minI(cols, s.PW + s.W);
-    if (y < 0 || y >= s.H || x1 <= s.PW) {
-      __builtin_memset(row, 0, (unsigned long)(rowFloats) * sizeof(float));
-      return;
-    }
-    for (i64 col = 0; col < minI(s.PW, cols); ++col)
-      storev(row + col * kLanes, splat(0.f));
-    for (i64 col = x1; col < cols; ++col)
-      storev(row + col * kLanes, splat(0.f));
-    for (i64 x = 0; x < x1 - s.PW; x += kLanes) {
-      const i64 m = minI(kLanes, x1 - s.PW - x), at = y * s.W + x;
+  auto fill = [&](i64 pr) {
+    lanes::fillRingRow(ring, R, cols, s, pr, [&](float *dst, i64 at, i64 m) {
       Bytes16 r[kLanes];
       if (at + kLanes <= readable) {
 #pragma clang loop unroll(full)
@@ -533,8 +505,15 @@ EMBER_INLINE void lanesBlock(const Depthwise &a, float *ring, u8 *stage, i64 b, 
       }
       transpose16x16(r);
       for (i64 j = 0; j < m; ++j)
-        storev(row + (s.PW + x + j) * kLanes, bytesToFloats<T>(r[j]) - zx);
-    }
+        storev(dst + j * kLanes, bytesToFloats<T>(r[j]) - zx);
+    });
+  };
+  auto computeRow = [&](u8 *rowStage, const i64 *rowOff) {
+    i64 ox = 0;
+    for (; ox + 4 <= s.OW; ox += 4)
+      lanePositions<4, K, S>(rowStage, ring, rowOff, blk, s, ox);
+    for (; ox < s.OW; ++ox)
+      lanePositions<1, K, S>(rowStage, ring, rowOff, blk, s, ox);
   };
   // The first \p m staged positions (at most 16) out to output positions [done, done + m).
   i64 done = 0;
@@ -554,28 +533,7 @@ EMBER_INLINE void lanesBlock(const Depthwise &a, float *ring, u8 *stage, i64 b, 
     }
     done += m;
   };
-  i64 filled = 0, staged = 0;
-  i64 rowOff[scratch::kPhasedMaxTaps];
-  for (i64 oy = 0; oy < s.OH; ++oy) {
-    for (; filled <= oy * s.SH + (s.KH - 1) * s.DH; ++filled)
-      fillRow(filled);
-    for (i64 ky = 0; ky < s.KH; ++ky)
-      rowOff[ky] = ((oy * s.SH + ky * s.DH) % R) * rowFloats;
-    u8 *rowStage = stage + staged * kLanes;
-    i64 ox = 0;
-    for (; ox + 4 <= s.OW; ox += 4)
-      lanePositions<4, K, S>(rowStage, ring, rowOff, blk, s, ox);
-    for (; ox < s.OW; ++ox)
-      lanePositions<1, K, S>(rowStage, ring, rowOff, blk, s, ox);
-    staged += s.OW;
-    i64 f = 0;
-    for (; f + kLanes <= staged; f += kLanes)
-      flush(stage + f * kLanes, kLanes);
-    __builtin_memmove(stage, stage + f * kLanes, (unsigned long)((staged - f) * kLanes));
-    staged -= f;
-  }
-  if (staged > 0)
-    flush(stage, staged);
+  lanes::blockRows(s, R, rowFloats, stage, fill, computeRow, flush);
 }
 
 /// lanesBlock over the blocks [begin, end) of 16 channels of the N images.
