@@ -381,8 +381,11 @@ TEST_F(ModelRunner, DefaultBackendIsCPUAndInterpreterAgrees) {
 TEST_F(ModelRunner, DumpLLVMIRAndAssembly) {
   RunResult ir = runTool({"-model=" + lsModel(), "-input=" + lsInput(), "-dump-llvm-ir"});
   EXPECT_SUCCESS(ir);
-  EXPECT_NE(ir.out.find("i32 @ember_model(ptr noalias"), std::string::npos)
+  // The entry, and the model function it calls with its team (CodeGen.h: GeneratedModule).
+  EXPECT_NE(ir.out.find("i32 @ember_model(ptr"), std::string::npos) << ir.describe();
+  EXPECT_NE(ir.out.find("@ember_model.model(ptr noalias"), std::string::npos)
       << ir.describe();
+  EXPECT_NE(ir.out.find("@ember_model_team_start("), std::string::npos) << ir.describe();
   RunResult as = runTool({"-model=" + lsModel(), "-input=" + lsInput(), "-dump-llvm-asm"});
   EXPECT_SUCCESS(as);
   EXPECT_NE(as.out.find("ember_model:"), std::string::npos) << as.describe();
