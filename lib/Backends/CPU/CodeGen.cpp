@@ -208,6 +208,13 @@ uint64_t cpuScratchBytes(const Instruction &I, int64_t threads) {
   return e && e->scratch ? e->scratch(I, threads) : 0;
 }
 
+void inheritTargetAttributes(llvm::Function &f, const llvm::Function &model) {
+  for (StringRef a : {"target-cpu", "target-features"})
+    if (model.hasFnAttribute(a))
+      f.addFnAttr(model.getFnAttribute(a));
+  f.addFnAttr(Attribute::NoUnwind);
+}
+
 std::string onTeamName(StringRef entry) { return (entry + "_on_team").str(); }
 std::string teamStartName(StringRef entry) { return (entry + "_team_start").str(); }
 std::string teamOfPoolName(StringRef entry) { return (entry + "_team_of_pool").str(); }
@@ -227,10 +234,7 @@ static Error emitTeamFunctions(llvm::Module &M, const llvm::Module &library, llv
   auto define = [&](StringRef name, llvm::Type *result, ArrayRef<llvm::Type *> params) {
     llvm::Function *f = llvm::Function::Create(FunctionType::get(result, params, false),
                                                GlobalValue::ExternalLinkage, name, M);
-    for (StringRef a : {"target-cpu", "target-features"})
-      if (model->hasFnAttribute(a))
-        f->addFnAttr(model->getFnAttribute(a));
-    f->addFnAttr(Attribute::NoUnwind);
+    inheritTargetAttributes(*f, *model);
     publics.push_back(f);
     B.SetInsertPoint(BasicBlock::Create(ctx, "entry", f));
     return f;

@@ -209,6 +209,10 @@ struct GeneratedModule {
   int64_t threads = 1; ///< the team's size the code splits for (1: no kernel worth splitting)
 };
 
+/// Gives \p f, a function codegen adds beside the model function \p model, the model's target
+/// CPU and features and no unwinding.
+void inheritTargetAttributes(llvm::Function &f, const llvm::Function &model);
+
 /// The names of the team functions beside entry \p entry (GeneratedModule).
 std::string onTeamName(llvm::StringRef entry);
 std::string teamStartName(llvm::StringRef entry);

@@ -248,8 +248,9 @@ FusionRuns findFusionRuns(const IRFunction &IR, int64_t threads) {
 
 namespace {
 
-/// The chunk loop of \p run over elements [begin, end) (multiples of kChunk, end > begin), in
-/// the function the builder is in; then, with \p tail, the last n % kChunk elements.
+/// The chunk loop of \p run over elements [begin, end) (multiples of kChunk; none when both
+/// are the same constant), in the function the builder is in; then, with \p tail, the tail of
+/// that many elements from \p end on.
 Error emitChunkLoop(Emitter &E, ArrayRef<const Instruction *> run, const std::vector<bool> &store,
                     Value *begin, Value *end, int64_t tail) {
   IRBuilder<> &B = E.builder();
@@ -309,18 +310,21 @@ Error emitChunkLoop(Emitter &E, ArrayRef<const Instruction *> run, const std::ve
     return Error::success();
   };
 
-  BasicBlock *pre = B.GetInsertBlock();
-  BasicBlock *loop = BasicBlock::Create(ctx, "fused", F);
-  BasicBlock *after = BasicBlock::Create(ctx, "fused.end", F);
-  B.CreateCondBr(B.CreateICmpULT(begin, end), loop, after);
-  B.SetInsertPoint(loop);
-  PHINode *first = B.CreatePHI(B.getInt64Ty(), 2, "first");
-  first->addIncoming(begin, pre);
-  EMBER_TRY(emitChunk(first, kChunk));
-  Value *next = B.CreateAdd(first, B.getInt64(kChunk), "next", /*HasNUW=*/true);
-  first->addIncoming(next, B.GetInsertBlock());
-  B.CreateCondBr(B.CreateICmpULT(next, end), loop, after);
-  B.SetInsertPoint(after);
+  auto *b = dyn_cast<ConstantInt>(begin), *e = dyn_cast<ConstantInt>(end);
+  if (!(b && e && b->getSExtValue() >= e->getSExtValue())) {
+    BasicBlock *pre = B.GetInsertBlock();
+    BasicBlock *loop = BasicBlock::Create(ctx, "fused", F);
+    BasicBlock *after = BasicBlock::Create(ctx, "fused.end", F);
+    B.CreateCondBr(B.CreateICmpULT(begin, end), loop, after);
+    B.SetInsertPoint(loop);
+    PHINode *first = B.CreatePHI(B.getInt64Ty(), 2, "first");
+    first->addIncoming(begin, pre);
+    EMBER_TRY(emitChunk(first, kChunk));
+    Value *next = B.CreateAdd(first, B.getInt64(kChunk), "next", /*HasNUW=*/true);
+    first->addIncoming(next, B.GetInsertBlock());
+    B.CreateCondBr(B.CreateICmpULT(next, end), loop, after);
+    B.SetInsertPoint(after);
+  }
   if (tail > 0)
     EMBER_TRY(emitChunk(end, tail));
   return Error::success();
@@ -344,14 +348,12 @@ Error emitSplitChunkLoop(Emitter &E, ArrayRef<const Instruction *> run,
     regions = entry.CreateAlloca(regionsTy, nullptr, "regions");
   }
   for (unsigned r = 0; r < 3; ++r)
-    B.CreateStore(E.regionBase(MemRegion(r)), B.CreateConstInBoundsGEP2_32(regionsTy, regions, 0, r));
+    B.CreateStore(E.regionBase(MemRegion(r)),
+                  B.CreateConstInBoundsGEP2_32(regionsTy, regions, 0, r));
   auto *partTy = FunctionType::get(B.getVoidTy(), {ptr, B.getInt64Ty()}, false);
   llvm::Function *part = llvm::Function::Create(partTy, GlobalValue::InternalLinkage,
                                                 model->getName() + ".fused", M);
-  for (StringRef a : {"target-cpu", "target-features"})
-    if (model->hasFnAttribute(a))
-      part->addFnAttr(model->getFnAttribute(a));
-  part->addFnAttr(Attribute::NoUnwind);
+  inheritTargetAttributes(*part, *model);
 
   BasicBlock *resume = B.GetInsertBlock();
   B.SetInsertPoint(BasicBlock::Create(ctx, "entry", part));

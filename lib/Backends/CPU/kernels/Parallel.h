@@ -89,8 +89,8 @@ EMBER_INLINE void futexWakeAll(i32 *word) {
 constexpr i64 kSpins = 2000;
 
 /// Waits until done() holds: spinning first (a job is usually a few microseconds away), then
-/// yielding the core.
-template <typename Done> EMBER_INLINE void waitUntil(Done done) {
+/// yielding the core, at most \p maxYields times when that is not negative. Returns done().
+template <typename Done> EMBER_INLINE bool waitUntil(Done done, i64 maxYields = -1) {
   for (i64 spins = 0; !done(); ++spins) {
     if (spins < kSpins) {
 #if defined(__x86_64__)
@@ -98,10 +98,13 @@ template <typename Done> EMBER_INLINE void waitUntil(Done done) {
 #elif defined(__aarch64__)
       __builtin_arm_yield();
 #endif
+    } else if (maxYields >= 0 && spins - kSpins >= maxYields) {
+      return false;
     } else {
       sched_yield();
     }
   }
+  return true;
 }
 
 /// Claims the next part of job \p job: its index, or -1 when the job has none left or is no
@@ -139,20 +142,8 @@ constexpr i64 kYieldsBeforeSleep = 1000;
 /// sleeper sees the new generation (and the futex refuses to sleep on a changed word).
 EMBER_INLINE void waitForJob(Team *t, i32 seen) {
   auto ready = [&] { return load(&t->generation) != seen || load(&t->stop); };
-  for (i64 spins = 0; spins < kSpins; ++spins) {
-    if (ready())
-      return;
-#if defined(__x86_64__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __builtin_arm_yield();
-#endif
-  }
-  for (i64 yields = 0; yields < kYieldsBeforeSleep; ++yields) {
-    if (ready())
-      return;
-    sched_yield();
-  }
+  if (waitUntil(ready, kYieldsBeforeSleep))
+    return;
   while (!ready()) {
     __atomic_fetch_add(&t->sleepers, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&t->generation, __ATOMIC_SEQ_CST) == seen &&
