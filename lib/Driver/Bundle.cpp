@@ -2,7 +2,7 @@
 // to use it (header, weights, manifest) comes from the memory plan, here.
 #include "ember/Driver/Bundle.h"
 
-#include "Lowering.h"
+#include "CompilePipeline.h"
 
 #include "ember/Support/Error.h"
 #include "ember/Support/MemoryBudget.h"
@@ -307,7 +307,7 @@ Expected<BundleResult> writeBundle(std::unique_ptr<Module> M, const CompileOptio
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend,
                          createBackend(opts.backend, opts.backendOptions));
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<IRFunction> IR,
-                         lowerToPlannedIR(*F, *backend, opts, result.summary));
+                         compileToPlannedIR(*F, *backend, opts, result.summary));
   std::vector<Placement> places = placements(*IR);
   auto path = [&](StringRef suffix) {
     SmallString<256> p(b.outputDir);

@@ -1,6 +1,6 @@
 #include "ember/Driver/CompiledModel.h"
 
-#include "Lowering.h"
+#include "CompilePipeline.h"
 
 #include "ember/Support/Error.h"
 #include "ember/Support/MemoryBudget.h"
@@ -46,7 +46,7 @@ Expected<std::unique_ptr<CompiledModel>> CompiledModel::compile(std::unique_ptr<
 Error CompiledModel::build(const CompileOptions &opts) {
   EMBER_ASSIGN_OR_RETURN(fn_, mainFunction(*module_));
   EMBER_ASSIGN_OR_RETURN(backend_, createBackend(opts.backend, opts.backendOptions));
-  EMBER_ASSIGN_OR_RETURN(ir_, lowerToPlannedIR(*fn_, *backend_, opts, summary_));
+  EMBER_ASSIGN_OR_RETURN(ir_, compileToPlannedIR(*fn_, *backend_, opts, summary_));
   // Refuse up front what cannot fit: touching it would only get the process killed.
   EMBER_TRY(checkMemoryBudget(ir_->constantSize + ir_->mutableSize + ir_->activationsSize,
                               "the model's memory (constant " + Twine(ir_->constantSize) +

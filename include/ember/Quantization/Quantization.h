@@ -2,7 +2,7 @@
 // profile), then compile an int8 model from it.
 //
 // Both steps work on the graph at the same point of the pipeline: after the default graph
-// optimization and before lowering (lowerToPlannedIR). The profile's keys are the names of the
+// optimization and before lowering (compileToPlannedIR). The profile's keys are the names of the
 // values there (profileKeys), so a profile recorded by `model-runner -dump-profile` fits the
 // compile that `-load-profile` makes of the same model, for any backend.
 //

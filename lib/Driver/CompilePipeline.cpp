@@ -1,5 +1,5 @@
-// The shared compile pipeline up to the memory plan: see Lowering.h.
-#include "Lowering.h"
+// The shared compile pipeline up to the memory plan: see CompilePipeline.h.
+#include "CompilePipeline.h"
 
 #include "ember/Driver/ConstantEvaluator.h"
 #include "ember/Graph/ControlFlow.h"
@@ -55,9 +55,9 @@ std::string integerKernelCount(const Function &F) {
 
 } // namespace
 
-Expected<std::unique_ptr<IRFunction>> lowerToPlannedIR(Function &F, const Backend &B,
-                                                       const CompileOptions &opts,
-                                                       CompileSummary &summary) {
+Expected<std::unique_ptr<IRFunction>> compileToPlannedIR(Function &F, const Backend &B,
+                                                         const CompileOptions &opts,
+                                                         CompileSummary &summary) {
   auto &phases = summary.phaseMillis;
   summary.nodesBefore = F.size();
   {
