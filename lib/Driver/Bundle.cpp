@@ -6,6 +6,7 @@
 
 #include "ember/Support/Error.h"
 #include "ember/Support/MemoryBudget.h"
+#include "ember/Support/PhaseClock.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -322,19 +323,13 @@ Expected<BundleResult> writeBundle(std::unique_ptr<Module> M, const CompileOptio
     oo.configName = b.networkName + "_config";
   for (const Placement &p : places)
     oo.symbols.push_back({p.var->getName().str(), p.var->offset, p.var->sizeInBytes(), p.isInput});
-  ObjectInfo obj;
-  {
-    PhaseTimes backendPhases;
-    {
-      PhaseTimer t(result.summary.phaseMillis, "backend compile");
-      EMBER_ASSIGN_OR_RETURN(obj, backend->emitObject(*IR, oo, &backendPhases));
-    }
-    appendBackendPhases(result.summary, backendPhases);
-  }
+  PhaseClock clock(&result.summary.phaseMillis);
+  PhaseTimes backendPhases;
+  EMBER_ASSIGN_OR_RETURN(ObjectInfo obj, backend->emitObject(*IR, oo, &backendPhases));
+  clock.lap("backend compile", backendPhases);
   result.files.push_back(oo.path);
 
   {
-    PhaseTimer t(result.summary.phaseMillis, "bundle files");
     EMBER_TRY(checkMemoryBudget(IR->constantSize, "the bundle's constant weights"));
     std::vector<uint8_t> constants(IR->constantSize);
     EMBER_TRY(backend->writeConstants(*IR, constants.data()));
@@ -358,6 +353,7 @@ Expected<BundleResult> writeBundle(std::unique_ptr<Module> M, const CompileOptio
     }));
     result.files.push_back(path(".json"));
   }
+  clock.lap("bundle files");
   result.triple = obj.triple;
   result.ir = std::move(IR);
   result.function = F;

@@ -7,6 +7,7 @@
 #include "ember/Importer/ModelLoader.h"
 #include "ember/IROptimizer/MemoryPlan.h"
 #include "ember/Support/Error.h"
+#include "ember/Support/PhaseClock.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -58,10 +59,9 @@ std::string integerKernelCount(const Function &F) {
 Expected<std::unique_ptr<IRFunction>> compileToPlannedIR(Function &F, const Backend &B,
                                                          const CompileOptions &opts,
                                                          CompileSummary &summary) {
-  auto &phases = summary.phaseMillis;
   summary.nodesBefore = F.size();
+  PhaseClock clock(&summary.phaseMillis);
   {
-    PhaseTimer t(phases, "graph optimization");
     OptimizerOptions oo;
     oo.verifyEach = opts.verifyEach;
     oo.stats = &summary.passStats;
@@ -78,6 +78,7 @@ Expected<std::unique_ptr<IRFunction>> compileToPlannedIR(Function &F, const Back
     EMBER_TRY(optimizeForBackend(F, opts.pipeline, oo));
     EMBER_TRY(withContext(F.verify(), "after graph optimization"));
   }
+  clock.lap("graph optimization");
   if (opts.quantizationProfile)
     summary.quantization.lines.push_back(integerKernelCount(F));
   summary.nodesAfter = F.size();
@@ -99,15 +100,12 @@ Expected<std::unique_ptr<IRFunction>> compileToPlannedIR(Function &F, const Back
   if (count)
     return makeError("backend " + B.getName() + " does not support " + Twine(count) +
                      " node(s):" + unsupported);
-  std::unique_ptr<IRFunction> IR;
+  clock.restart();
+  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<IRFunction> IR, generateIR(F));
+  if (opts.verifyEach)
+    EMBER_TRY(withContext(IR->verify(), "after IRGen"));
+  clock.lap("IRGen");
   {
-    PhaseTimer t(phases, "IRGen");
-    EMBER_ASSIGN_OR_RETURN(IR, generateIR(F));
-    if (opts.verifyEach)
-      EMBER_TRY(withContext(IR->verify(), "after IRGen"));
-  }
-  {
-    PhaseTimer t(phases, "IR optimization");
     IROptimizerOptions io;
     io.verifyEach = opts.verifyEach;
     io.stats = &summary.irPassStats;
@@ -116,20 +114,14 @@ Expected<std::unique_ptr<IRFunction>> compileToPlannedIR(Function &F, const Back
     EMBER_TRY(optimizeIR(*IR, opts.irPipeline ? *opts.irPipeline : defaultIRPipeline(), io));
     EMBER_TRY(withContext(IR->verify(), "after IR optimization"));
   }
-  {
-    // The plan is checked by the memory verifier every time: it is cheap next to compiling.
-    PhaseTimer t(phases, "memory plan");
-    for (const auto &I : IR->getInstrs())
-      I->scratchSize = B.getScratchBytes(*I);
-    EMBER_TRY(B.reserveConstants(*IR));
-    EMBER_TRY(planMemory(*IR));
-  }
+  clock.lap("IR optimization");
+  // The plan is checked by the memory verifier every time: it is cheap next to compiling.
+  for (const auto &I : IR->getInstrs())
+    I->scratchSize = B.getScratchBytes(*I);
+  EMBER_TRY(B.reserveConstants(*IR));
+  EMBER_TRY(planMemory(*IR));
+  clock.lap("memory plan");
   return std::move(IR);
-}
-
-void appendBackendPhases(CompileSummary &summary, const PhaseTimes &phases) {
-  for (const auto &[phase, ms] : phases)
-    summary.phaseMillis.push_back({"  " + phase, ms});
 }
 
 } // namespace ember

@@ -7,30 +7,9 @@
 
 #include "ember/Driver/CompiledModel.h"
 
-#include "llvm/ADT/StringRef.h"
-
-#include <chrono>
 #include <memory>
-#include <string>
-#include <utility>
-#include <vector>
 
 namespace ember {
-
-/// Adds the time from its construction to its destruction to a phase list.
-class PhaseTimer {
-  std::vector<std::pair<std::string, double>> &out_;
-  std::string name_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-
-public:
-  PhaseTimer(std::vector<std::pair<std::string, double>> &out, llvm::StringRef name)
-      : out_(out), name_(name.str()) {}
-  ~PhaseTimer() {
-    auto d = std::chrono::steady_clock::now() - start_;
-    out_.push_back({name_, std::chrono::duration<double, std::milli>(d).count()});
-  }
-};
 
 /// The module's "main" function, or its only one.
 llvm::Expected<Function *> mainFunction(Module &M);
@@ -41,9 +20,6 @@ llvm::Expected<Function *> mainFunction(Module &M);
 llvm::Expected<std::unique_ptr<IRFunction>> compileToPlannedIR(Function &F, const Backend &B,
                                                                const CompileOptions &opts,
                                                                CompileSummary &summary);
-
-/// Appends a backend's own phases to \p summary, indented under "backend compile".
-void appendBackendPhases(CompileSummary &summary, const PhaseTimes &phases);
 
 } // namespace ember
 

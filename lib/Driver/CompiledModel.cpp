@@ -4,6 +4,7 @@
 
 #include "ember/Support/Error.h"
 #include "ember/Support/MemoryBudget.h"
+#include "ember/Support/PhaseClock.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -52,14 +53,10 @@ Error CompiledModel::build(const CompileOptions &opts) {
                               "the model's memory (constant " + Twine(ir_->constantSize) +
                                   ", mutable " + Twine(ir_->mutableSize) + ", activations " +
                                   Twine(ir_->activationsSize) + " bytes)"));
-  {
-    PhaseTimes backendPhases;
-    {
-      PhaseTimer t(summary_.phaseMillis, "backend compile");
-      EMBER_ASSIGN_OR_RETURN(compiled_, backend_->compile(*ir_, &backendPhases));
-    }
-    appendBackendPhases(summary_, backendPhases);
-  }
+  PhaseClock clock(&summary_.phaseMillis);
+  PhaseTimes backendPhases;
+  EMBER_ASSIGN_OR_RETURN(compiled_, backend_->compile(*ir_, &backendPhases));
+  clock.lap("backend compile", backendPhases);
   EMBER_ASSIGN_OR_RETURN(constant_, allocateRegion(ir_->constantSize, "constant"));
   EMBER_ASSIGN_OR_RETURN(context_, createContext());
   return backend_->writeConstants(*ir_, constant_.memory.get());

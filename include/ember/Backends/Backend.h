@@ -4,6 +4,7 @@
 #define EMBER_BACKENDS_BACKEND_H
 
 #include "ember/IR/IR.h"
+#include "ember/Support/PhaseClock.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -38,9 +39,6 @@ struct BackendOptions {
   /// OpenCL: the platform and the device on it, by index (clGetPlatformIDs order).
   unsigned openclPlatform = 0, openclDevice = 0;
 };
-
-/// Time per phase of a backend's compile, in order (-time-phases).
-using PhaseTimes = std::vector<std::pair<std::string, double>>;
 
 /// One instruction's share of the time spent in a compiled function (-profile).
 struct InstructionTime {

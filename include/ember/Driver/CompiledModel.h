@@ -46,9 +46,9 @@ struct CompileSummary {
   size_t nodesBefore = 0, nodesAfter = 0;
   std::vector<PassStats> passStats;
   std::vector<IRPassStats> irPassStats;
-  /// (phase, milliseconds) in pipeline order. The backend's own phases follow "backend
-  /// compile", their names indented by two spaces: they are part of it, not added to it.
-  std::vector<std::pair<std::string, double>> phaseMillis;
+  /// (phase, milliseconds) in pipeline order (-time-phases); the backend's own phases follow
+  /// "backend compile", indented (PhaseTimes).
+  PhaseTimes phaseMillis;
   /// With CompileOptions::instrumentForProfiling: each profiled value and its placeholder.
   std::vector<ProfiledValue> profiledValues;
   /// With CompileOptions::quantizationProfile: what was quantized, and the integer kernels the

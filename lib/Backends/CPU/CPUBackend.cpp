@@ -8,10 +8,10 @@
 #include "JIT.h"
 #include "ObjectWriter.h"
 #include "kernels/Scratch.h"
-#include "Common/PhaseClock.h"
 
 #include "ember/Backends/Backend.h"
 #include "ember/Support/Error.h"
+#include "ember/Support/PhaseClock.h"
 
 #include "llvm/IR/LLVMContext.h"
 

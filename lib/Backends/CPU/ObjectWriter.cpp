@@ -6,9 +6,9 @@
 #include "CodeGen.h"
 #include "kernels/Scratch.h"
 #include "Common/BundleObject.h"
-#include "Common/PhaseClock.h"
 
 #include "ember/Support/Error.h"
+#include "ember/Support/PhaseClock.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LLVMContext.h"

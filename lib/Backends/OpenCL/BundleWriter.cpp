@@ -4,11 +4,11 @@
 #include "BundleWriter.h"
 
 #include "Common/BundleObject.h"
-#include "Common/PhaseClock.h"
 #include "Program.h"
 #include "runtime/Runtime.h"
 
 #include "ember/Support/Error.h"
+#include "ember/Support/PhaseClock.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Bitcode/BitcodeReader.h"

@@ -11,11 +11,11 @@
 
 #include "ember/Backends/Backend.h"
 #include "ember/Support/Error.h"
+#include "ember/Support/PhaseClock.h"
 
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -175,14 +175,11 @@ public:
   uint64_t getScratchBytes(const Instruction &I) const override { return scratchBytes(I); }
   Expected<std::unique_ptr<CompiledFunction>> compile(const IRFunction &IR,
                                                       PhaseTimes *phases) const override {
-    auto start = std::chrono::steady_clock::now();
+    PhaseClock clock(phases);
     EMBER_ASSIGN_OR_RETURN(LaunchPlan plan, planLaunches(IR));
     auto fn = std::make_unique<OpenCLFunction>(dev_, IR, std::move(plan), profiling_);
     EMBER_TRY(fn->init());
-    if (phases)
-      phases->push_back({"OpenCL setup", std::chrono::duration<double, std::milli>(
-                                             std::chrono::steady_clock::now() - start)
-                                             .count()});
+    clock.lap("OpenCL setup");
     return std::move(fn);
   }
   Expected<ObjectInfo> emitObject(const IRFunction &IR, const ObjectOptions &opts,
