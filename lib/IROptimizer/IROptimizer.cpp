@@ -40,7 +40,7 @@ Error optimizeIR(IRFunction &IR, const std::vector<std::string> &pipeline,
                            // all (a branch). Until they learn regions, such functions keep
                            // IRGen's buffers, which are sound as they are (IR.h).
                            const IRPass &pass = passes.passes()[i];
-                           if (IR.hasControlFlow() && pass.run != markReadOnlyWeights)
+                           if (IR.hasControlFlow() && pass.run != markReadOnly)
                              return false;
                            return pass.run(IR);
                          },

@@ -69,7 +69,7 @@ std::optional<uint64_t> viewOffsetOf(const Instruction &I) {
 
 } // namespace
 
-bool makeTensorViews(IRFunction &IR) {
+bool makeViews(IRFunction &IR) {
   bool changed = false;
   AccessMap acc(IR);
   auto &instrs = IR.getInstrs();

@@ -9,7 +9,7 @@ using namespace llvm;
 
 namespace ember {
 
-bool markReadOnlyWeights(IRFunction &IR) {
+bool markReadOnly(IRFunction &IR) {
   AccessMap acc(IR);
   bool changed = false;
   for (const auto &w : IR.getWeights()) {

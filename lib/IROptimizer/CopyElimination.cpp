@@ -12,7 +12,7 @@ using namespace llvm;
 
 namespace ember {
 
-bool eliminateOutputCopies(IRFunction &IR) {
+bool copyElimination(IRFunction &IR) {
   bool changed = false;
   auto &instrs = IR.getInstrs();
   for (auto it = instrs.begin(); it != instrs.end();) {

@@ -8,7 +8,7 @@ using namespace llvm;
 
 namespace ember {
 
-bool eliminateDeadStores(IRFunction &IR) {
+bool deadStoreElimination(IRFunction &IR) {
   bool changed = false, erased = true;
   auto &instrs = IR.getInstrs();
   while (erased) {
