@@ -1,7 +1,7 @@
 #include "ModelTestCase.h"
-#include "ToolSupport.h"
 
 #include "InputBinding.h"
+#include "ModelLoading.h"
 
 #include "ember/Driver/CompiledModel.h"
 #include "ember/Importer/ModelLoader.h"

@@ -1,8 +1,9 @@
 // conformance: runs ONNX-style test cases (a folder per case with model.onnx and
 // test_data_set_N/) on a backend and reports pass / wrong / refused / crashed per case.
 // Each case runs in a child process so a crash or hang is counted, not fatal.
-#include "../common/ModelTestCase.h"
-#include "../common/ToolSupport.h"
+#include "CommandLine.h"
+#include "ModelTestCase.h"
+#include "ToolFlags.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"

@@ -1,6 +1,10 @@
 // model-compiler: compile a model once into a bundle (include/ember/Driver/Bundle.h) that a C
 // program links with no ember in it, for this machine or another (-target, -mcpu).
-#include "../common/ToolSupport.h"
+#include "CommandLine.h"
+#include "CompileFromFlags.h"
+#include "ModelLoading.h"
+#include "ToolFlags.h"
+#include "ToolReports.h"
 
 #include "ember/Driver/Bundle.h"
 #include "ember/Support/Error.h"

@@ -1,5 +1,9 @@
 // model-runner: compile a model for a backend and run it once on input files.
-#include "../common/ToolSupport.h"
+#include "CommandLine.h"
+#include "CompileFromFlags.h"
+#include "ModelLoading.h"
+#include "ToolFlags.h"
+#include "ToolReports.h"
 
 #include "ember/Base/Npy.h"
 #include "ember/Importer/TensorFiles.h"
@@ -12,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
 #include <cmath>
 
 using namespace ember;
@@ -40,6 +45,18 @@ DEFINE_string(profile_inputs, "",
               "directory holding NAME.npy (or NAME.pb) for each input");
 
 namespace {
+
+/// \p name with every character outside [A-Za-z0-9_.-] replaced by '_': an output's or
+/// an input's name as a file name.
+std::string legalizeFileName(StringRef name) {
+  std::string out = name.str();
+  for (char &c : out)
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-')
+      c = '_';
+  if (out.empty() || out == "." || out == "..")
+    out = "_" + out;
+  return out;
+}
 
 /// Shape, range and first values; the index of the largest value for a vector of scores.
 void printOutput(StringRef name, const Tensor &t) {
@@ -82,7 +99,7 @@ Error writeOutput(CompiledModel &cm, const GraphValue &out) {
   }
   if (FLAGS_output_dir.empty())
     return Error::success();
-  std::string stem = tools::legalizeFileName(out.name);
+  std::string stem = legalizeFileName(out.name);
   auto pathOf = [&](const std::string &fileName) {
     SmallString<256> path(FLAGS_output_dir);
     sys::path::append(path, fileName);
@@ -128,13 +145,13 @@ readProfileInputs(const std::vector<Placeholder *> &modelInputs) {
         std::string found;
         for (StringRef ext : {".npy", ".pb"}) {
           SmallString<256> path(entry);
-          sys::path::append(path, tools::legalizeFileName(p->getName()) + ext.str());
+          sys::path::append(path, legalizeFileName(p->getName()) + ext.str());
           if (found.empty() && sys::fs::exists(path))
             found = std::string(path);
         }
         if (found.empty())
           return makeError("-profile-inputs: " + entry + " has no " +
-                           tools::legalizeFileName(p->getName()) + ".npy for input '" +
+                           legalizeFileName(p->getName()) + ".npy for input '" +
                            p->getName() + "'");
         EMBER_ASSIGN_OR_RETURN(Tensor t, readTensorFile(found));
         run.push_back({p->getName().str(), std::move(t)});
