@@ -165,6 +165,7 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{1, 32, 8, 9, 13, 3, 3, 1, 1, 1, 1, "relu"},      // two blocks of k
         ConvCase{1, 5, 16, 16, 7, 5, 5, 1, 2, 1, 1, "relu"},      // 5x5
         ConvCase{1, 8, 6, 6, 130, 3, 3, 1, 1, 1, 1, nullptr},     // 130 channels: packed B
+        ConvCase{1, 3, 120, 120, 32, 3, 3, 2, 1, 1, 1, "relu"},   // a product in 3 chunks
         // 1x1 over planes of whole panels: the input read in place (convPointwiseInPlace).
         ConvCase{1, 20, 8, 16, 30, 1, 1, 1, 0, 1, 1, "relu"},     // 128 columns
         ConvCase{2, 24, 8, 8, 36, 1, 1, 1, 0, 1, 3, nullptr},     // batch, groups

@@ -117,6 +117,10 @@ template <int SW> struct PaddedPacker {
 /// splitting pays from about 64K floats.
 constexpr i64 kCopyWeight = 16;
 
+/// A flat convolution's product (convFlat) at most this many floats at a time (192 KB), so that
+/// each chunk is copied out of L2 rather than memory.
+constexpr i64 kFlatChunkFloats = 48 * 1024;
+
 /// A convolution with strides of 1 or 2 (not a plain 1x1) as the GEMM of the filters with the
 /// padded image read in place. Each input channel is split into its phase planes (PhasePlanes.h;
 /// one plane, the padded image itself, for strides of 1). On the grid of a phase plane's rows
@@ -162,9 +166,29 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
                                 s.SH * s.W, p.Wq, s.H * s.W, 0.f);
       });
       Epilogue ep{bias + g * Kg, 0, act};
-      runGemmFlatB<MR, NV, PackedA>(Kg, grid, kDepth, filter + g * Kg * kDepth, kDepth, planes,
-                                    bOff, product, grid, ep, team);
+      const float *A = filter + g * Kg * kDepth;
       float *C = out + (b * s.K + g * Kg) * s.OH * s.OW;
+      i64 chunkRows = maxI(1, kFlatChunkFloats / (Kg * p.Wq));
+      if (chunkRows < s.OH) {
+        // A product larger than the chunk goes a few output rows at a time, each chunk copied
+        // out while it is still in cache: whole, a network's stem (64 x 111 x 112 floats in
+        // squeezenet1_1) went to memory and back, and the copy cost as much as the products.
+        // A part takes whole chunks and has a chunk's buffer of its own.
+        i64 parts = minI(parallel::partsFor(team, 2 * Kg * grid * kDepth), s.OH / chunkRows);
+        parallel::forEachRange(team, parts, s.OH, chunkRows, [&](i64 part, i64 begin, i64 end) {
+          float *chunk = product + part * Kg * chunkRows * p.Wq;
+          for (i64 r0 = begin; r0 < end; r0 += chunkRows) {
+            i64 rows = minI(chunkRows, end - r0), cols = rows * p.Wq;
+            gemmFlatB<MR, NV, PackedA>(Kg, 0, cols, kDepth, A, kDepth, planes + r0 * p.Wq, bOff,
+                                       chunk, cols, ep);
+            for (i64 k = 0; k < Kg; ++k)
+              copyStrip(C + k * s.OH * s.OW, chunk + k * cols, s.OH, s.OW, p.Wq, r0, rows);
+          }
+        });
+        continue;
+      }
+      runGemmFlatB<MR, NV, PackedA>(Kg, grid, kDepth, A, kDepth, planes, bOff, product, grid, ep,
+                                    team);
       i64 copyParts = minI(parallel::partsFor(team, kCopyWeight * Kg * grid), Kg);
       parallel::forEachRange(team, copyParts, Kg, 1, [&](i64, i64 begin, i64 end) {
         for (i64 k = begin; k < end; ++k)

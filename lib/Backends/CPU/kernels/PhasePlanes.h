@@ -124,11 +124,12 @@ EMBER_INLINE bool fillPhases(float *set, const float *plane, const PhaseRuns *ru
 }
 
 /// The first OW columns of a strip's rows (Wq floats apart) to output rows [r0, r0 + rows) of an
-/// OH x OW plane, a vector at a time: a vector past a row's end lands on the rows after it,
-/// written later; one that would reach past the plane is stored in part.
+/// OH x OW plane, a vector at a time: a vector past a row's end lands on the strip's next rows,
+/// written later; one that would reach past the strip's last row is stored in part, so that
+/// strips of one plane may be copied by different threads.
 EMBER_INLINE void copyStrip(float *o, const float *strip, i64 OH, i64 OW, i64 Wq, i64 r0,
                             i64 rows) {
-  const i64 planeEnd = OH * OW;
+  const i64 planeEnd = minI(OH, r0 + rows) * OW;
   for (i64 r = 0; r < rows; ++r) {
     const float *src = strip + r * Wq;
     i64 at = (r0 + r) * OW;
