@@ -7,7 +7,7 @@
 
 #include "ToolTestUtils.h"
 
-#include "../../tools/common/ModelTestCase.h"
+#include "ModelTestCase.h"
 #include "../unittests/TestUtils.h"
 
 #include "ember/Base/Npy.h"

@@ -5,7 +5,7 @@
 // the reason.
 #include "TestUtils.h"
 
-#include "../../tools/common/ModelTestCase.h"
+#include "ModelTestCase.h"
 
 #include "ember/Backends/Backend.h"
 #include "ember/Driver/CompiledModel.h"

@@ -1,6 +1,6 @@
 #include "BackendTestUtils.h"
 
-#include "../../../tools/common/ModelTestCase.h"
+#include "ModelTestCase.h"
 
 #include "ember/Backends/Backend.h"
 

@@ -4,7 +4,7 @@
 // and run-time errors reported by generated code.
 #include "BackendTestUtils.h"
 
-#include "../../../tools/common/ModelTestCase.h"
+#include "ModelTestCase.h"
 
 #include "ember/Backends/Backend.h"
 #include "ember/IR/IRGen.h"

@@ -5,7 +5,7 @@
 // (integer division, remainder by zero, integer 0 to a negative power).
 #include "BackendTestUtils.h"
 
-#include "../../../tools/common/ModelTestCase.h"
+#include "ModelTestCase.h"
 
 #include "ember/Backends/Backend.h"
 

@@ -5,7 +5,7 @@
 // the block, strides 1, 2 and 3, padding, dilation, channel multipliers, every fused activation,
 // and weights that are not finite next to padding.
 #include "BackendTestUtils.h"
-#include "../../../tools/common/ModelTestCase.h"
+#include "ModelTestCase.h"
 
 #include "ember/Graph/FusedActivations.h"
 

@@ -5,7 +5,7 @@
 
 #include "../TestUtils.h"
 
-#include "../../../tools/common/ModelTestCase.h"
+#include "ModelTestCase.h"
 
 #include "ember/Driver/CompiledModel.h"
 #include "ember/Driver/ConstantEvaluator.h"
