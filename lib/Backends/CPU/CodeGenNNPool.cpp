@@ -128,8 +128,8 @@ Error emitAvgPool(Emitter &E, const Instruction &I) {
                                        E.constArray(params, "avgpool"), E.scratch(I), E.team()});
 }
 
-/// The phase planes of the fast kernels' max (without indices) and average pools, one set per
-/// thread.
+/// The working memory of the fast kernels' max pools without indices (a row, or phase planes
+/// where a window may hold no real cell) and average pools (phase planes), one per thread.
 uint64_t poolScratch(const Instruction &I, int64_t threads) {
   uint64_t parts = uint64_t(threads < 1 ? 1 : threads);
   // Whether the indices are read is the emitter's to know: the plan keeps the row regardless.
@@ -148,8 +148,11 @@ uint64_t poolScratch(const Instruction &I, int64_t threads) {
                       isMax ? I.attr<AttrKind::Dilations>() : std::vector<int64_t>{});
   if (!isMax && isGlobalAvgPool(w))
     return 0;
-  return uint64_t(scratch::poolScratchFloats(w.OH, w.OW, w.KH, w.KW, w.SH, w.SW, w.DH, w.DW)) *
-         parts * sizeof(float);
+  int64_t perPart =
+      isMax ? scratch::maxPoolScratchFloats(w.W, w.OH, w.OW, w.KH, w.KW, w.SH, w.SW, w.PW, w.DH,
+                                            w.DW)
+            : scratch::poolScratchFloats(w.OH, w.OW, w.KH, w.KW, w.SH, w.SW, w.DH, w.DW);
+  return uint64_t(perPart) * parts * sizeof(float);
 }
 
 Error emitLpPool(Emitter &E, const Instruction &I) {

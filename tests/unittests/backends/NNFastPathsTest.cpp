@@ -335,6 +335,7 @@ TEST(NNFastPaths, Pools2DRowsAndEdges) {
            Pool2DCase{10, 40, 2, 3, 1, 1, 0},  // stride 3
            Pool2DCase{13, 30, 3, 1, 2, 2, 0},  // dilation 2 (AvgPool: the generic kernels)
            Pool2DCase{8, 20, 5, 1, 2, 1, 1},   // 5x5
+           Pool2DCase{5, 9, 2, 1, 2, 1, 0},    // pads wider than the window: windows of padding
        }) {
     SCOPED_TRACE(::testing::Message() << "input " << p.h << "x" << p.w << " kernel " << p.kernel
                                       << " stride " << p.stride << " pad " << p.pad
@@ -356,6 +357,12 @@ TEST(NNFastPaths, Pools2DRowsAndEdges) {
         outs.push_back(NodeValue(maxPool, 0));
         outs.push_back(NodeValue(maxPool, 1));
       }
+      // Maxima whose indices nobody reads: the CPU pools them by rows (or, where a window
+      // holds no real cell, by phase planes). Of an input of their own, which CSE keeps apart.
+      Placeholder *y = input(M, {2, 3, p.h, p.w}, ElemKind::Float32, "y");
+      Node *maxima = node(F, NodeKind::MaxPool, {y},
+                          maxPoolAttrs(k, s, pads, {p.dilation, p.dilation}, p.ceil));
+      outs.push_back(NodeValue(maxima, 0));
       for (int64_t countPad : {0, 1}) {
         AttrList ap;
         ap.set<AttrKind::Kernels>(k)
@@ -379,10 +386,17 @@ TEST(NNFastPaths, MaxPoolSpecialValuesInsideBlocks) {
   RunOptions opts = dceOnly();
   Tensor t = tensorOf(ElemKind::Float32, {1, 2, 6, 24},
                       {0.5, -1, nan, 2, inf, -inf, 3, nan, 1, 1, -2, 4, 0, 7, -inf, 2.5, nan});
+  // y: x, but its second plane without NaN, which the rows take whole.
+  Tensor y = t.clone();
+  for (size_t i = 6 * 24; i < y.numElements(); ++i)
+    if (std::isnan(y.dataAs<float>()[i]))
+      y.dataAs<float>()[i] = 5;
+  opts.inputs.emplace("y", std::move(y));
   opts.inputs.emplace("x", std::move(t));
   expectBackendsAgree(
       [](Module &M, Function *F) -> std::vector<NodeValue> {
         Placeholder *x = input(M, {1, 2, 6, 24});
+        Placeholder *y = input(M, {1, 2, 6, 24}, ElemKind::Float32, "y");
         std::vector<NodeValue> outs;
         for (int64_t stride : {1, 2})
           for (int64_t pad : {0, 1}) {
@@ -391,6 +405,13 @@ TEST(NNFastPaths, MaxPoolSpecialValuesInsideBlocks) {
                                             {1, 1}, 0));
           outs.push_back(NodeValue(maxPool, 0));
           outs.push_back(NodeValue(maxPool, 1));
+          // The same maxima with their indices unread (pooled by rows on the CPU), of a copy of
+          // x that CSE keeps apart: a NaN other than a window's first sends its plane back to
+          // the cell-by-cell kernel.
+          Node *maxima = node(F, NodeKind::MaxPool, {y},
+                              maxPoolAttrs({3, 3}, {stride, stride}, {pad, pad, pad, pad},
+                                           {1, 1}, 0));
+          outs.push_back(NodeValue(maxima, 0));
         }
         return outs;
       },

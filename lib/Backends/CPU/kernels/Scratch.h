@@ -112,6 +112,21 @@ constexpr idx poolScratchFloats(idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, 
                                               OH * phasedCols(OW, KW, SW, DW) + 8 * kSlack
                                         : 0;
 }
+constexpr idx roundUp16(idx n) { return (n + 15) / 16 * 16; }
+constexpr idx largerOf(idx a, idx b) { return a > b ? a : b; }
+
+/// Floats of the row a float32 max pool without indices takes its maxima along (NNPool.cpp,
+/// maxPoolFloatRows): PW cells of padding, the input row, padding to the farthest tap, then
+/// room for the strided loads of the last vector of outputs.
+constexpr idx maxPoolRowFloats(idx W, idx OW, idx KW, idx SW, idx PW, idx DW) {
+  return roundUp16(PW + largerOf(W, (OW - 1) * SW - PW + (KW - 1) * DW + 1)) + 16 * (SW + 1);
+}
+/// One part's scratch of a float32 max pool without indices, by rows or by phase planes.
+constexpr idx maxPoolScratchFloats(idx W, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, idx PW,
+                                   idx DH, idx DW) {
+  return largerOf(poolScratchFloats(OH, OW, KH, KW, SH, SW, DH, DW),
+                  maxPoolRowFloats(W, OW, KW, SW, PW, DW));
+}
 
 /// Convolutions with strides of 1 or 2 (but plain 1x1s) can multiply the zero-padded image in
 /// place, on the flat grid of its phase planes' rows (NNConv.cpp, convFlat): no packing of B,
@@ -127,7 +142,6 @@ constexpr bool convIsFlat(idx SH, idx SW, idx Kg, idx OW, idx KW, idx DW) {
   return SH >= 1 && SH <= 2 && SW >= 1 && SW <= 2 && Kg <= 128 &&
          4 * (phasedCols(OW, KW, SW, DW) - OW) <= phasedCols(OW, KW, SW, DW);
 }
-constexpr idx roundUp16(idx n) { return (n + 15) / 16 * 16; }
 constexpr idx convFlatPlanesFloats(idx Cg, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW,
                                    idx DH, idx DW) {
   return roundUp16(Cg * phasedSetFloats(OH, OW, KH, KW, SH, SW, DH, DW));
