@@ -335,7 +335,11 @@ TEST(NNFastPaths, Pools2DRowsAndEdges) {
            Pool2DCase{10, 40, 2, 3, 1, 1, 0},  // stride 3
            Pool2DCase{13, 30, 3, 1, 2, 2, 0},  // dilation 2 (AvgPool: the generic kernels)
            Pool2DCase{8, 20, 5, 1, 2, 1, 1},   // 5x5
-           Pool2DCase{5, 9, 2, 1, 2, 1, 0},    // pads wider than the window: windows of padding
+           // 64 and wider: the CPU takes the maxima of unread indices by rows.
+           Pool2DCase{6, 70, 3, 2, 1, 1, 1},   // stride 2, ceil mode
+           Pool2DCase{5, 67, 3, 1, 1, 1, 0},   // stride 1, a short last vector
+           Pool2DCase{4, 64, 2, 3, 0, 1, 0},   // stride 3
+           Pool2DCase{5, 66, 2, 1, 2, 1, 0},   // pads wider than the window: windows of padding
        }) {
     SCOPED_TRACE(::testing::Message() << "input " << p.h << "x" << p.w << " kernel " << p.kernel
                                       << " stride " << p.stride << " pad " << p.pad
@@ -357,8 +361,9 @@ TEST(NNFastPaths, Pools2DRowsAndEdges) {
         outs.push_back(NodeValue(maxPool, 0));
         outs.push_back(NodeValue(maxPool, 1));
       }
-      // Maxima whose indices nobody reads: the CPU pools them by rows (or, where a window
-      // holds no real cell, by phase planes). Of an input of their own, which CSE keeps apart.
+      // Maxima whose indices nobody reads: the CPU pools them by rows (64 wide or more, no
+      // window of padding alone) or by phase planes. Of an input of their own, which CSE keeps
+      // apart.
       Placeholder *y = input(M, {2, 3, p.h, p.w}, ElemKind::Float32, "y");
       Node *maxima = node(F, NodeKind::MaxPool, {y},
                           maxPoolAttrs(k, s, pads, {p.dilation, p.dilation}, p.ceil));
@@ -384,19 +389,19 @@ TEST(NNFastPaths, MaxPoolSpecialValuesInsideBlocks) {
   // at the edges read some taps lane by lane.
   float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
   RunOptions opts = dceOnly();
-  Tensor t = tensorOf(ElemKind::Float32, {1, 2, 6, 24},
+  Tensor t = tensorOf(ElemKind::Float32, {1, 2, 6, 72},
                       {0.5, -1, nan, 2, inf, -inf, 3, nan, 1, 1, -2, 4, 0, 7, -inf, 2.5, nan});
   // y: x, but its second plane without NaN, which the rows take whole.
   Tensor y = t.clone();
-  for (size_t i = 6 * 24; i < y.numElements(); ++i)
+  for (size_t i = 6 * 72; i < y.numElements(); ++i)
     if (std::isnan(y.dataAs<float>()[i]))
       y.dataAs<float>()[i] = 5;
   opts.inputs.emplace("y", std::move(y));
   opts.inputs.emplace("x", std::move(t));
   expectBackendsAgree(
       [](Module &M, Function *F) -> std::vector<NodeValue> {
-        Placeholder *x = input(M, {1, 2, 6, 24});
-        Placeholder *y = input(M, {1, 2, 6, 24}, ElemKind::Float32, "y");
+        Placeholder *x = input(M, {1, 2, 6, 72});
+        Placeholder *y = input(M, {1, 2, 6, 72}, ElemKind::Float32, "y");
         std::vector<NodeValue> outs;
         for (int64_t stride : {1, 2})
           for (int64_t pad : {0, 1}) {

@@ -291,9 +291,17 @@ template <int SW> EMBER_INLINE Vec tapVector(const float *p, i64 stride) {
 /// here (poolHasEmptyWindow). Before it, the phase planes (pooledPlanes) copied every input
 /// row into four planes first: squeezenet1_1's first max pool (64 planes of 111x111, 3x3,
 /// stride 2) took 0.35 ms against onnxruntime's 0.14.
+///
+/// A row's last vector is loaded and stored whole, its lanes past the row's end landing in the
+/// row's slack (the right padding is reset after) and, for an output row, on the plane's next
+/// rows, written later: element by element, the edges of 13- and 27-wide maps cost more than
+/// the rest. Only the input's end (\p inEnd) and the plane's end take partial vectors.
 template <int SW>
-EMBER_INLINE bool maxPoolFloatRows(float *o, const float *plane, const PoolShape &s, float *row) {
+EMBER_INLINE bool maxPoolFloatRows(float *o, const float *plane, const float *inEnd,
+                                   const PoolShape &s, float *row) {
   float *real = row + s.PW;
+  const i64 reach = (s.OW - 1) * s.SW - s.PW + (s.KW - 1) * s.DW + 1;
+  const IVec lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
   IVec nan = (IVec)(0);
   for (i64 oh = 0; oh < s.OH; ++oh) {
     i64 h0 = oh * s.SH - s.PH, khLo, khHi;
@@ -302,20 +310,20 @@ EMBER_INLINE bool maxPoolFloatRows(float *o, const float *plane, const PoolShape
       i64 n = minI(EMBER_VW, s.W - iw);
       auto load = [&](i64 kh) {
         const float *p = plane + (h0 + kh * s.DH) * s.W + iw;
-        return n == EMBER_VW ? loadv(p) : loadPartial(p, n);
+        return p + EMBER_VW <= inEnd ? loadv(p) : loadPartial(p, n);
       };
       Vec m = load(khLo);
-      nan |= m != m;
+      IVec bad = m != m;
       for (i64 kh = khLo + 1; kh < khHi; ++kh) {
         Vec v = load(kh);
-        nan |= v != v;
+        bad |= v != v;
         m = v > m ? v : m;
       }
-      if (n == EMBER_VW)
-        storev(real + iw, m);
-      else
-        storePartial(real + iw, m, n);
+      nan |= bad & (lane < i32(n));
+      storev(real + iw, m);
     }
+    for (i64 iw = s.W; iw < reach; ++iw)
+      real[iw] = -__builtin_inff();
     float *dst = o + oh * s.OW;
     for (i64 ow = 0; ow < s.OW; ow += EMBER_VW) {
       const float *at = row + ow * s.SW;
@@ -325,7 +333,7 @@ EMBER_INLINE bool maxPoolFloatRows(float *o, const float *plane, const PoolShape
         m = v > m ? v : m;
       }
       i64 n = minI(EMBER_VW, s.OW - ow);
-      if (n == EMBER_VW)
+      if (n == EMBER_VW || dst + ow + EMBER_VW <= o + s.OH * s.OW)
         storev(dst + ow, m);
       else
         storePartial(dst + ow, m, n);
@@ -345,13 +353,14 @@ EMBER_INLINE void maxPoolByRows(float *out, const float *in, const PoolShape &s,
   i64 perPart =
       scratch::maxPoolScratchFloats(s.W, s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.PW, s.DH, s.DW);
   i64 rowFloats = scratch::maxPoolRowFloats(s.W, s.OW, s.KW, s.SW, s.PW, s.DW);
+  const float *inEnd = in + s.planes * s.H * s.W;
   i64 parts = minI(parallel::partsFor(team, 2 * s.planes * s.OH * s.OW * s.KH * s.KW), s.planes);
   parallel::forEachRange(team, parts, s.planes, 1, [&](i64 part, i64 begin, i64 end) {
     float *row = scratchMem + part * perPart;
     for (i64 i = 0; i < rowFloats; ++i)
       row[i] = -__builtin_inff();
     for (i64 pl = begin; pl < end; ++pl)
-      if (!maxPoolFloatRows<SW>(out + pl * s.OH * s.OW, in + pl * s.H * s.W, s, row))
+      if (!maxPoolFloatRows<SW>(out + pl * s.OH * s.OW, in + pl * s.H * s.W, inEnd, s, row))
         maxPoolValues(out, in, s, pl, pl + 1);
   });
 }
@@ -363,7 +372,7 @@ EMBER_KERNEL EMBER_NOINLINE void ember_maxpool_f32(float *out, i64 *indices, con
                                                    const i64 *params, float *scratchMem,
                                                    parallel::Team *team) {
   PoolShape s = readPool(params);
-  if (!indices && !poolHasEmptyWindow(s))
+  if (!indices && scratch::maxPoolTakesRows(s.W) && !poolHasEmptyWindow(s))
     return s.SW == 1   ? maxPoolByRows<1>(out, in, s, scratchMem, team)
            : s.SW == 2 ? maxPoolByRows<2>(out, in, s, scratchMem, team)
                        : maxPoolByRows<0>(out, in, s, scratchMem, team);

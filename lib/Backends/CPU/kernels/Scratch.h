@@ -115,6 +115,13 @@ constexpr idx poolScratchFloats(idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, 
 constexpr idx roundUp16(idx n) { return (n + 15) / 16 * 16; }
 constexpr idx largerOf(idx a, idx b) { return a > b ? a : b; }
 
+/// A float32 max pool without indices goes by rows (NNPool.cpp, maxPoolFloatRows) on inputs at
+/// least this wide, where the phase planes' copy costs most; on narrower ones the rows' fixed
+/// cost per output row outweighs it (squeezenet1_1 in the model, by rows against phase planes:
+/// 111 wide 0.37 -> 0.27 ms, 55 wide 0.146 -> 0.163, 27 wide 0.084 -> 0.117).
+constexpr idx kMaxPoolRowsMinWidth = 64;
+constexpr bool maxPoolTakesRows(idx W) { return W >= kMaxPoolRowsMinWidth; }
+
 /// Floats of the row a float32 max pool without indices takes its maxima along (NNPool.cpp,
 /// maxPoolFloatRows): PW cells of padding, the input row, padding to the farthest tap, then
 /// room for the strided loads of the last vector of outputs.
