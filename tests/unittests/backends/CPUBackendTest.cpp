@@ -462,7 +462,7 @@ TEST(CPUBackend, ProductsWithFewRows) {
 
 TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
   // Big enough that -threads=2 splits them (kernels/Parallel.h): a 3x3 (dilated, so not
-  // Winograd) and a 1x1 convolution (their columns; the 3x3 also its copies in and out), a
+  // Winograd) and two 1x1 convolutions (their columns; the 3x3 also its copies in and out), a
   // Winograd one (its channels, points and filters), a depthwise one (its channels), a
   // product with few rows (its columns), a GEMM with ragged column parts, and a max and an
   // average pool (their planes). A split changes no element's order of summation, so
@@ -481,6 +481,10 @@ TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
         Node *pointwise = node(F, NodeKind::Conv, {conv, constant(M, {192, 64, 1, 1}, 4),
                                                    constant(M, {192}, 5)},
                                c1);
+        // At most 128 filters: the input read in place, but its last 4 columns packed.
+        Node *onInput = node(F, NodeKind::Conv, {conv, constant(M, {96, 64, 1, 1}, 12),
+                                                 constant(M, {96}, 13)},
+                             c1);
         Placeholder *d = input(M, {1, 160, 112, 112});
         AttrList dw = convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 160);
         Node *depthwise = node(F, NodeKind::Conv, {d, constant(M, {160, 1, 3, 3}, 6),
@@ -496,7 +500,7 @@ TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
         // The phase-plane pools (their planes), of the 3x3 convolution's 64 planes.
         std::vector<NodeValue> pools =
             maxAndAvgPools(F, conv, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0);
-        return {pointwise, depthwise, few, gemm, pools[0], pools[1], winograd};
+        return {pointwise, depthwise, few, gemm, pools[0], pools[1], winograd, onInput};
   };
   RunOptions one, two;
   one.backend.threads = 1;

@@ -197,6 +197,32 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
     }
 }
 
+/// A plain 1x1 convolution C = A * B whose B, the input's [K][N] planes, is read in place
+/// (gemmFlatB over the offsets \p inputRows) for its whole panels of NR columns, and packed
+/// (DensePacker) only for the narrow last one, whose vectors would read past the planes. Before,
+/// a plane of 55 x 55 or 7 x 7 (not whole panels) had all of B packed, for as few as 16 rows of
+/// A (squeezenet1_1's squeeze layers), and the copy cost as much as the products.
+template <int MR, int NV, bool PackedA>
+EMBER_INLINE void pointwiseOnInput(i64 M, i64 N, i64 K, const float *A, const float *B,
+                                   const i64 *inputRows, float *C, const Epilogue &ep,
+                                   float *packBuffers, parallel::Team *team) {
+  constexpr i64 NR = NV * EMBER_VW;
+  const i64 whole = N / NR * NR;
+  splitGemm<MR, NV, PackedA>(
+      M, N, K, A, K, ep, team,
+      [&](i64 p, i64 mBegin, i64 mEnd, i64 nBegin, i64 nEnd, const Epilogue &part,
+          const float *a) {
+        float *c = C + mBegin * N;
+        if (nBegin < minI(nEnd, whole))
+          gemmFlatB<MR, NV, PackedA>(mEnd - mBegin, nBegin, minI(nEnd, whole), K, a, K, B,
+                                     inputRows, c, N, part);
+        if (maxI(nBegin, whole) < nEnd)
+          gemmTile<MR, NV, PackedA>(mEnd - mBegin, maxI(nBegin, whole), nEnd, K, a, K, c, N,
+                                    packFn(DensePacker{B, N}), part,
+                                    packBuffers + p * scratch::gemmPackFloats(K, N));
+      });
+}
+
 /// Convolutions that pay for it go flat (convFlat). The others' scratch: the GEMM's
 /// packed panels (one block per thread), then (horizontal stride 1 or 2, not a plain 1x1) the
 /// padded input of one group, which every thread reads. PackedA: the backend packed the filter
@@ -213,18 +239,16 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
                : convFlat<MR, NV, PackedA, 2>(out, in, filter, bias, s, act, scratchMem, team);
   i64 Cg = s.C / s.G, Kg = s.K / s.G, kDepth = Cg * s.KH * s.KW, outPlane = s.OH * s.OW;
   float *packBuffer = scratchMem;
-  // A plain 1x1 convolution whose rows of B (the input planes) are whole panels long and whose
-  // packing few rows of A would share multiplies the input in place: row k of B is input
-  // channel k's plane (gemmFlatB), and as every panel is a whole one no vector is read past a
-  // plane's end. The offsets of its rows take the packing buffer's place in scratch.
+  // A plain 1x1 convolution whose packing few rows of A would share multiplies the input in
+  // place (pointwiseInPlace); the offsets of B's rows follow the packed blocks in scratch.
+  i64 packFloats = scratch::gemmScratchFloats(kDepth, outPlane, team ? team->size : 1);
   bool pointwiseInPlace =
       pointwise && scratch::convPointwiseInPlace(Kg, outPlane, NV * EMBER_VW);
-  i64 *inputRows = reinterpret_cast<i64 *>(packBuffer);
+  i64 *inputRows = reinterpret_cast<i64 *>(scratchMem + packFloats);
   if (pointwiseInPlace)
     for (i64 k = 0; k < kDepth; ++k)
       inputRows[k] = k * outPlane;
-  float *padded =
-      scratchMem + scratch::gemmScratchFloats(kDepth, outPlane, team ? team->size : 1);
+  float *padded = scratchMem + packFloats;
   // The padded input the packer reads: every row and column some window reaches.
   i64 Hp = scratch::convPaddedExtent(s.OH, s.KH, s.SH, s.DH);
   i64 Wp = scratch::convPaddedExtent(s.OW, s.KW, s.SW, s.DW);
@@ -236,8 +260,8 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
       float *C = out + (b * s.K + g * Kg) * outPlane;
       // A 1x1 convolution with stride 1 and no padding multiplies by the input itself.
       if (pointwiseInPlace)
-        runGemmFlatB<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, image, inputRows, C,
-                                      outPlane, ep, team);
+        pointwiseOnInput<MR, NV, PackedA>(Kg, outPlane, kDepth, A, image, inputRows, C, ep,
+                                          packBuffer, team);
       else if (pointwise)
         runGemm<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
                                  packFn(DensePacker{image, outPlane}), ep, packBuffer, team);

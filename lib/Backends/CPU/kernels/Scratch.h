@@ -159,12 +159,12 @@ constexpr idx convFlatFloats(idx Cg, idx Kg, idx OH, idx OW, idx KH, idx KW, idx
          Kg * OH * phasedCols(OW, KW, SW, DW) + 4 * kMaxNR;
 }
 
-/// A plain 1x1 convolution (convIsPointwise) with at most 128 output channels a group whose
-/// planes are whole panels of NR columns multiplies the input in place (NNConv.cpp): its B, the
-/// input planes, needs no packing, and no row is read past a panel beyond its plane. The offsets
-/// of B's rows (one i64 a row) take the place of the packed block, which is larger.
+/// A plain 1x1 convolution (convIsPointwise) with at most 128 output channels a group and at
+/// least a whole panel of NR columns multiplies the input in place (NNConv.cpp,
+/// pointwiseOnInput): its B, the input planes, is packed only for the narrow last panel, so no
+/// vector reads past a plane. The offsets of B's rows (one i64 a row) follow the packed blocks.
 constexpr bool convPointwiseInPlace(idx Kg, idx outPlane, idx NR) {
-  return Kg <= 128 && outPlane % NR == 0;
+  return Kg <= 128 && outPlane >= NR;
 }
 
 /// Whether a convolution of \p C input channels in \p G groups runs the depthwise kernel
@@ -304,7 +304,7 @@ constexpr idx convScratchFloats(idx C, idx H, idx W, idx K, idx OH, idx OW, idx 
   }
   idx Cg = C / G, pack = gemmScratchFloats(Cg * KH * KW, OH * OW, threads);
   if (convIsPointwise(H, W, OH, OW, KH, KW, SH, SW, PH, PW))
-    return pack;
+    return pack + 2 * Cg;
   if (convIsFlat(SH, SW, K / G, OW, KW, DW))
     return convFlatFloats(Cg, K / G, OH, OW, KH, KW, SH, SW, DH, DW);
   if (!convIsPadded(SW))
