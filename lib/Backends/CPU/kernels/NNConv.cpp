@@ -173,9 +173,10 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
         // A product larger than the chunk goes a few output rows at a time, each chunk copied
         // out while it is still in cache: whole, a network's stem (64 x 111 x 112 floats in
         // squeezenet1_1) went to memory and back, and the copy cost as much as the products.
-        // A part takes whole chunks and has a chunk's buffer of its own.
+        // A part takes an even share of the rows, chunk by chunk, with a chunk's buffer of its
+        // own (whole chunks a part left 39 of 55 rows to one thread and 16 to the other).
         i64 parts = minI(parallel::partsFor(team, 2 * Kg * grid * kDepth), s.OH / chunkRows);
-        parallel::forEachRange(team, parts, s.OH, chunkRows, [&](i64 part, i64 begin, i64 end) {
+        parallel::forEachRange(team, parts, s.OH, 1, [&](i64 part, i64 begin, i64 end) {
           float *chunk = product + part * Kg * chunkRows * p.Wq;
           for (i64 r0 = begin; r0 < end; r0 += chunkRows) {
             i64 rows = minI(chunkRows, end - r0), cols = rows * p.Wq;
