@@ -1,7 +1,8 @@
 // ember/Semantics/ScalarFormulas.inc and the operator headers beside it (GridSample.h,
-// RoiAlign.h, Determinant.h, NarrowKinds.h) compiled as OpenCL C 1.2, as the OpenCL backend includes them: the
-// ctest Semantics.FormulasCompileAsOpenCLC checks that they stay in the subset host C++, the
-// kernels' C++ and OpenCL C share, and this kernel that they evaluate.
+// RoiAlign.h, Determinant.h, NarrowKinds.h, Pool.h) compiled as OpenCL C 1.2, as the
+// OpenCL backend includes them: the ctest Semantics.FormulasCompileAsOpenCLC checks that they
+// stay in the subset host C++, the kernels' C++ and OpenCL C share, and this kernel that they
+// evaluate.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -23,6 +24,7 @@
 #include "ember/Semantics/Determinant.h"
 #include "ember/Semantics/GridSample.h"
 #include "ember/Semantics/NarrowKinds.h"
+#include "ember/Semantics/Pool.h"
 #include "ember/Semantics/RoiAlign.h"
 
 __kernel void formulas(__global float *out, __global const float *in, __global double *out64) {
@@ -34,4 +36,8 @@ __kernel void formulas(__global float *out, __global const float *in, __global d
   out64[i] = ember_sigmoid((double)x) + ember_selu((double)x, 1.67, 1.05) +
              ember_narrow_to_float(EMBER_NARROW_F8E4M3FN,
                                    ember_narrow_from_double(EMBER_NARROW_F8E4M3FN, x, 1));
+  long lo, hi, start = (long)i - 1;
+  ember_pool_real_taps(start, 2, 3, 5, &lo, &hi);
+  out64[i] += (double)(ember_pool_average_divisor(hi - lo,
+                                                  ember_pool_padded_taps(start, 2, 3, 5, 1), 1));
 }

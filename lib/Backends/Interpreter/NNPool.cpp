@@ -2,6 +2,7 @@
 // LpPool. All three walk the same windows; they differ only in how a window's cells combine.
 // MaxUnpool and MaxRoiPool are in NNPoolUnpool.cpp.
 #include "NNCommon.h"
+#include "ember/Semantics/Pool.h"
 
 #include <cmath>
 #include <limits>
@@ -20,19 +21,15 @@ struct AxisWindow {
   int64_t padded = 0;            ///< how many window cells lie inside the padded input
 };
 
-/// Window \p o along an axis of \p size cells. With ceil mode the last window may run past the
-/// end padding; cells out there exist in neither count.
+/// Window \p o along an axis of \p size cells (ember/Semantics/Pool.h: which taps count).
 AxisWindow axisWindow(int64_t o, int64_t stride, int64_t kernel, int64_t dilation,
                       int64_t padBegin, int64_t padEnd, int64_t size) {
   AxisWindow w;
-  int64_t start = o * stride - padBegin; // never below -padBegin
-  for (int64_t j = 0; j < kernel; ++j) {
-    int64_t c = start + j * dilation;
-    if (c >= 0 && c < size)
-      w.cells.push_back(c);
-    if (c < size + padEnd)
-      ++w.padded;
-  }
+  int64_t start = o * stride - padBegin, lo, hi;
+  ember_pool_real_taps(start, dilation, kernel, size, &lo, &hi);
+  for (int64_t j = lo; j < hi; ++j)
+    w.cells.push_back(start + j * dilation);
+  w.padded = ember_pool_padded_taps(start, dilation, kernel, size, padEnd);
   return w;
 }
 
@@ -180,8 +177,7 @@ Error runAvgPool(const KernelContext &ctx) {
     return sumPool<decltype(tag)>(
         ctx, [](Acc v) { return v; },
         [&](Acc sum, int64_t cells, int64_t padded) {
-          int64_t count = countPad ? padded : cells;
-          // An empty window (padding only, excluded from the count) has nothing to average.
+          int64_t count = ember_pool_average_divisor(cells, padded, countPad);
           return count ? sum / Acc(count) : Acc(0);
         });
   });

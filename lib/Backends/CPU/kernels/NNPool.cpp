@@ -14,6 +14,7 @@
 #include "PhasePlanes.h"
 #include "QuantizedLayout.h"
 #include "Types.h"
+#include "ember/Semantics/Pool.h"
 
 namespace {
 
@@ -27,19 +28,9 @@ EMBER_INLINE PoolShape readPool(const i64 *p) {
 }
 
 /// The window cells along one axis that lie in the real input: [lo, hi) of tap indices j, for
-/// input coordinate start + j * dilation. Dilation 1 (nearly every pool) avoids the divisions,
-/// which would otherwise dominate a 3x3 max pool.
+/// input coordinate start + j * dilation (ember/Semantics/Pool.h).
 EMBER_INLINE void tapRange(i64 start, i64 dilation, i64 kernel, i64 size, i64 &lo, i64 &hi) {
-  if (dilation == 1) {
-    lo = start >= 0 ? 0 : -start;
-    hi = minI(kernel, size - start);
-  } else {
-    lo = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
-    i64 last = size - 1 - start;
-    hi = last < 0 ? 0 : minI(kernel, last / dilation + 1);
-  }
-  if (hi < lo)
-    hi = lo;
+  ember_pool_real_taps(start, dilation, kernel, size, &lo, &hi);
 }
 
 } // namespace
@@ -156,18 +147,19 @@ EMBER_INLINE Window windowOf(const PoolShape &s) {
 /// count_include_pad the cells inside the padded input).
 EMBER_INLINE void windowCounts(float *counts, const PoolShape &s, i64 Wq, bool divisor) {
   for (i64 oh = 0; oh < s.OH; ++oh) {
-    i64 h0 = oh * s.SH - s.PH, khLo, khHi, hPadded = 0;
+    i64 h0 = oh * s.SH - s.PH, khLo, khHi;
     tapRange(h0, s.DH, s.KH, s.H, khLo, khHi);
-    for (i64 kh = 0; kh < s.KH; ++kh)
-      hPadded += h0 + kh * s.DH < s.H + s.PHEnd;
+    i64 hPadded = ember_pool_padded_taps(h0, s.DH, s.KH, s.H, s.PHEnd);
     for (i64 ow = 0; ow < Wq; ++ow) {
-      i64 w0 = ow * s.SW - s.PW, kwLo, kwHi, wPadded = 0;
+      i64 w0 = ow * s.SW - s.PW, kwLo, kwHi;
       tapRange(w0, s.DW, s.KW, s.W, kwLo, kwHi);
-      for (i64 kw = 0; kw < s.KW; ++kw)
-        wPadded += w0 + kw * s.DW < s.W + s.PWEnd;
+      i64 wPadded = ember_pool_padded_taps(w0, s.DW, s.KW, s.W, s.PWEnd);
       i64 cells = (khHi - khLo) * (kwHi - kwLo);
       counts[oh * Wq + ow] =
-          ow >= s.OW ? 1.f : float(divisor && s.countPad ? hPadded * wPadded : cells);
+          ow >= s.OW ? 1.f
+                     : float(divisor ? ember_pool_average_divisor(cells, hPadded * wPadded,
+                                                                  int(s.countPad))
+                                     : cells);
     }
   }
 }
@@ -529,18 +521,13 @@ EMBER_KERNEL EMBER_NOINLINE void ember_avgpool_f32(float *out, const float *in,
     for (i64 oh = 0; oh < s.OH; ++oh) {
       i64 h0 = oh * s.SH - s.PH, khLo, khHi;
       tapRange(h0, 1, s.KH, s.H, khLo, khHi);
-      // Window cells inside the padded input: coordinates below H + end padding.
-      i64 hPadded = 0;
-      for (i64 kh = 0; kh < s.KH; ++kh)
-        hPadded += h0 + kh < s.H + s.PHEnd;
+      i64 hPadded = ember_pool_padded_taps(h0, 1, s.KH, s.H, s.PHEnd);
       for (i64 ow = 0; ow < s.OW; ++ow) {
         i64 w0 = ow * s.SW - s.PW, kwLo, kwHi;
         tapRange(w0, 1, s.KW, s.W, kwLo, kwHi);
-        i64 wPadded = 0;
-        for (i64 kw = 0; kw < s.KW; ++kw)
-          wPadded += w0 + kw < s.W + s.PWEnd;
+        i64 wPadded = ember_pool_padded_taps(w0, 1, s.KW, s.W, s.PWEnd);
         i64 cells = (khHi - khLo) * (kwHi - kwLo);
-        i64 count = s.countPad ? hPadded * wPadded : cells;
+        i64 count = ember_pool_average_divisor(cells, hPadded * wPadded, int(s.countPad));
         float sum = 0.f;
         for (i64 kh = khLo; kh < khHi; ++kh) {
           const float *row = plane + (h0 + kh) * s.W + w0;

@@ -13,6 +13,7 @@
 //    in ceil mode count in neither); an empty count gives 0;
 //  - LpPool: (sum of |x|^p)^(1/p), powf for float and the 16-bit floats, pow for float64.
 #include "NNConvGeneric.h"
+#include "ember/Semantics/Pool.h"
 
 #pragma clang fp contract(off)
 
@@ -40,11 +41,9 @@ struct Window {
 EMBER_INLINE void windowAxis(const PoolNd &s, i64 a, i64 o, Window &w) {
   i64 start = o * s.stride[a] - s.padBegin[a], d = s.dilation[a];
   w.start[a] = start;
-  validTaps(start, d, s.kernel[a], s.in[a], w.lo[a], w.hi[a]);
+  ember_pool_real_taps(start, d, s.kernel[a], s.in[a], &w.lo[a], &w.hi[a]);
   w.cells *= w.hi[a] - w.lo[a];
-  // Taps j with start + j*d < in + padEnd.
-  i64 room = s.in[a] + s.padEnd[a] - start;
-  w.padded *= room <= 0 ? 0 : minI(s.kernel[a], ceilDiv(room, d));
+  w.padded *= ember_pool_padded_taps(start, d, s.kernel[a], s.in[a], s.padEnd[a]);
 }
 
 /// Calls fn(plane, outputOffset, window) for every output cell: plane-major, then row-major over
@@ -179,7 +178,7 @@ EMBER_INLINE void sumPoolNd(T *out, const T *in, const i64 *params, i64 countPad
     });
     A result;
     if (lp == 0.f) {
-      i64 count = countPad ? w.padded : w.cells;
+      i64 count = ember_pool_average_divisor(w.cells, w.padded, int(countPad));
       result = count ? sum / A(count) : A(0);
     } else {
       result = m_pow(sum, invP);

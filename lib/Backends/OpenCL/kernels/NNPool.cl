@@ -14,18 +14,14 @@
 // A window pool's geometry, shared by its kernels: per spatial axis at ax, [in, out, kernel,
 // stride, begin pad, end pad, dilation]. For output cell op (within a plane) sets each axis's
 // first window coordinate in start and returns how many window cells lie inside the padded
-// input (count_include_pad's divisor). With ceil mode the last window may run past the end
-// padding: cells out there are in neither count.
+// input (count_include_pad's count, ember/Semantics/Pool.h).
 static inline long nn_pool_window(__global const long *ax, long ns, long op, long *start) {
   long padded = 1;
   for (long d = ns - 1; d >= 0; --d) {
     __global const long *e = ax + 7 * d;
     start[d] = (op % e[1]) * e[3] - e[4];
     op /= e[1];
-    long cells = 0;
-    for (long j = 0; j < e[2]; ++j)
-      cells += start[d] + j * e[6] < e[0] + e[5];
-    padded *= cells;
+    padded *= ember_pool_padded_taps(start[d], e[6], e[2], e[0], e[5]);
   }
   return padded;
 }
@@ -140,7 +136,7 @@ NN_MAXPOOL(u8)
       sum += mode == 2 ? NN_POW(K, fabs(v), p) : v;                                            \
       ++cells;                                                                                 \
     }                                                                                          \
-    long count = mode == 1 ? padded : cells;                                                   \
+    long count = ember_pool_average_divisor(cells, padded, mode == 1);                         \
     NN_ACC_##K r = mode == 2 ? NN_POW(K, sum, (NN_ACC_##K)1 / p)                               \
                    : count   ? sum / (NN_ACC_##K)count                                         \
                              : (NN_ACC_##K)0;                                                  \
@@ -273,10 +269,9 @@ __kernel void avgpool2d_f32(ARGS) {
   }
   for (long j = 0; j < min((long)POOL_BLOCK, OW - ow0); ++j) {
     float sum = 0;
-    long cells = 0, rows = 0, columns = 0;
+    long cells = 0;
     for (long kh = 0; kh < KH; ++kh) {
       long ih = oh * SH - PT + kh;
-      rows += ih < H + PB;
       if (ih < 0 || ih >= H)
         continue;
       for (long kw = 0; kw < KW; ++kw) {
@@ -287,9 +282,9 @@ __kernel void avgpool2d_f32(ARGS) {
         ++cells;
       }
     }
-    for (long kw = 0; kw < KW; ++kw)
-      columns += (ow0 + j) * SW - PL + kw < W + PR;
-    long count = P[5] ? rows * columns : cells;
+    long padded = ember_pool_padded_taps(oh * SH - PT, 1, KH, H, PB) *
+                  ember_pool_padded_taps((ow0 + j) * SW - PL, 1, KW, W, PR);
+    long count = ember_pool_average_divisor(cells, padded, P[5] != 0);
     y[j] = count ? sum / (float)count : 0.0f;
   }
 }
