@@ -6,7 +6,7 @@
 // so the kernel's inner loop is long; any rank works.
 #include "CodeGenUtils.h"
 
-#include "ember/Graph/PadSource.h"
+#include "ember/Semantics/PadSource.h"
 
 using namespace llvm;
 
@@ -134,10 +134,11 @@ Error emitPad(Emitter &E, const Instruction &I) {
   SmallVector<int64_t, 64> table;
   SmallVector<int64_t, 6> outDims;
   auto inStrides = rowMajorStrides(inType.dims);
+  int modeCode = ember_pad_mode_code(mode.c_str());
   for (size_t d = 0; d < rank; ++d) {
     outDims.push_back(int64_t(outType.dims[d]));
     for (int64_t o = 0; o < int64_t(outType.dims[d]); ++o) {
-      int64_t i = padSource(o, int64_t(inType.dims[d]), pads[d], mode);
+      int64_t i = ember_pad_source(o, int64_t(inType.dims[d]), pads[d], modeCode);
       table.push_back(i < 0 ? -1 : i * inStrides[d]);
     }
   }

@@ -4,7 +4,7 @@
 // DataMovementIndexed.cpp, Resize in DataMovementResize.cpp.
 #include "KernelUtils.h"
 
-#include "ember/Graph/PadSource.h"
+#include "ember/Semantics/PadSource.h"
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -157,10 +157,11 @@ Error runPad(const KernelContext &ctx) {
     return Error::success();
   // Per axis, the input element offset each result index reads (-1: the pad value).
   auto inStrides = signedStrides(inDims);
+  int modeCode = ember_pad_mode_code(mode.c_str());
   std::vector<std::vector<int64_t>> offsets(rank);
   for (size_t d = 0; d < rank; ++d)
     for (dim_t o = 0; o < outDims[d]; ++o) {
-      int64_t i = padSource(int64_t(o), int64_t(inDims[d]), pads[d], mode);
+      int64_t i = ember_pad_source(int64_t(o), int64_t(inDims[d]), pads[d], modeCode);
       offsets[d].push_back(i < 0 ? -1 : i * inStrides[d]);
     }
   SmallVector<dim_t, 6> idx(rank, 0);

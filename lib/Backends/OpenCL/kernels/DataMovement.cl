@@ -79,24 +79,8 @@ COPY_RUNS(copy_runs_2, ushort, ushort16)
 COPY_RUNS(copy_runs_4, uint, uint16)
 COPY_RUNS(copy_runs_8, ulong, ulong16)
 
-// Where result index o of a padded axis (input length n, `begin` cells added in front) reads
-// the input, or -1 for the pad value; mode 0 constant, 1 edge, 2 reflect. The same map as
-// include/ember/Graph/PadSource.h (the shape rule gives n > 0 outside constant mode).
-static inline long dm_pad_source(long o, long n, long begin, long mode) {
-  long i = o - begin;
-  if (i >= 0 && i < n)
-    return i;
-  if (mode == 0)
-    return -1;
-  if (mode == 1 || n == 1)
-    return i < 0 ? 0 : n - 1;
-  // reflect: mirror at both borders without repeating them, i.e. period 2(n-1).
-  long period = 2 * (n - 1), m = ((i % period) + period) % period;
-  return m < n ? m : period - m;
-}
-
-// Pad in every mode into a row-major result: [n, y, x, fill place, mode, rank, then per dim:
-// out dim, in dim, in stride, begin].
+// Pad in every mode (ember/Semantics/PadSource.h) into a row-major result: [n, y, x, fill
+// place, mode, rank, then per dim: out dim, in dim, in stride, begin].
 #define PAD_ND(NAME, T)                                                                         \
   __kernel void NAME(ARGS) {                                                                    \
     P += p0;                                                                                    \
@@ -107,7 +91,7 @@ static inline long dm_pad_source(long o, long n, long begin, long mode) {
     bool inside = true;                                                                         \
     for (long d = rank - 1; d >= 0 && inside; --d) {                                            \
       __global const long *q = P + 6 + 4 * d;                                                   \
-      long s = dm_pad_source(rest % q[0], q[1], q[3], mode);                                    \
+      long s = ember_pad_source(rest % q[0], q[1], q[3], (int)mode);                            \
       rest /= q[0];                                                                             \
       inside = s >= 0;                                                                          \
       in += s * q[2];                                                                           \
