@@ -33,12 +33,15 @@ __kernel void formulas(__global float *out, __global const float *in, __global d
   float x = in[i];
   out[i] = ember_sigmoid(x) + ember_hard_sigmoid(x, 0.2f, 0.5f) + ember_hard_swish(x) +
            ember_gelu(x) + ember_gelu_tanh(x) + ember_softplus(x) + ember_elu(x, 1.0f) +
-           ember_clip(x, -1.0f, 1.0f) + ember_leaky_relu(x, 0.1f) + ember_sign(x) + ember_mish(x);
+           ember_clip(x, -1.0f, 1.0f) + ember_leaky_relu(x, 0.1f) + ember_sign(x) + ember_mish(x) +
+           (ember_max_takes_second(x, 0.5f) ? 0.5f : x) +
+           (ember_min_takes_second(x, 0.5f) ? 0.5f : x);
   out64[i] = ember_sigmoid((double)x) + ember_selu((double)x, 1.67, 1.05) +
              ember_narrow_to_float(EMBER_NARROW_F8E4M3FN,
                                    ember_narrow_from_double(EMBER_NARROW_F8E4M3FN, x, 1));
   long lo, hi, start = (long)i - 1;
   ember_pool_real_taps(start, 2, 3, 5, &lo, &hi);
+  out64[i] += ember_shrink((double)x, 0.5, 1.0);
   out64[i] += (double)ember_pad_source((long)i, 3, 2, EMBER_PAD_REFLECT);
   out64[i] += (double)(ember_pool_average_divisor(hi - lo,
                                                   ember_pool_padded_taps(start, 2, 3, 5, 1), 1));

@@ -1,6 +1,7 @@
 // Element-wise arithmetic kernels: Add, Sub, Mul, Div, Max, Min, Mod, Pow, ShiftLeft,
 // ShiftRight and PRelu, for every numeric kind (see ElementwiseCommon.h for the conventions).
 #include "ElementwiseCommon.h"
+#include "ember/Semantics/Formulas.h"
 
 using namespace llvm;
 
@@ -31,27 +32,19 @@ template <typename T> T wrapMul(T a, T b) {
     return T(Compute<T>(a) * Compute<T>(b));
 }
 
-template <typename T> bool isNaN(T x) {
-  if constexpr (kIsFloatLike<T>)
-    return std::isnan(Compute<T>(x));
-  else
-    return false;
-}
-
-/// numpy's maximum/minimum: a NaN operand wins.
+/// numpy's maximum/minimum: a NaN operand wins (ScalarFormulas.inc), the stored operand itself
+/// the result.
 template <typename T> T maxOf(T a, T b) {
-  if (isNaN(a))
-    return a;
-  if (isNaN(b))
-    return b;
-  return Compute<T>(a) < Compute<T>(b) ? b : a;
+  if constexpr (kIsFloatLike<T>)
+    return formula::ember_max_takes_second(Compute<T>(a), Compute<T>(b)) ? b : a;
+  else
+    return a < b ? b : a;
 }
 template <typename T> T minOf(T a, T b) {
-  if (isNaN(a))
-    return a;
-  if (isNaN(b))
-    return b;
-  return Compute<T>(b) < Compute<T>(a) ? b : a;
+  if constexpr (kIsFloatLike<T>)
+    return formula::ember_min_takes_second(Compute<T>(a), Compute<T>(b)) ? b : a;
+  else
+    return b < a ? b : a;
 }
 
 /// Integer division and remainder trap on a zero divisor: check them all before computing.

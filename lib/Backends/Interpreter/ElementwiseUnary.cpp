@@ -202,8 +202,7 @@ Error runShrink(const KernelContext &ctx) {
   return dispatchIn<KindSet::Numeric>(ctx, ctx.out().type.kind, [&](auto tag) {
     using T = decltype(tag);
     return unaryLoop<T>(ctx, [&](T v) {
-      double x = double(Compute<T>(v));
-      return convertElement<T>(x < -lambd ? x + bias : x > lambd ? x - bias : 0.0);
+      return convertElement<T>(ember_shrink(double(Compute<T>(v)), bias, lambd));
     });
   });
 }

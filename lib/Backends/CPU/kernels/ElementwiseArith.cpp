@@ -10,6 +10,7 @@
 //    Cast does (ints truncate and saturate); integer 0 to a negative power is an error.
 // Kernels are `ember_<op>_<kind>(out, lhs, rhs, n[, fmod])`, Pow `ember_pow_<base>_<exp>`.
 #include "ElementwiseUtils.h"
+#include "Formulas.h"
 
 namespace {
 
@@ -32,20 +33,24 @@ template <typename T> EMBER_INLINE ComputeOf<T> mulOf(ComputeOf<T> a, ComputeOf<
     return a * b;
 }
 
-/// numpy's maximum/minimum (a NaN operand wins, the left one first), selecting the stored
-/// element itself so that a 16-bit NaN keeps its bits.
+/// numpy's maximum/minimum (ScalarFormulas.inc: a NaN operand wins, the left one first),
+/// selecting the stored element itself so that a 16-bit NaN keeps its bits.
 template <typename T> EMBER_INLINE void maxLoop(T *out, const T *a, const T *b, i64 n) {
   for (i64 i = 0; i < n; ++i) {
     ComputeOf<T> x = ld(a, i), y = ld(b, i);
-    T ta = a[i], tb = b[i];
-    out[i] = isNaNOf(x) ? ta : isNaNOf(y) ? tb : x < y ? tb : ta;
+    if constexpr (kIsFloat<T>)
+      out[i] = ember_max_takes_second(x, y) ? b[i] : a[i];
+    else
+      out[i] = x < y ? b[i] : a[i];
   }
 }
 template <typename T> EMBER_INLINE void minLoop(T *out, const T *a, const T *b, i64 n) {
   for (i64 i = 0; i < n; ++i) {
     ComputeOf<T> x = ld(a, i), y = ld(b, i);
-    T ta = a[i], tb = b[i];
-    out[i] = isNaNOf(x) ? ta : isNaNOf(y) ? tb : y < x ? tb : ta;
+    if constexpr (kIsFloat<T>)
+      out[i] = ember_min_takes_second(x, y) ? b[i] : a[i];
+    else
+      out[i] = y < x ? b[i] : a[i];
   }
 }
 

@@ -226,14 +226,13 @@ EMBER_FOR_SIGNED_INT_KINDS(RELU_KERNEL)
 EMBER_FOR_UNSIGNED_INT_KINDS(RELU_UNSIGNED_KERNEL)
 #undef RELU_UNSIGNED_KERNEL
 
-/// x < -lambd ? x + bias : x > lambd ? x - bias : 0 in double (bias = pa, lambd = pb, widened
-/// exactly from the float attributes), converted back as Cast does.
+/// ember_shrink in double (bias = pa, lambd = pb, widened exactly from the float attributes),
+/// converted back as Cast does.
 #define SHRINK_KERNEL(S, T)                                                                        \
   EMBER_KERNEL void ember_shrink_##S(T *out, const T *in, i64 n, float pa, float pb) {           \
     double bias = pa, lambd = pb;                                                                  \
     mapLoop(out, in, n, [=](ComputeOf<T> v) {                                                      \
-      double x = double(v);                                                                        \
-      return convert<T, double>(x < -lambd ? x + bias : x > lambd ? x - bias : 0.0);              \
+      return convert<T, double>(ember_shrink(double(v), bias, lambd));                             \
     });                                                                                            \
   }
 EMBER_FOR_NUMERIC_KINDS(SHRINK_KERNEL)
