@@ -1,8 +1,8 @@
 // ember/Semantics/ScalarFormulas.inc and the operator headers beside it (GridSample.h,
-// RoiAlign.h, Determinant.h, NarrowKinds.h, PadSource.h, Pool.h) compiled as OpenCL C 1.2, as
-// the OpenCL backend includes them: the ctest Semantics.FormulasCompileAsOpenCLC checks that they
-// stay in the subset host C++, the kernels' C++ and OpenCL C share, and this kernel that they
-// evaluate.
+// RoiAlign.h, Determinant.h, NarrowKinds.h, PadSource.h, Pool.h, Remainder.h) compiled as OpenCL C
+// 1.2, as the OpenCL backend includes them: the ctest Semantics.FormulasCompileAsOpenCLC checks
+// that they stay in the subset host C++, the kernels' C++ and OpenCL C share, and this kernel
+// that they evaluate.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -26,6 +26,7 @@
 #include "ember/Semantics/NarrowKinds.h"
 #include "ember/Semantics/PadSource.h"
 #include "ember/Semantics/Pool.h"
+#include "ember/Semantics/Remainder.h"
 #include "ember/Semantics/RoiAlign.h"
 
 __kernel void formulas(__global float *out, __global const float *in, __global double *out64) {
@@ -41,7 +42,8 @@ __kernel void formulas(__global float *out, __global const float *in, __global d
                                    ember_narrow_from_double(EMBER_NARROW_F8E4M3FN, x, 1));
   long lo, hi, start = (long)i - 1;
   ember_pool_real_taps(start, 2, 3, 5, &lo, &hi);
-  out64[i] += ember_shrink((double)x, 0.5, 1.0);
+  out64[i] += ember_shrink((double)x, 0.5, 1.0) +
+             (double)ember_signed_remainder((long)i - 3, 2, 1);
   out64[i] += (double)ember_pad_source((long)i, 3, 2, EMBER_PAD_REFLECT);
   out64[i] += (double)(ember_pool_average_divisor(hi - lo,
                                                   ember_pool_padded_taps(start, 2, 3, 5, 1), 1));

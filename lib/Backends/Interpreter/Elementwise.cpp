@@ -2,6 +2,7 @@
 // ShiftRight and PRelu, for every numeric kind (see ElementwiseCommon.h for the conventions).
 #include "ElementwiseCommon.h"
 #include "ember/Semantics/Formulas.h"
+#include "ember/Semantics/Remainder.h"
 
 using namespace llvm;
 
@@ -79,16 +80,12 @@ template <typename T> Error remainder(const KernelContext &ctx) {
     return binaryLoop<T>(ctx, [](T a, T b) { return std::fmod(Compute<T>(a), Compute<T>(b)); });
   } else {
     EMBER_TRY(checkNonZeroDivisors<T>(ctx, "remainder"));
-    bool divisorSign = ctx.attr<AttrKind::FMod>() == 0;
+    int divisorSign = ctx.attr<AttrKind::FMod>() == 0;
     return binaryLoop<T>(ctx, [divisorSign](T a, T b) {
       if constexpr (std::is_signed_v<T>)
-        if (b == -1) // min % -1 traps on x86; every remainder by -1 is 0
-          return T(0);
-      T r = T(a % b);
-      bool signsDiffer = false;
-      if constexpr (std::is_signed_v<T>)
-        signsDiffer = r != 0 && (r < 0) != (b < 0);
-      return divisorSign && signsDiffer ? wrapAdd<T>(r, b) : r;
+        return T(ember_signed_remainder(a, b, divisorSign));
+      else
+        return T(a % b);
     });
   }
 }

@@ -11,6 +11,7 @@
 // Kernels are `ember_<op>_<kind>(out, lhs, rhs, n[, fmod])`, Pow `ember_pow_<base>_<exp>`.
 #include "ElementwiseUtils.h"
 #include "Formulas.h"
+#include "ember/Semantics/Remainder.h"
 
 namespace {
 
@@ -91,17 +92,11 @@ template <typename T>
 EMBER_INLINE i64 intMod(T *out, const T *a, const T *b, i64 n, i64 fmod) {
   if (anyZero(b, n))
     return 1;
-  bool divisorSign = fmod == 0; // unsigned remainders have no sign to fix
-  (void)divisorSign;
   for (i64 i = 0; i < n; ++i) {
-    T x = a[i], y = b[i];
-    if constexpr (kIsSigned<T>) {
-      T r = y == T(-1) ? T(0) : T(x % y); // min % -1 would trap
-      bool signsDiffer = r != T(0) && ((r < T(0)) != (y < T(0)));
-      out[i] = divisorSign && signsDiffer ? T(WrapOf<T>(r) + WrapOf<T>(y)) : r;
-    } else {
-      out[i] = T(x % y);
-    }
+    if constexpr (kIsSigned<T>)
+      out[i] = T(ember_signed_remainder(a[i], b[i], fmod == 0));
+    else
+      out[i] = T(a[i] % b[i]); // unsigned remainders have no sign to fix
   }
   return 0;
 }
