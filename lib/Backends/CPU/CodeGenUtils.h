@@ -4,6 +4,7 @@
 
 #include "CodeGen.h"
 
+#include "ember/Base/Dims.h"
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -17,12 +18,9 @@ namespace cpu {
 
 inline int64_t numElements(const IRValue *v) { return int64_t(v->getType().numElements()); }
 
-/// Product of dims[begin, end).
+/// ember::dimsProduct as the int64 the kernels' parameters and the codegen's arithmetic take.
 inline int64_t dimsProduct(llvm::ArrayRef<dim_t> dims, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end; ++i)
-    p *= int64_t(dims[i]);
-  return p;
+  return int64_t(ember::dimsProduct(dims, begin, end));
 }
 
 /// The suffix of the kernels instantiated for element kind \p k (kernels/Types.h):

@@ -4,6 +4,7 @@
 
 #include "Kernels.h"
 
+#include "ember/Base/Dims.h"
 #include "ember/Base/Float16.h"
 #include "ember/Support/Error.h"
 
@@ -14,14 +15,6 @@
 
 namespace ember {
 namespace interp {
-
-/// Product of dims[begin, end): the element count of that block of axes (1 when empty).
-inline size_t dimsProduct(llvm::ArrayRef<dim_t> dims, size_t begin, size_t end) {
-  size_t p = 1;
-  for (size_t i = begin; i < end; ++i)
-    p *= dims[i];
-  return p;
-}
 
 /// Row-major strides of \p dims, in elements.
 inline DimsVec rowMajorStrides(llvm::ArrayRef<dim_t> dims) {

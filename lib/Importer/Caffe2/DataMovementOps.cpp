@@ -3,6 +3,7 @@
 // (expand_squeeze_dims_op.h), Tile (tile_op.h), Slice (slice_op.h) and Gather (gather_op.h).
 #include "OpContext.h"
 
+#include "ember/Base/Dims.h"
 #include "ember/Support/Error.h"
 
 using namespace llvm;
@@ -11,13 +12,6 @@ namespace ember {
 namespace c2 {
 
 namespace {
-
-dim_t product(ArrayRef<dim_t> dims) {
-  dim_t p = 1;
-  for (dim_t d : dims)
-    p *= d;
-  return p;
-}
 
 Expected<int64_t> canonical(OpContext &ctx, int64_t axis, size_t rank) {
   int64_t r = int64_t(rank);
@@ -171,13 +165,13 @@ Error loadReshape(OpContext &ctx) {
     out.push_back(dim_t(d));
     known *= dim_t(d);
   }
-  dim_t total = product(dims);
+  dim_t total = dimsProduct(dims);
   if (inferAt >= 0) {
     if (known == 0 || total % known)
       return ctx.fail("cannot reshape " + x.getType().str() + " to " + intsToString(shape));
     out[inferAt] = total / known;
   }
-  if (product(out) != total)
+  if (dimsProduct(out) != total)
     return ctx.fail("cannot reshape " + x.getType().str() + " to " + intsToString(shape));
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.reshape(x, out));
   EMBER_TRY(ctx.setOutput(0, y));
@@ -198,8 +192,8 @@ Error loadFlatten(OpContext &ctx) {
   int64_t axis = ctx.getInt("axis", 1);
   if (axis < 0 || axis > int64_t(dims.size()))
     return ctx.fail("axis " + Twine(axis) + " is out of range for " + x.getType().str());
-  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.reshape(x, {product(dims.take_front(axis)),
-                                                      product(dims.drop_front(axis))}));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.reshape(x, {dimsProduct(dims.take_front(axis)),
+                                                      dimsProduct(dims.drop_front(axis))}));
   return ctx.setOutput(0, y);
 }
 
@@ -288,7 +282,7 @@ Error loadTile(OpContext &ctx) {
   if (tiles < 1 || tiles > (int64_t(1) << 31))
     return ctx.fail("tiles " + Twine(tiles) + " must be in [1, 2^31]");
   // [outer, 1, inner] broadcast to [outer, tiles, inner]: each outer block repeats whole.
-  dim_t outer = product(dims.take_front(axis)), inner = product(dims.drop_front(axis));
+  dim_t outer = dimsProduct(dims.take_front(axis)), inner = dimsProduct(dims.drop_front(axis));
   EMBER_ASSIGN_OR_RETURN(NodeValue x3, ctx.reshape(x, {outer, 1, inner}));
   EMBER_ASSIGN_OR_RETURN(NodeValue b, ctx.broadcastTo(x3, {outer, dim_t(tiles), inner}));
   DimsVec out(dims.begin(), dims.end());

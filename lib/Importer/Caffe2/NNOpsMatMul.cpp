@@ -3,6 +3,7 @@
 // the dims before it multiply into rows, the rest into columns.
 #include "OpContext.h"
 
+#include "ember/Base/Dims.h"
 #include "ember/Support/Error.h"
 
 using namespace llvm;
@@ -11,13 +12,6 @@ namespace ember {
 namespace c2 {
 
 namespace {
-
-dim_t product(ArrayRef<dim_t> dims) {
-  dim_t p = 1;
-  for (dim_t d : dims)
-    p *= d;
-  return p;
-}
 
 /// Caffe2's canonical_axis_index: a negative axis counts from the end.
 Expected<size_t> canonicalAxis(OpContext &ctx, StringRef arg, int64_t axis, size_t rank) {
@@ -31,7 +25,7 @@ Expected<size_t> canonicalAxis(OpContext &ctx, StringRef arg, int64_t axis, size
 /// [prod(dims[:axis]), prod(dims[axis:])].
 Expected<NodeValue> coerce2D(OpContext &ctx, NodeValue v, size_t axis) {
   ArrayRef<dim_t> dims = v.getType().dims;
-  return ctx.reshape(v, {product(dims.take_front(axis)), product(dims.drop_front(axis))});
+  return ctx.reshape(v, {dimsProduct(dims.take_front(axis)), dimsProduct(dims.drop_front(axis))});
 }
 
 /// FC: Y = X W^T + b with X coerced at `axis` to [M, K], W at `axis_w` to [N, K] (FC) or
@@ -44,9 +38,9 @@ template <bool Transposed> Error loadFC(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(
       size_t axisW, canonicalAxis(ctx, "axis_w", ctx.getInt("axis_w", 1), w.getType().rank()));
   ArrayRef<dim_t> xd = x.getType().dims, wd = w.getType().dims;
-  dim_t k = product(xd.drop_front(axis));
-  dim_t n = Transposed ? product(wd.drop_front(axisW)) : product(wd.take_front(axisW));
-  dim_t wk = Transposed ? product(wd.take_front(axisW)) : product(wd.drop_front(axisW));
+  dim_t k = dimsProduct(xd.drop_front(axis));
+  dim_t n = Transposed ? dimsProduct(wd.drop_front(axisW)) : dimsProduct(wd.take_front(axisW));
+  dim_t wk = Transposed ? dimsProduct(wd.take_front(axisW)) : dimsProduct(wd.drop_front(axisW));
   if (wk != k)
     return ctx.fail("input " + x.getType().str() + " has " + Twine(k) + " columns at axis " +
                     Twine(axis) + ", weights " + w.getType().str() + " have " + Twine(wk));
