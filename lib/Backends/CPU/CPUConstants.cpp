@@ -56,9 +56,12 @@ DenseMap<const IRValue *, int64_t> wantedLayouts(const IRFunction &IR, StringRef
         groups.erase(w);
         continue;
       }
-      int64_t m = convWinogradTile(*I), g = m ? winogradMark(m) : I->attr<AttrKind::Group>();
+      int64_t m = convWinogradTile(*I);
+      int64_t g = m                   ? winogradMark(m)
+                  : convGoesByPixels(*I) ? kFilterPixelPanels
+                                        : I->attr<AttrKind::Group>();
       auto [it, inserted] = groups.try_emplace(w, g);
-      // (a group count is at least 1, never kColumnPanels or a winogradMark)
+      // (a group count is at least 1, never kColumnPanels, kFilterPixelPanels or a winogradMark)
       if (!inserted && it->second != g) {
         refused.insert(w);
         groups.erase(it);
@@ -97,6 +100,12 @@ void packFilters(const IRFunction &IR, int64_t MR, int64_t NR, StringRef integer
       winograd::transformFilters(reinterpret_cast<float *>(region + w->offset),
                                  reinterpret_cast<const float *>(payload), int64_t(dims[0]),
                                  int64_t(dims[1]), MR, winogradTileOf(G));
+      continue;
+    }
+    if (G == kFilterPixelPanels) {
+      panels::packRows(reinterpret_cast<float *>(region + w->offset),
+                       reinterpret_cast<const float *>(payload), int64_t(dims[0]),
+                       int64_t(dims[1]), NR);
       continue;
     }
     if (G == kColumnPanels) {

@@ -35,7 +35,12 @@ constexpr int64_t kColumnPanels = 0;
 /// matrices [K][C] in panels of MR rows (kernels/WinogradTransforms.h), 4 (F(4x4)) or 16/9
 /// (F(2x2)) times the filter's bytes, which reserveConstants keeps.
 constexpr int64_t winogradMark(int64_t m) { return -m; }
-constexpr bool isWinogradMark(int64_t layout) { return layout < 0; }
+constexpr bool isWinogradMark(int64_t layout) { return layout < -1; }
+
+/// packedFilters' mark for a float32 1x1 filter [K][C] of convolutions that go by pixels
+/// (kernels/Scratch.h, convByPixels): a product's B in panels of NR columns, the filter's rows
+/// as B's columns (packRows of the filter with NR rows a panel).
+constexpr int64_t kFilterPixelPanels = -1;
 constexpr int64_t winogradTileOf(int64_t layout) { return -layout; }
 
 /// The filters the kernels read packed, each with its convolutions' group count: constants that

@@ -92,6 +92,9 @@ uint64_t convScratch(const Instruction &I, int64_t threads) {
                                               p[9], p[10], p[11], p[12], p[13], p[14], p[15],
                                               threads);
   // Enough for either path: the filter's packing (CPUConstants.cpp) decides which one runs.
+  if (convGoesByPixels(I))
+    floats = std::max<int64_t>(floats, scratch::convByPixelsFloats(p[1], p[4], p[5] * p[6],
+                                                                   threads));
   if (int64_t m = convWinogradTile(I))
     floats = std::max<int64_t>(
         floats, scratch::winogradScratchFloats(p[1], p[4], p[5], p[6], m, threads));
@@ -141,8 +144,9 @@ Error emitConv(Emitter &E, const Instruction &I) {
   std::optional<int64_t> layout = E.packedLayout(I.getInput(ops::Conv::Filter));
   const char *entry = !convFilterFeedsGemm(I)             ? "ember_depthwise_f32"
                       : layout && isWinogradMark(*layout) ? "ember_conv2d_winograd_f32"
-                      : layout                    ? "ember_conv2d_packed_f32"
-                                                  : "ember_conv2d_f32";
+                      : layout == kFilterPixelPanels      ? "ember_conv2d_pixels_f32"
+                      : layout                            ? "ember_conv2d_packed_f32"
+                                                          : "ember_conv2d_f32";
   return E.call(E.variant(entry),
                 {E.out(I), E.in(I, ops::Conv::Input), E.in(I, ops::Conv::Filter),
                  E.in(I, ops::Conv::Bias), E.constArray(convParams(I), "conv"), E.i64(act.kind),
@@ -251,6 +255,15 @@ int64_t convWinogradTile(const Instruction &I) {
   auto p = convParams(I); // N, C, H, W, K, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, G
   return scratch::winogradTile(p[1], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[13], p[14],
                                p[15]);
+}
+
+bool convGoesByPixels(const Instruction &I) {
+  if (!convFilterFeedsGemm(I))
+    return false;
+  auto p = convParams(I); // N, C, H, W, K, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW, G
+  return scratch::convIsPointwise(p[2], p[3], p[5], p[6], p[7], p[8], p[9], p[10], p[11],
+                                  p[12]) &&
+         scratch::convByPixels(p[15], p[4], p[5] * p[6]);
 }
 
 bool convFilterFeedsGemm(const Instruction &I) {

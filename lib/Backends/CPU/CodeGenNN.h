@@ -74,6 +74,9 @@ int productBOperand(const Instruction &I);
 /// (scratch::winogradTile) when its filter is a constant the backend can store transformed
 /// (CPUConstants.h, winogradMark), or 0.
 int64_t convWinogradTile(const Instruction &I);
+/// Whether a float32 convolution on the GEMM path goes by pixels (kernels/Scratch.h,
+/// convByPixels), its filter packed as kFilterPixelPanels (CPUConstants.h).
+bool convGoesByPixels(const Instruction &I);
 
 /// Registers MaxPool, AvgPool, LpPool, MaxUnpool and MaxRoiPool (CodeGenNNPool.cpp).
 void addNNPoolKernels(KernelTable &t);

@@ -169,7 +169,10 @@ INSTANTIATE_TEST_SUITE_P(
         // 1x1 over planes of whole panels: the input read in place (convPointwiseInPlace).
         ConvCase{1, 20, 8, 16, 30, 1, 1, 1, 0, 1, 1, "relu"},     // 128 columns
         ConvCase{2, 24, 8, 8, 36, 1, 1, 1, 0, 1, 3, nullptr},     // batch, groups
-        ConvCase{1, 300, 4, 8, 20, 1, 1, 1, 0, 1, 1, "tanh"}));   // two blocks of k
+        ConvCase{1, 300, 4, 8, 20, 1, 1, 1, 0, 1, 1, "tanh"},     // two blocks of k
+        // 1x1 on maps under 64 positions: by pixels, over the filter in column panels.
+        ConvCase{2, 40, 7, 7, 70, 1, 1, 1, 0, 1, 1, "relu"},      // batch, a narrow panel of K
+        ConvCase{1, 300, 5, 9, 64, 1, 1, 1, 0, 1, 1, "gelu"}));   // two blocks of k, out of line
 
 TEST(CPUBackend, ConvWithUnequalStrides) {
   // The padded im2col packer takes a horizontal stride of 1 or 2 and any vertical one.
@@ -485,6 +488,12 @@ TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
         Node *onInput = node(F, NodeKind::Conv, {conv, constant(M, {96, 64, 1, 1}, 12),
                                                  constant(M, {96}, 13)},
                              c1);
+        // A 1x1 on a 7x7 map, by pixels (its columns, the filters).
+        Node *byPixels = node(F, NodeKind::Conv, {input(M, {1, 256, 7, 7}, ElemKind::Float32,
+                                                        "s"),
+                                                  constant(M, {520, 256, 1, 1}, 14),
+                                                  constant(M, {520}, 15)},
+                              c1);
         Placeholder *d = input(M, {1, 160, 112, 112});
         AttrList dw = convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 160);
         Node *depthwise = node(F, NodeKind::Conv, {d, constant(M, {160, 1, 3, 3}, 6),
@@ -500,7 +509,8 @@ TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
         // The phase-plane pools (their planes), of the 3x3 convolution's 64 planes.
         std::vector<NodeValue> pools =
             maxAndAvgPools(F, conv, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0);
-        return {pointwise, depthwise, few, gemm, pools[0], pools[1], winograd, onInput};
+        return {pointwise, depthwise, few, gemm, pools[0], pools[1], winograd, onInput,
+                byPixels};
   };
   RunOptions one, two;
   one.backend.threads = 1;

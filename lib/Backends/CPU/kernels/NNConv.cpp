@@ -282,15 +282,46 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
     }
 }
 
+/// A plain 1x1 convolution by pixels (Scratch.h, convByPixels): per image, the product of the
+/// input's transpose [pixels][C] with the filter's [C][K], which the backend packed at compile
+/// time as a product's B in panels of NR columns (CPUConstants.h, kFilterPixelPanels), the bias
+/// added per column; the result [pixels][K] is transposed back into the output's [K][pixels].
+template <int MR, int NV>
+EMBER_INLINE void convByPixels(float *out, const float *in, const float *filter,
+                               const float *bias, const ConvShape &s, Activation act,
+                               float *scratchMem, parallel::Team *team) {
+  const i64 P = s.OH * s.OW, C = s.C, K = s.K;
+  float *xt = scratchMem, *ct = xt + scratch::roundUp16(P * C);
+  float *buffers = ct + scratch::roundUp16(P * K);
+  Epilogue ep{bias, 1, act};
+  for (i64 b = 0; b < s.N; ++b) {
+    const float *x = in + b * C * P;
+    for (i64 c = 0; c < C; ++c)
+      for (i64 p = 0; p < P; ++p)
+        xt[p * C + c] = x[c * P + p];
+    runGemmPackedB<MR, NV>(P, K, C, xt, C, filter, ct, K, ep, buffers, team);
+    float *o = out + b * K * P;
+    i64 parts = minI(parallel::partsFor(team, kCopyWeight * K * P), K);
+    parallel::forEachRange(team, parts, K, 1, [&](i64, i64 begin, i64 end) {
+      for (i64 k = begin; k < end; ++k)
+        for (i64 p = 0; p < P; ++p)
+          o[k * P + p] = ct[p * K + k];
+    });
+  }
+}
+
 } // namespace
 
-// Two entries per row, so that a model links (and compiles) only the paths it takes: the GEMM
-// with the filter read in place, and the GEMM with the filter packed at compile time.
+// Three entries per row, so that a model links (and compiles) only the paths it takes: the GEMM
+// with the filter read in place, the GEMM with the filter packed at compile time, and a 1x1
+// convolution by pixels over its filter packed as a product's B.
 #define CONV_ENTRIES(SUFFIX, FEATURES, MR, NV)                                                     \
   EMBER_CONV_ENTRY(ember_conv2d_f32_##SUFFIX, FEATURES,                                           \
                    (convGemm<MR, NV, false>(out, in, filter, bias, s, a, scratchMem, team)))       \
   EMBER_CONV_ENTRY(ember_conv2d_packed_f32_##SUFFIX, FEATURES,                                    \
-                   (convGemm<MR, NV, true>(out, in, filter, bias, s, a, scratchMem, team)))
+                   (convGemm<MR, NV, true>(out, in, filter, bias, s, a, scratchMem, team)))        \
+  EMBER_CONV_ENTRY(ember_conv2d_pixels_f32_##SUFFIX, FEATURES,                                    \
+                   (convByPixels<MR, NV>(out, in, filter, bias, s, a, scratchMem, team)))
 
 #define KERNEL_VARIANT(NAME, ARCH, FEATURES, MR, NV, DOC)                                         \
   EMBER_ON_ARCH_##ARCH(CONV_ENTRIES(NAME, FEATURES, MR, NV))

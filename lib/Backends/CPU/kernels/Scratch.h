@@ -167,6 +167,21 @@ constexpr bool convPointwiseInPlace(idx Kg, idx outPlane, idx NR) {
   return Kg <= 128 && outPlane >= NR;
 }
 
+/// A plain 1x1 convolution of one group on a map of fewer than 64 positions that are not whole
+/// vectors (7x7: 49) goes by pixels (NNConv.cpp, convByPixels): the product of the input's
+/// transpose [pixels][C] with the filter's transpose, whose K columns are whole panels of the
+/// tile, so that no narrow panel of columns (a 49-column map's last one holds 17 columns, or 1
+/// past two of 8) leaves the tile's products waiting on one another. The filter is packed at
+/// compile time as a product's B (its rows as B's columns, CPUConstants.h kFilterPixelPanels).
+constexpr bool convByPixels(idx G, idx K, idx outPlane) {
+  return G == 1 && outPlane < 64 && outPlane % 16 != 0 && K >= 32;
+}
+/// Its working memory: the input's and the result's transposes, then the GEMM's narrow-panel
+/// buffer per part.
+constexpr idx convByPixelsFloats(idx C, idx K, idx outPlane, idx threads) {
+  return roundUp16(outPlane * C) + roundUp16(outPlane * K) + gemmScratchFloats(C, K, threads);
+}
+
 /// Whether a convolution of \p C input channels in \p G groups runs the depthwise kernel
 /// (NNDepthwise.cpp): one input channel a group, but not a single channel whose window the
 /// phase planes do not take (an audio front-end's STFT as a Conv1d: 400 taps at stride 160, 201
