@@ -45,6 +45,11 @@ __kernel void formulas(__global float *out, __global const float *in, __global d
   out64[i] += ember_shrink((double)x, 0.5, 1.0) +
              (double)ember_signed_remainder((long)i - 3, 2, 1);
   out64[i] += (double)ember_pad_source((long)i, 3, 2, EMBER_PAD_REFLECT);
+  double geometry[4] = {0.0, 0.0, 1.0, 1.0}, bin;
+  long grid[2] = {2, 2};
+#define FORMULAS_LOAD(p, at) (p)[at]
+  EMBER_ROI_ALIGN_BIN(bin, geometry, grid, 0, 0, 2, 2, 0, FORMULAS_LOAD, in, 0);
+  out64[i] += bin;
   out64[i] += (double)(ember_pool_average_divisor(hi - lo,
                                                   ember_pool_padded_taps(start, 2, 3, 5, 1), 1));
 }

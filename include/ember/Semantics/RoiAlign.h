@@ -1,7 +1,7 @@
 // RoiAlign's sampling (ONNX RoiAlign-10 and -16, as onnxruntime computes it), written once for
 // the Interpreter, the CPU kernels and the OpenCL kernels (ember/Semantics/Portable.h says how).
-// A backend's kernel walks regions, channels, bins and sample points, and asks these functions
-// where each region's bins lie, where a sample point reads and how its reads combine.
+// A backend's kernel walks regions, channels and bins, asks these functions where each region's
+// bins lie, and computes each bin with EMBER_ROI_ALIGN_BIN, which walks its sample points.
 //
 // A region (x1, y1, x2, y2) is scaled by spatial_scale and, with half_pixel, shifted by -0.5;
 // without it (output_half_pixel, and all of RoiAlign-10) a region is at least 1 x 1. It splits
@@ -132,5 +132,27 @@ EMBER_PORTABLE double ember_roi_align_result(double acc, long gridY, long gridX,
   long count = gridY * gridX;
   return acc / (double)(count > 1 ? count : 1);
 }
+
+/// Sets the double \p result to bin (\p ph, \p pw) of a region of \p geometry and \p grid
+/// (ember_roi_align_region) over an \p h x \p w plane, whose cells LOAD(src, base + offset)
+/// reads: the samples row-major over the bin's grid, each adding its 4 taps in order. A macro
+/// because the three compilers share no way to pass an element kind's load; each backend names
+/// its own (a function, a lambda or an OpenCL LOAD_<kind> macro).
+#define EMBER_ROI_ALIGN_BIN(result, geometry, grid, ph, pw, h, w, maxMode, LOAD, src, base)      \
+  do {                                                                                         \
+    double emberAcc = 0;                                                                       \
+    for (long emberIy = 0; emberIy < (grid)[0]; ++emberIy)                                     \
+      for (long emberIx = 0; emberIx < (grid)[1]; ++emberIx) {                                 \
+        long emberOffsets[4];                                                                  \
+        double emberWeights[4], emberValues[4];                                                \
+        ember_roi_align_sample(geometry, grid, ph, pw, emberIy, emberIx, h, w, emberOffsets,   \
+                               emberWeights);                                                  \
+        for (int emberTap = 0; emberTap < 4; ++emberTap)                                       \
+          emberValues[emberTap] = (double)LOAD(src, (base) + emberOffsets[emberTap]);          \
+        emberAcc = ember_roi_align_add(emberAcc, emberIy == 0 && emberIx == 0, maxMode,       \
+                                       emberValues, emberWeights);                             \
+      }                                                                                        \
+    (result) = ember_roi_align_result(emberAcc, (grid)[0], (grid)[1], maxMode);                \
+  } while (0)
 
 #endif

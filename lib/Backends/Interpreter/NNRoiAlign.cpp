@@ -1,5 +1,5 @@
 // The RoiAlign kernel: per region, channel and bin, the samples ember/Semantics/RoiAlign.h
-// places, each interpolating 4 cells, combined as it says.
+// places, each interpolating 4 cells, combined as it says (EMBER_ROI_ALIGN_BIN).
 #include "ReduceUtils.h"
 
 #include "ember/Semantics/RoiAlign.h"
@@ -26,6 +26,7 @@ template <typename T> Error roiAlign(const KernelContext &ctx) {
   const T *in = x.as<T>(), *rois = r.as<T>();
   const int64_t *batchIndices = b.as<int64_t>();
   T *out = y.as<T>();
+  auto loadCell = [](const T *plane, int64_t at) { return load(plane[at]); };
 
   for (int64_t roi = 0, numRois = int64_t(r.dims()[0]); roi < numRois; ++roi) {
     int64_t image = batchIndices[roi];
@@ -43,19 +44,10 @@ template <typename T> Error roiAlign(const KernelContext &ctx) {
       const T *plane = in + (image * channels + c) * height * width;
       for (int64_t ph = 0; ph < pooledH; ++ph)
         for (int64_t pw = 0; pw < pooledW; ++pw) {
-          double acc = 0;
-          for (long iy = 0; iy < grid[0]; ++iy)
-            for (long ix = 0; ix < grid[1]; ++ix) {
-              long offsets[4];
-              double weights[4], values[4];
-              ember_roi_align_sample(geometry, grid, ph, pw, iy, ix, height, width, offsets,
-                                     weights);
-              for (int t = 0; t < 4; ++t)
-                values[t] = load(plane[offsets[t]]);
-              acc = ember_roi_align_add(acc, iy == 0 && ix == 0, maxMode, values, weights);
-            }
-          out[((roi * channels + c) * pooledH + ph) * pooledW + pw] =
-              toStorage<T>(ember_roi_align_result(acc, grid[0], grid[1], maxMode));
+          double value;
+          EMBER_ROI_ALIGN_BIN(value, geometry, grid, ph, pw, height, width, maxMode, loadCell,
+                              plane, 0);
+          out[((roi * channels + c) * pooledH + ph) * pooledW + pw] = toStorage<T>(value);
         }
     }
   }

@@ -31,19 +31,10 @@ EMBER_INLINE i64 roiAlign(T *out, const T *in, const T *rois, const i64 *batchIn
       const T *plane = in + (image * channels + c) * height * width;
       for (i64 ph = 0; ph < pooledH; ++ph)
         for (i64 pw = 0; pw < pooledW; ++pw) {
-          double acc = 0;
-          for (long iy = 0; iy < grid[0]; ++iy)
-            for (long ix = 0; ix < grid[1]; ++ix) {
-              long offsets[4];
-              double weights[4], values[4];
-              ember_roi_align_sample(geometry, grid, ph, pw, iy, ix, height, width, offsets,
-                                     weights);
-              for (int t = 0; t < 4; ++t)
-                values[t] = loadD(plane, offsets[t]);
-              acc = ember_roi_align_add(acc, iy == 0 && ix == 0, maxMode, values, weights);
-            }
-          out[((r * channels + c) * pooledH + ph) * pooledW + pw] =
-              fromDouble<T>(ember_roi_align_result(acc, grid[0], grid[1], maxMode));
+          double value;
+          EMBER_ROI_ALIGN_BIN(value, geometry, grid, ph, pw, height, width, maxMode, loadD, plane,
+                              0);
+          out[((r * channels + c) * pooledH + ph) * pooledW + pw] = fromDouble<T>(value);
         }
     }
   }

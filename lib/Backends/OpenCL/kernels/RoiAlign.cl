@@ -27,16 +27,8 @@
     }                                                                                           \
     __global const uchar *x = PLACE(P[2]);                                                      \
     long plane = (image * Cc + c) * H * W;                                                      \
-    double acc = 0;                                                                             \
-    for (long iy = 0; iy < grid[0]; ++iy)                                                       \
-      for (long ix = 0; ix < grid[1]; ++ix) {                                                   \
-        long offsets[4];                                                                        \
-        double weights[4], values[4];                                                           \
-        ember_roi_align_sample(geometry, grid, ph, pw, iy, ix, H, W, offsets, weights);         \
-        for (int t = 0; t < 4; ++t)                                                             \
-          values[t] = (double)LOAD_##K(x, plane + offsets[t]);                                  \
-        acc = ember_roi_align_add(acc, iy == 0 && ix == 0, maxMode, values, weights);           \
-      }                                                                                         \
-    STORE_##K(PLACE(P[1]), i, ember_roi_align_result(acc, grid[0], grid[1], maxMode));          \
+    double value;                                                                               \
+    EMBER_ROI_ALIGN_BIN(value, geometry, grid, ph, pw, H, W, maxMode, LOAD_##K, x, plane);      \
+    STORE_##K(PLACE(P[1]), i, value);                                                           \
   }
 FOR_EACH_FLOAT_KIND(ROI_ALIGN)
