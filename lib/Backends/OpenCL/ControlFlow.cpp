@@ -7,7 +7,6 @@
 #include "LaunchBuilder.h"
 #include "runtime/Runtime.h"
 
-#include "ember/Graph/ControlFlow.h"
 #include "ember/Support/Error.h"
 
 #include <algorithm>
@@ -16,12 +15,6 @@ using namespace llvm;
 
 namespace ember {
 namespace opencl {
-
-std::optional<bool> supportsControlFlow(const Node &n) {
-  if (isControlFlowNode(n.getKind()))
-    return true;
-  return std::nullopt;
-}
 
 Expected<bool> ControlFlowPlanner::plan(LaunchBuilder &b, const Instruction &I) {
   InstrKind kind = I.getKind();

@@ -1,7 +1,7 @@
 // What the per-family launch planners (Launches<Family>.cpp) share: the parameter array being
 // built, operand places, strides, the kernels' element kind codes, and the strided copy many
-// data movement instructions become. Each family file defines a planner and a support check,
-// declared here and tried in turn by Launches.cpp.
+// data movement instructions become. Each family file registers its node kinds' planners and
+// support checks in the kernel table (KernelTable.h).
 #ifndef EMBER_LIB_BACKENDS_OPENCL_LAUNCHBUILDER_H
 #define EMBER_LIB_BACKENDS_OPENCL_LAUNCHBUILDER_H
 
@@ -12,7 +12,6 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <array>
-#include <optional>
 
 namespace ember {
 namespace opencl {
@@ -79,23 +78,6 @@ int64_t floatBits(float f);
 /// "bf16", "u8", "bool", ...; quantized kinds are their storage kinds (qint8 "i8").
 llvm::StringRef kindSuffix(ElemKind k);
 
-// One per family: plan \p I's launches (false: not a kind of this family), and whether the
-// family's kernels run \p n (std::nullopt: not a kind of this family).
-#define EMBER_OPENCL_FAMILY(F)                                                                     \
-  llvm::Expected<bool> plan##F(LaunchBuilder &b, const Instruction &I);                          \
-  std::optional<bool> supports##F(const Node &n);
-EMBER_OPENCL_FAMILY(Elementwise)
-EMBER_OPENCL_FAMILY(DataMovement)
-EMBER_OPENCL_FAMILY(NN)
-EMBER_OPENCL_FAMILY(Normalization)
-EMBER_OPENCL_FAMILY(Reduce)
-EMBER_OPENCL_FAMILY(Quantized)
-EMBER_OPENCL_FAMILY(Indexed)
-EMBER_OPENCL_FAMILY(Selection)
-EMBER_OPENCL_FAMILY(Recurrent)
-EMBER_OPENCL_FAMILY(Loss)
-#undef EMBER_OPENCL_FAMILY
-
 /// Plans the host's control flow: the markers of If and Loop (IR.h) and StoreIteration, as
 /// control steps (ControlFlow.cpp). Holds the regions open while the instructions are planned
 /// in order.
@@ -113,9 +95,6 @@ public:
   /// After the last instruction: an error when a region was left open.
   llvm::Error finish() const;
 };
-/// Whether the backend runs \p n as control flow (If, Loop and their bodies' ends; a body's
-/// nodes are checked one by one by the driver); std::nullopt for other kinds.
-std::optional<bool> supportsControlFlow(const Node &n);
 
 /// Plans \p I and \p J, the next instruction that computes, as one launch of the float32
 /// element-wise fast path when they form a chain it fuses (LaunchesElementwise.cpp): a fast
@@ -132,7 +111,8 @@ llvm::Expected<bool> planElementwisePair(LaunchBuilder &b, const Instruction &I,
 std::array<int64_t, 3> fusedActivationParams(const Instruction &I);
 
 /// The fast paths of float32 convolutions (GEMM, depthwise) and matrix products
-/// (LaunchesGemm.cpp), tried before the families, and the scratch bytes its im2col needs.
+/// (LaunchesGemm.cpp), which the NN rows try before the generic kernels (false: not one they
+/// take), and the scratch bytes their im2col and padded depthwise input need.
 llvm::Expected<bool> planGemm(LaunchBuilder &b, const Instruction &I);
 uint64_t gemmScratchBytes(const Instruction &I);
 

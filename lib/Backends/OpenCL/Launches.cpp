@@ -1,4 +1,4 @@
-#include "LaunchBuilder.h"
+#include "KernelTable.h"
 
 #include "ember/Support/Error.h"
 
@@ -144,13 +144,12 @@ Expected<bool> LaunchBuilder::copyStrided(const Instruction &I, int64_t y, int64
 
 namespace {
 
-/// The families in turn: the first that knows the kind plans it.
+/// The row of \p I's kind plans it (KernelTable.cpp); memory markers need no launch.
 Error planInstruction(LaunchBuilder &b, const Instruction &I) {
   if (isMemoryMarker(I.getKind()))
     return Error::success();
-  for (auto plan : {planGemm, planElementwise, planDataMovement, planNN, planNormalization, planReduce,
-                    planQuantized, planIndexed, planSelection, planRecurrent, planLoss}) {
-    EMBER_ASSIGN_OR_RETURN(bool planned, plan(b, I));
+  if (const KernelEntry *e = kernelTable().lookup(I)) {
+    EMBER_ASSIGN_OR_RETURN(bool planned, e->plan(b, I));
     if (planned)
       return Error::success();
   }
@@ -210,25 +209,6 @@ Expected<LaunchPlan> planLaunches(const IRFunction &IR) {
   }
   EMBER_TRY(control.finish());
   return std::move(plan);
-}
-
-uint64_t detScratchBytes(const Instruction &I); // LaunchesDet.cpp
-
-uint64_t scratchBytes(const Instruction &I) {
-  if (I.getKind() == InstrKind::Det)
-    return detScratchBytes(I);
-  return gemmScratchBytes(I);
-}
-
-bool hasKernel(const Node &n) {
-  if (n.getKind() == NodeKind::Placeholder || n.getKind() == NodeKind::Constant)
-    return true;
-  for (auto supports : {supportsControlFlow, supportsElementwise, supportsDataMovement, supportsNN,
-                        supportsNormalization, supportsReduce, supportsQuantized, supportsIndexed,
-                        supportsSelection, supportsRecurrent, supportsLoss})
-    if (std::optional<bool> yes = supports(n))
-      return *yes;
-  return false;
 }
 
 } // namespace opencl

@@ -1,6 +1,7 @@
 // The OpenCL launches of the strided copies, Pad, Trilu and Range (kernels/DataMovement.cl);
-// Resize's are LaunchesResize.cpp's, the indexed kinds' LaunchesIndexed.cpp's.
-#include "LaunchBuilder.h"
+// Resize's are LaunchesResize.cpp's, GridSample's LaunchesGridSample.cpp's, the indexed kinds'
+// LaunchesIndexed.cpp's.
+#include "KernelTable.h"
 
 #include "ember/Support/Error.h"
 
@@ -11,12 +12,10 @@ using namespace llvm;
 namespace ember {
 namespace opencl {
 
-// LaunchesResize.cpp.
-Expected<bool> planResize(LaunchBuilder &b, const Instruction &I);
-bool supportsResize(const Node &n);
-// LaunchesGridSample.cpp.
-Expected<bool> planGridSample(LaunchBuilder &b, const Instruction &I);
-bool supportsGridSample(const Node &n);
+void addDataMovementResizeKernels(KernelTable &t);     // LaunchesResize.cpp
+void addDataMovementGridSampleKernels(KernelTable &t); // LaunchesGridSample.cpp
+
+namespace {
 
 Expected<bool> planDataMovement(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
@@ -125,25 +124,17 @@ Expected<bool> planDataMovement(LaunchBuilder &b, const Instruction &I) {
   }
   case InstrKind::Range:
     return b.add(I, ("range_" + kindSuffix(out.kind)).str(), n, {y, in(0), in(1)});
-  case InstrKind::Resize:
-    return planResize(b, I);
-  case InstrKind::GridSample:
-    return planGridSample(b, I);
   default:
     return false;
   }
 }
-
-namespace {
 
 bool copyableKind(const Type &t) {
   size_t b = t.elementSize();
   return b == 1 || b == 2 || b == 4 || b == 8;
 }
 
-} // namespace
-
-std::optional<bool> supportsDataMovement(const Node &n) {
+bool supportsDataMovement(const Node &n) {
   switch (n.getKind()) {
   case NodeKind::Save: // a copy
     return copyableKind(n.getOperand(0).getType());
@@ -168,13 +159,20 @@ std::optional<bool> supportsDataMovement(const Node &n) {
     default:
       return false;
     }
-  case NodeKind::Resize:
-    return supportsResize(n);
-  case NodeKind::GridSample:
-    return supportsGridSample(n);
   default:
-    return std::nullopt;
+    return false;
   }
+}
+
+} // namespace
+
+void addDataMovementKernels(KernelTable &t) {
+  for (NodeKind k : {NodeKind::Save, NodeKind::Reshape, NodeKind::Transpose, NodeKind::Broadcast,
+                     NodeKind::Slice, NodeKind::Concat, NodeKind::Pad, NodeKind::Trilu,
+                     NodeKind::Range})
+    t.add(k, supportsDataMovement, planDataMovement);
+  addDataMovementResizeKernels(t);
+  addDataMovementGridSampleKernels(t);
 }
 
 } // namespace opencl

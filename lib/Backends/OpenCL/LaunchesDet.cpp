@@ -1,6 +1,7 @@
-// The OpenCL launches of Det (kernels/Det.cl), called by LaunchesReduce.cpp: one work-item per
-// matrix, each factorizing a double copy of its matrix in its own part of the scratch.
-#include "LaunchBuilder.h"
+// The OpenCL launches of Det (kernels/Det.cl), a row registered by LaunchesReduce.cpp: one
+// work-item per matrix, each factorizing a double copy of its matrix in its own part of the
+// scratch.
+#include "KernelTable.h"
 
 using namespace llvm;
 
@@ -10,8 +11,6 @@ namespace opencl {
 namespace {
 
 int64_t matrixOrder(const Instruction &I) { return int64_t(I.getInput(0)->getType().dims.back()); }
-
-} // namespace
 
 uint64_t detScratchBytes(const Instruction &I) {
   int64_t m = matrixOrder(I);
@@ -26,6 +25,12 @@ Expected<bool> planDet(LaunchBuilder &b, const Instruction &I) {
 }
 
 bool supportsDet(const Node &n) { return isFloatKind(n.getType(0).kind); }
+
+} // namespace
+
+void addReduceDetKernels(KernelTable &t) {
+  t.add(NodeKind::Det, supportsDet, planDet, detScratchBytes);
+}
 
 } // namespace opencl
 } // namespace ember

@@ -2,12 +2,14 @@
 // kernels/Ops.def through the per-kind ew_unary, ew_binary and ew_compare kernels, and Pow,
 // Clip, Where, Cast, IsNaN and IsInf through kernels of their own; every element kind the
 // Interpreter takes for each.
-#include "LaunchBuilder.h"
+#include "KernelTable.h"
 
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
+
+#include <optional>
 
 using namespace llvm;
 
@@ -285,8 +287,6 @@ Error noRow(const Instruction &I, ElemKind k) {
   return makeError("no OpenCL kernel for " + I.getKindName() + " of " + elemKindName(k));
 }
 
-} // namespace
-
 Expected<bool> planElementwise(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
   ElemKind k = out.kind;
@@ -372,6 +372,8 @@ Expected<bool> planElementwise(LaunchBuilder &b, const Instruction &I) {
   }
 }
 
+} // namespace
+
 Expected<bool> planElementwisePair(LaunchBuilder &b, const Instruction &I, const Instruction &J,
                                    function_ref<bool()> deadAfterJ) {
   int64_t bop = fastBinaryOf(J);
@@ -406,9 +408,9 @@ Expected<bool> planElementwisePair(LaunchBuilder &b, const Instruction &I, const
   return false;
 }
 
-std::optional<bool> supportsElementwise(const Node &n) {
-  if (n.getNumResults() == 0) // Save
-    return std::nullopt;
+namespace {
+
+bool supportsElementwise(const Node &n) {
   ElemKind k = n.getType(0).kind;
   auto inKind = [&](unsigned i) { return n.getOperand(i).getType().kind; };
   if (n.getKind() == NodeKind::Unary) {
@@ -432,8 +434,26 @@ std::optional<bool> supportsElementwise(const Node &n) {
   }
   case NodeKind::IsNaN:
   case NodeKind::IsInf: return isFloatKind(inKind(0));
-  default: return std::nullopt;
+  default: return false;
   }
+}
+
+} // namespace
+
+void addElementwiseKernels(KernelTable &t) {
+  for (NodeKind k : {// The rows of Ops.def, on ew_unary, ew_binary and ew_compare (or ewv_f32).
+                     NodeKind::Unary, NodeKind::Relu, NodeKind::Sigmoid, NodeKind::Tanh,
+                     NodeKind::LeakyRelu, NodeKind::Elu, NodeKind::Celu,
+                     NodeKind::ThresholdedRelu, NodeKind::Selu, NodeKind::HardSigmoid,
+                     NodeKind::Shrink, NodeKind::Add, NodeKind::Sub, NodeKind::Mul, NodeKind::Div,
+                     NodeKind::Max, NodeKind::Min, NodeKind::Mod, NodeKind::PRelu,
+                     NodeKind::ShiftLeft, NodeKind::ShiftRight, NodeKind::And, NodeKind::Or,
+                     NodeKind::Xor, NodeKind::Equal, NodeKind::Less, NodeKind::LessOrEqual,
+                     NodeKind::Greater, NodeKind::GreaterOrEqual,
+                     // On kernels of their own.
+                     NodeKind::Pow, NodeKind::Clip, NodeKind::Where, NodeKind::Cast,
+                     NodeKind::IsNaN, NodeKind::IsInf})
+    t.add(k, supportsElementwise, planElementwise);
 }
 
 std::string elementwiseSwitchSource() {

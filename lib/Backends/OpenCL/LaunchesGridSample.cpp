@@ -1,7 +1,7 @@
-// The OpenCL launches of GridSample (kernels/GridSample.cl), called by LaunchesDataMovement.cpp:
-// one work-item per grid point, the kernel evaluating ember/Semantics/GridSample.h, over 1 to 3
-// spatial axes.
-#include "LaunchBuilder.h"
+// The OpenCL launches of GridSample (kernels/GridSample.cl), a row registered by
+// LaunchesDataMovement.cpp: one work-item per grid point, the kernel evaluating
+// ember/Semantics/GridSample.h, over 1 to 3 spatial axes.
+#include "KernelTable.h"
 
 #include "ember/Semantics/GridSample.h"
 
@@ -9,6 +9,8 @@ using namespace llvm;
 
 namespace ember {
 namespace opencl {
+
+namespace {
 
 Expected<bool> planGridSample(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
@@ -34,6 +36,12 @@ Expected<bool> planGridSample(LaunchBuilder &b, const Instruction &I) {
 }
 
 bool supportsGridSample(const Node &n) { return isFloatKind(n.getType(0).kind); }
+
+} // namespace
+
+void addDataMovementGridSampleKernels(KernelTable &t) {
+  t.add(NodeKind::GridSample, supportsGridSample, planGridSample);
+}
 
 } // namespace opencl
 } // namespace ember

@@ -1,7 +1,7 @@
 // The OpenCL launches of indexed data movement: Gather, GatherElements, GatherND,
 // ScatterElements, ScatterND, OneHot, ReverseSequence and MaxUnpool (kernels/Indexed.cl). Index
 // operands are read by the kernels at run time, which fail the run on one out of range.
-#include "LaunchBuilder.h"
+#include "KernelTable.h"
 
 #include "ember/Graph/ScatterReduction.h"
 #include "ember/Support/Error.h"
@@ -65,8 +65,6 @@ Expected<bool> planScatter(LaunchBuilder &b, const Instruction &I) {
   }
   return b.add(I, ("scatter_" + kindSuffix(out.kind)).str(), items, p, kDefaultGroup, kOutOfRange);
 }
-
-} // namespace
 
 Expected<bool> planIndexed(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
@@ -169,7 +167,7 @@ Expected<bool> planIndexed(LaunchBuilder &b, const Instruction &I) {
   }
 }
 
-std::optional<bool> supportsIndexed(const Node &n) {
+bool supportsIndexed(const Node &n) {
   auto movable = [](const Type &t) {
     size_t b = t.elementSize();
     return b == 1 || b == 2 || b == 4 || b == 8;
@@ -191,8 +189,17 @@ std::optional<bool> supportsIndexed(const Node &n) {
   case NodeKind::MaxUnpool: // float kinds, as the Interpreter; int64 indices
     return isFloatKind(n.getType(0).kind) && n.getOperand(1).getType().kind == ElemKind::Int64;
   default:
-    return std::nullopt;
+    return false;
   }
+}
+
+} // namespace
+
+void addIndexedKernels(KernelTable &t) {
+  for (NodeKind k : {NodeKind::Gather, NodeKind::GatherElements, NodeKind::GatherND,
+                     NodeKind::ReverseSequence, NodeKind::ScatterElements, NodeKind::ScatterND,
+                     NodeKind::OneHot, NodeKind::MaxUnpool})
+    t.add(k, supportsIndexed, planIndexed);
 }
 
 } // namespace opencl

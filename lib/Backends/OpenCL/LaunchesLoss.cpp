@@ -1,5 +1,5 @@
 // The OpenCL launches of losses: NLLLoss (kernels/Loss.cl).
-#include "LaunchBuilder.h"
+#include "KernelTable.h"
 
 #include "ember/Support/Error.h"
 
@@ -15,11 +15,7 @@ int64_t lossReduction(StringRef how) {
   return how == "none" ? 0 : how == "sum" ? 1 : how == "mean" ? 2 : -1;
 }
 
-} // namespace
-
 Expected<bool> planLoss(LaunchBuilder &b, const Instruction &I) {
-  if (I.getKind() != InstrKind::NLLLoss)
-    return false;
   const Type &x = I.getInput(ops::NLLLoss::Input)->getType();
   int64_t mode = lossReduction(I.attr<AttrKind::Reduction>());
   if (mode < 0)
@@ -40,11 +36,13 @@ Expected<bool> planLoss(LaunchBuilder &b, const Instruction &I) {
       ("a target that is not ignored is not a class index in [0, " + Twine(C) + ")").str());
 }
 
-std::optional<bool> supportsLoss(const Node &n) {
-  if (n.getKind() != NodeKind::NLLLoss)
-    return std::nullopt;
+bool supportsLoss(const Node &n) {
   return isFloatKind(n.getType(0).kind) && lossReduction(n.attr<AttrKind::Reduction>()) >= 0;
 }
+
+} // namespace
+
+void addLossKernels(KernelTable &t) { t.add(NodeKind::NLLLoss, supportsLoss, planLoss); }
 
 } // namespace opencl
 } // namespace ember

@@ -1,7 +1,7 @@
 // The OpenCL launches of convolutions and matrix products, fused or not (kernels/NN.cl), and,
-// through LaunchesNNPool.cpp, of the pools (kernels/NNPool.cl). The integer products of the
-// Quantized family are in LaunchesQuantized.cpp.
-#include "LaunchBuilder.h"
+// through LaunchesNNPool.cpp and LaunchesRoiAlign.cpp, of the pools and RoiAlign. The integer
+// products of the Quantized family are in LaunchesQuantized.cpp.
+#include "KernelTable.h"
 
 #include "ember/Graph/FusedActivations.h"
 #include "ember/Support/Error.h"
@@ -11,12 +11,8 @@ using namespace llvm;
 namespace ember {
 namespace opencl {
 
-// LaunchesNNPool.cpp: the pools, as planNN and supportsNN.
-Expected<bool> planNNPool(LaunchBuilder &b, const Instruction &I);
-std::optional<bool> supportsNNPool(const Node &n);
-// LaunchesRoiAlign.cpp.
-Expected<bool> planRoiAlign(LaunchBuilder &b, const Instruction &I);
-bool supportsRoiAlign(const Node &n);
+void addNNPoolKernels(KernelTable &t);     // LaunchesNNPool.cpp
+void addNNRoiAlignKernels(KernelTable &t); // LaunchesRoiAlign.cpp
 
 namespace {
 
@@ -71,8 +67,6 @@ bool floatProductRuns(const Node &n, bool fused) {
                                 n.attr<AttrKind::FusedActivationArgs>());
   return code == 0 || (code > 0 && k != ElemKind::Float64);
 }
-
-} // namespace
 
 Expected<bool> planNN(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
@@ -135,14 +129,21 @@ Expected<bool> planNN(LaunchBuilder &b, const Instruction &I) {
                          int64_t(wt.dims[2 + d]), s[d], pd[d], dl[d]});
     return b.add(I, "conv_" + suffix, n, p);
   }
-  case InstrKind::RoiAlign:
-    return planRoiAlign(b, I);
   default:
-    return planNNPool(b, I);
+    return false;
   }
 }
 
-std::optional<bool> supportsNN(const Node &n) {
+/// A float32 product on a fast path of LaunchesGemm.cpp when one takes it, else on the
+/// generic kernels.
+Expected<bool> planProduct(LaunchBuilder &b, const Instruction &I) {
+  EMBER_ASSIGN_OR_RETURN(bool fast, planGemm(b, I));
+  if (fast)
+    return true;
+  return planNN(b, I);
+}
+
+bool supportsNN(const Node &n) {
   switch (n.getKind()) {
   case NodeKind::MatMul: {
     ElemKind k = n.getType(0).kind;
@@ -157,11 +158,21 @@ std::optional<bool> supportsNN(const Node &n) {
     // The kernel keeps a window position per spatial axis, up to MAX_RANK (Common.cl) of them.
     return floatProductRuns(n, n.getKind() == NodeKind::FusedConv) &&
            n.getType(0).rank() <= 2 + 6;
-  case NodeKind::RoiAlign:
-    return supportsRoiAlign(n);
   default:
-    return supportsNNPool(n);
+    return false;
   }
+}
+
+} // namespace
+
+void addNNKernels(KernelTable &t) {
+  for (NodeKind k : {NodeKind::MatMul, NodeKind::FusedMatMul, NodeKind::FullyConnected})
+    t.add(k, supportsNN, planProduct);
+  t.add(NodeKind::Conv, supportsNN, planProduct, gemmScratchBytes);
+  t.add(NodeKind::FusedConv, supportsNN, planProduct, gemmScratchBytes);
+  t.add(NodeKind::ConvTranspose, supportsNN, planNN);
+  addNNPoolKernels(t);
+  addNNRoiAlignKernels(t);
 }
 
 } // namespace opencl

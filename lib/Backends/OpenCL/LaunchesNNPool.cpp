@@ -1,9 +1,8 @@
 // The OpenCL launches of the pools (kernels/NNPool.cl): MaxPool, AvgPool and LpPool over N-D
 // windows (float32 2-D MaxPool and AvgPool on the blocked kernels, a row's outputs 8 at a time),
-// and MaxRoiPool. Part of the NN family: planNN and supportsNN (LaunchesNN.cpp) hand
-// their other kinds here; MaxUnpool, a scatter, is planned with the indexed kinds
-// (LaunchesIndexed.cpp).
-#include "LaunchBuilder.h"
+// and MaxRoiPool. Part of the NN family: addNNKernels (LaunchesNN.cpp) registers these rows;
+// MaxUnpool, a scatter, is planned with the indexed kinds (LaunchesIndexed.cpp).
+#include "KernelTable.h"
 
 #include "ember/Support/Error.h"
 
@@ -50,8 +49,6 @@ Expected<bool> planPool2D(LaunchBuilder &b, const Instruction &I) {
   return b.add(I, isMax ? "maxpool2d_f32" : "avgpool2d_f32", planes * OH * uint64_t(blocks), p,
                kPoolGroup);
 }
-
-} // namespace
 
 Expected<bool> planNNPool(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
@@ -102,7 +99,7 @@ Expected<bool> planNNPool(LaunchBuilder &b, const Instruction &I) {
   }
 }
 
-std::optional<bool> supportsNNPool(const Node &n) {
+bool supportsNNPool(const Node &n) {
   ElemKind k = n.getType(0).kind;
   // The window kernels keep a position per spatial axis, up to MAX_RANK (Common.cl) of them.
   bool window = n.getOperand(0).getType().kind == k && n.getType(0).rank() <= 2 + 6;
@@ -116,8 +113,15 @@ std::optional<bool> supportsNNPool(const Node &n) {
     return isFloatKind(k) && n.getOperand(0).getType().kind == k &&
            n.getOperand(1).getType().kind == k;
   default:
-    return std::nullopt;
+    return false;
   }
+}
+
+} // namespace
+
+void addNNPoolKernels(KernelTable &t) {
+  for (NodeKind k : {NodeKind::MaxPool, NodeKind::AvgPool, NodeKind::LpPool, NodeKind::MaxRoiPool})
+    t.add(k, supportsNNPool, planNNPool);
 }
 
 } // namespace opencl

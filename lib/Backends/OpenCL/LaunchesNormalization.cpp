@@ -2,7 +2,7 @@
 // training, InstanceNorm, LayerNorm, MeanVarNorm, LRN, Softmax and LogSoftmax, on every float
 // kind (float32 inference BatchNorm a block of a channel's plane per work-item). Hardmax runs
 // with the selections (LaunchesSelection.cpp).
-#include "LaunchBuilder.h"
+#include "KernelTable.h"
 
 #include "ember/Support/Error.h"
 
@@ -78,8 +78,6 @@ Expected<bool> planMoments(LaunchBuilder &b, const Instruction &I, int64_t mode,
                uint64_t(groups), p);
 }
 
-} // namespace
-
 Expected<bool> planNormalization(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
   uint64_t n = out.numElements();
@@ -146,7 +144,7 @@ Expected<bool> planNormalization(LaunchBuilder &b, const Instruction &I) {
   }
 }
 
-std::optional<bool> supportsNormalization(const Node &n) {
+bool supportsNormalization(const Node &n) {
   switch (n.getKind()) {
   case NodeKind::BatchNorm:
   case NodeKind::BatchNormTraining:
@@ -169,8 +167,17 @@ std::optional<bool> supportsNormalization(const Node &n) {
     return !moments || n.getType(0).rank() <= 6;
   }
   default:
-    return std::nullopt;
+    return false;
   }
+}
+
+} // namespace
+
+void addNormalizationKernels(KernelTable &t) {
+  for (NodeKind k : {NodeKind::BatchNorm, NodeKind::BatchNormTraining, NodeKind::InstanceNorm,
+                     NodeKind::LayerNorm, NodeKind::MeanVarNorm, NodeKind::LRN, NodeKind::Softmax,
+                     NodeKind::LogSoftmax})
+    t.add(k, supportsNormalization, planNormalization);
 }
 
 } // namespace opencl

@@ -1,6 +1,6 @@
 // The OpenCL launches of quantization, requantization, dequantization, dynamic quantization and
 // the integer products IntegerMatMul and IntegerConv (kernels/Quantized.cl).
-#include "LaunchBuilder.h"
+#include "KernelTable.h"
 
 #include "ember/Support/Error.h"
 
@@ -22,8 +22,6 @@ std::vector<int64_t> paramStrides(const Type &param) {
       s[d] = 0;
   return s;
 }
-
-} // namespace
 
 Expected<bool> planQuantized(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
@@ -100,7 +98,7 @@ Expected<bool> planQuantized(LaunchBuilder &b, const Instruction &I) {
   }
 }
 
-std::optional<bool> supportsQuantized(const Node &n) {
+bool supportsQuantized(const Node &n) {
   auto operandKind = [&](unsigned i) { return n.getOperand(i).getType().kind; };
   switch (n.getKind()) {
   case NodeKind::QuantizeLinear: {
@@ -127,8 +125,17 @@ std::optional<bool> supportsQuantized(const Node &n) {
            operandKind(3) == operandKind(0) && operandKind(4) == operandKind(1) &&
            n.getType(0).rank() <= 2 + 6;
   default:
-    return std::nullopt;
+    return false;
   }
+}
+
+} // namespace
+
+void addQuantizedKernels(KernelTable &t) {
+  for (NodeKind k : {NodeKind::QuantizeLinear, NodeKind::Requantize, NodeKind::DequantizeLinear,
+                     NodeKind::DynamicQuantizeLinear, NodeKind::IntegerMatMul,
+                     NodeKind::IntegerConv})
+    t.add(k, supportsQuantized, planQuantized);
 }
 
 } // namespace opencl

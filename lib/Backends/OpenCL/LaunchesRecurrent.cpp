@@ -1,5 +1,5 @@
 // The OpenCL launches of recurrent layers: RNN, GRU, LSTM (kernels/Recurrent.cl).
-#include "LaunchBuilder.h"
+#include "KernelTable.h"
 
 #include "ember/Support/Error.h"
 
@@ -52,15 +52,7 @@ std::vector<int64_t> activationParams(const std::string &names, ArrayRef<float> 
   return p;
 }
 
-bool isRecurrent(InstrKind k) {
-  return k == InstrKind::RNN || k == InstrKind::GRU || k == InstrKind::LSTM;
-}
-
-} // namespace
-
 Expected<bool> planRecurrent(LaunchBuilder &b, const Instruction &I) {
-  if (!isRecurrent(I.getKind()))
-    return false;
   bool lstm = I.getKind() == InstrKind::LSTM;
   const Type &x = I.getInput(ops::RNN::Input)->getType();
   const Type &r = I.getInput(ops::RNN::R)->getType();
@@ -106,15 +98,20 @@ Expected<bool> planRecurrent(LaunchBuilder &b, const Instruction &I) {
                ("a length of sequence_lens is outside [0, " + Twine(seq) + "]").str());
 }
 
-std::optional<bool> supportsRecurrent(const Node &n) {
-  if (n.getKind() != NodeKind::RNN && n.getKind() != NodeKind::GRU && n.getKind() != NodeKind::LSTM)
-    return std::nullopt;
+bool supportsRecurrent(const Node &n) {
   ElemKind k = n.getOperand(ops::RNN::Input).getType().kind;
   return (k == ElemKind::Float32 || k == ElemKind::Float64 || k == ElemKind::Float16) &&
          n.getOperand(ops::RNN::R).getType().dims[2] <= kMaxHidden &&
          !activationParams(n.attr<AttrKind::Activations>(), n.attr<AttrKind::ActivationAlpha>(),
                            n.attr<AttrKind::ActivationBeta>())
               .empty();
+}
+
+} // namespace
+
+void addRecurrentKernels(KernelTable &t) {
+  for (NodeKind k : {NodeKind::RNN, NodeKind::GRU, NodeKind::LSTM})
+    t.add(k, supportsRecurrent, planRecurrent);
 }
 
 } // namespace opencl

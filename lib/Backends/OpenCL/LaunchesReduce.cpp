@@ -1,5 +1,5 @@
-// The OpenCL launches of reductions (kernels/Reduce.cl).
-#include "LaunchBuilder.h"
+// The OpenCL launches of reductions (kernels/Reduce.cl), and through LaunchesDet.cpp of Det.
+#include "KernelTable.h"
 
 #include "ember/Support/Error.h"
 
@@ -9,6 +9,8 @@ using namespace llvm;
 
 namespace ember {
 namespace opencl {
+
+void addReduceDetKernels(KernelTable &t); // LaunchesDet.cpp
 
 namespace {
 
@@ -26,17 +28,7 @@ int64_t reductionCode(StringRef how) {
 /// Every kind the Interpreter reduces: the numeric ones (not bool, not quantized).
 bool isNumericKind(ElemKind k) { return k != ElemKind::Bool && !isQuantizedKind(k); }
 
-} // namespace
-
-// LaunchesDet.cpp.
-Expected<bool> planDet(LaunchBuilder &b, const Instruction &I);
-bool supportsDet(const Node &n);
-
 Expected<bool> planReduce(LaunchBuilder &b, const Instruction &I) {
-  if (I.getKind() == InstrKind::Det)
-    return planDet(b, I);
-  if (I.getKind() != InstrKind::Reduce)
-    return false;
   const Type &out = I.getOutput()->getType();
   const AttrList &a = I.getAttrs();
   int64_t op = reductionCode(a.get<AttrKind::Reduction>());
@@ -79,12 +71,15 @@ Expected<bool> planReduce(LaunchBuilder &b, const Instruction &I) {
   return b.add(I, ("reduce_" + kindSuffix(out.kind)).str(), out.numElements(), p);
 }
 
-std::optional<bool> supportsReduce(const Node &n) {
-  if (n.getKind() == NodeKind::Det)
-    return supportsDet(n);
-  if (n.getKind() != NodeKind::Reduce)
-    return std::nullopt;
+bool supportsReduce(const Node &n) {
   return isNumericKind(n.getType(0).kind) && reductionCode(n.attr<AttrKind::Reduction>()) >= 0;
+}
+
+} // namespace
+
+void addReduceKernels(KernelTable &t) {
+  t.add(NodeKind::Reduce, supportsReduce, planReduce);
+  addReduceDetKernels(t);
 }
 
 } // namespace opencl

@@ -1,8 +1,8 @@
-// The OpenCL launches of Resize (kernels/Resize.cl), called by LaunchesDataMovement.cpp. Every
-// mode and coordinate transformation of the Interpreter runs: the taps of each result
-// coordinate come from ResizeSampling.h, the Interpreter's own, computed here once and passed
-// to the kernel as per-axis tables.
-#include "LaunchBuilder.h"
+// The OpenCL launches of Resize (kernels/Resize.cl), a row registered by
+// LaunchesDataMovement.cpp. Every mode and coordinate transformation of the Interpreter runs:
+// the taps of each result coordinate come from ResizeSampling.h, the Interpreter's own,
+// computed here once and passed to the kernel as per-axis tables.
+#include "KernelTable.h"
 
 #include "ember/Graph/ResizeSampling.h"
 #include "ember/Support/Error.h"
@@ -14,6 +14,8 @@ using namespace llvm;
 
 namespace ember {
 namespace opencl {
+
+namespace {
 
 Expected<bool> planResize(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
@@ -71,6 +73,12 @@ bool supportsResize(const Node &n) {
   if (n.attr<AttrKind::Mode>() == "nearest")
     return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8;
   return !t.isQuantized() && t.kind != ElemKind::Bool;
+}
+
+} // namespace
+
+void addDataMovementResizeKernels(KernelTable &t) {
+  t.add(NodeKind::Resize, supportsResize, planResize);
 }
 
 } // namespace opencl

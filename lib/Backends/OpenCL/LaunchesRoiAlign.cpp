@@ -1,11 +1,13 @@
-// The OpenCL launches of RoiAlign (kernels/RoiAlign.cl), called by LaunchesNN.cpp: one work-item
-// per result element, the kernel evaluating ember/Semantics/RoiAlign.h.
-#include "LaunchBuilder.h"
+// The OpenCL launches of RoiAlign (kernels/RoiAlign.cl), a row registered by LaunchesNN.cpp: one
+// work-item per result element, the kernel evaluating ember/Semantics/RoiAlign.h.
+#include "KernelTable.h"
 
 using namespace llvm;
 
 namespace ember {
 namespace opencl {
+
+namespace {
 
 Expected<bool> planRoiAlign(LaunchBuilder &b, const Instruction &I) {
   const Type &out = I.getOutput()->getType();
@@ -35,6 +37,12 @@ bool supportsRoiAlign(const Node &n) {
   ElemKind k = n.getType(0).kind;
   return isFloatKind(k) && n.getOperand(ops::RoiAlign::Input).getType().kind == k &&
          n.getOperand(ops::RoiAlign::Rois).getType().kind == k;
+}
+
+} // namespace
+
+void addNNRoiAlignKernels(KernelTable &t) {
+  t.add(NodeKind::RoiAlign, supportsRoiAlign, planRoiAlign);
 }
 
 } // namespace opencl

@@ -1,6 +1,6 @@
 // The OpenCL launches of selections and scans along an axis: ArgMax, ArgMin, Hardmax, TopK,
 // CumSum; and Einsum (kernels/Selection.cl).
-#include "LaunchBuilder.h"
+#include "KernelTable.h"
 
 #include "ember/Support/Error.h"
 
@@ -67,8 +67,6 @@ std::vector<int64_t> einsumParams(const Instruction &I) {
   return p;
 }
 
-} // namespace
-
 Expected<bool> planSelection(LaunchBuilder &b, const Instruction &I) {
   auto in = [&](unsigned i) { return placeOf(I.getInput(i)); };
   ElemKind xk = I.getNumInputs() ? I.getInput(0)->getType().kind : ElemKind::Float32;
@@ -112,7 +110,7 @@ Expected<bool> planSelection(LaunchBuilder &b, const Instruction &I) {
   }
 }
 
-std::optional<bool> supportsSelection(const Node &n) {
+bool supportsSelection(const Node &n) {
   switch (n.getKind()) {
   case NodeKind::ArgMax:
   case NodeKind::ArgMin:
@@ -124,8 +122,16 @@ std::optional<bool> supportsSelection(const Node &n) {
   case NodeKind::Hardmax:
     return isFloatKind(n.getType(0).kind);
   default:
-    return std::nullopt;
+    return false;
   }
+}
+
+} // namespace
+
+void addSelectionKernels(KernelTable &t) {
+  for (NodeKind k : {NodeKind::ArgMax, NodeKind::ArgMin, NodeKind::CumSum, NodeKind::TopK,
+                     NodeKind::Hardmax, NodeKind::Einsum})
+    t.add(k, supportsSelection, planSelection);
 }
 
 } // namespace opencl
