@@ -174,7 +174,7 @@ Error emitOneHot(Emitter &E, const Instruction &I) {
     return Error::success();
   size_t axis = size_t(I.attr<AttrKind::Axis>());
   const DimsVec &inDims = indices.dims;
-  return E.call("ember_one_hot_" + std::string(kindSuffix(indices.kind)) + bitsSuffix(outType),
+  return E.call("ember_one_hot_" + kindSuffix(indices.kind).str() + bitsSuffix(outType),
                 {E.out(I), E.in(I, ops::OneHot::Indices), E.in(I, ops::OneHot::Values),
                  E.i64(dimsProduct(inDims, 0, axis)), E.i64(I.attr<AttrKind::Depth>()),
                  E.i64(dimsProduct(inDims, axis, inDims.size()))});

@@ -82,7 +82,7 @@ bool supportsPow(const Node &n) {
 
 Error emitPow(Emitter &E, const Instruction &I) {
   ElemKind b = outKind(I), e = inKind(I, ops::Pow::Exponent);
-  std::string name = std::string("ember_pow_") + kindSuffix(b) + "_" + kindSuffix(e);
+  std::string name = ("ember_pow_" + kindSuffix(b) + "_" + kindSuffix(e)).str();
   SmallVector<Value *, 4> args = {E.out(I), E.in(I, ops::Pow::Base),
                                   E.in(I, ops::Pow::Exponent), count(E, I)};
   // Only integer ^ integer can fail; the other kernels always return 0.
@@ -152,14 +152,14 @@ Error emitCast(Emitter &E, const Instruction &I) {
                   {E.out(I), E.in(I, 0), count(E, I), E.i64(narrowKindCode(from)),
                    E.i64(narrowKindCode(to)), E.i64(castSaturates(I.getAttrs()) != 0)});
   if (isNarrowKind(to))
-    return E.call(std::string("ember_cast_") + kindSuffix(from) + "_narrow",
+    return E.call(("ember_cast_" + kindSuffix(from) + "_narrow").str(),
                   {E.out(I), E.in(I, 0), count(E, I), E.i64(narrowKindCode(to)),
                    E.i64(castSaturates(I.getAttrs()) != 0)});
   if (isNarrowKind(from))
-    return E.call(std::string("ember_cast_narrow_") + kindSuffix(to),
+    return E.call(("ember_cast_narrow_" + kindSuffix(to)).str(),
                   {E.out(I), E.in(I, 0), count(E, I), E.i64(narrowKindCode(from))});
   std::string name =
-      std::string("ember_cast_") + kindSuffix(inKind(I, 0)) + "_" + kindSuffix(outKind(I));
+      ("ember_cast_" + kindSuffix(inKind(I, 0)) + "_" + kindSuffix(outKind(I))).str();
   return E.call(name, {E.out(I), E.in(I, 0), count(E, I)});
 }
 

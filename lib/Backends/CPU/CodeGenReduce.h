@@ -59,16 +59,6 @@ inline ReduceView makeReduceView(llvm::ArrayRef<dim_t> dims, llvm::ArrayRef<int6
   return v;
 }
 
-/// The kernels' FloatCode (kernels/ReduceCommon.h) of a float kind.
-inline int64_t floatCode(ElemKind k) {
-  switch (k) {
-  case ElemKind::Float64: return 1;
-  case ElemKind::Float16: return 2;
-  case ElemKind::BFloat16: return 3;
-  default: return 0;
-  }
-}
-
 /// Numbers: every kind but bool, the quantized and the narrow ones (the Interpreter's
 /// isNumericKind).
 inline bool isNumber(ElemKind k) {

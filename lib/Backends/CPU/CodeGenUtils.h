@@ -4,6 +4,7 @@
 
 #include "CodeGen.h"
 
+#include "ember/Backends/KernelKinds.h"
 #include "ember/Base/Dims.h"
 #include "ember/Support/Error.h"
 
@@ -21,36 +22,6 @@ inline int64_t numElements(const IRValue *v) { return int64_t(v->getType().numEl
 /// ember::dimsProduct as the int64 the kernels' parameters and the codegen's arithmetic take.
 inline int64_t dimsProduct(llvm::ArrayRef<dim_t> dims, size_t begin, size_t end) {
   return int64_t(ember::dimsProduct(dims, begin, end));
-}
-
-/// The suffix of the kernels instantiated for element kind \p k (kernels/Types.h):
-/// f32 f64 f16 bf16 i8 u8 i16 u16 i32 u32 i64 u64 b8; quantized kinds by their storage.
-inline const char *kindSuffix(ElemKind k) {
-  switch (k) {
-  case ElemKind::Float32: return "f32";
-  case ElemKind::Float64: return "f64";
-  case ElemKind::Float16: return "f16";
-  case ElemKind::BFloat16: return "bf16";
-  case ElemKind::Int8: return "i8";
-  case ElemKind::UInt8: return "u8";
-  case ElemKind::Int16: return "i16";
-  case ElemKind::UInt16: return "u16";
-  case ElemKind::Int32: return "i32";
-  case ElemKind::UInt32: return "u32";
-  case ElemKind::Int64: return "i64";
-  case ElemKind::UInt64: return "u64";
-  case ElemKind::Bool: return "b8";
-  case ElemKind::QInt8: return "i8";
-  case ElemKind::QUInt8: return "u8";
-  case ElemKind::Float8E4M3FN: return "f8e4m3fn";
-  case ElemKind::Float8E4M3FNUZ: return "f8e4m3fnuz";
-  case ElemKind::Float8E5M2: return "f8e5m2";
-  case ElemKind::Float8E5M2FNUZ: return "f8e5m2fnuz";
-  case ElemKind::Int4: return "i4";
-  case ElemKind::UInt4: return "u4";
-  case ElemKind::Float4E2M1: return "f4e2m1";
-  }
-  return "";
 }
 
 /// \p base + "_" + the suffix of \p k: the name of a kernel instantiated per element kind.

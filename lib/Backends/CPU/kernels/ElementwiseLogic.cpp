@@ -42,7 +42,7 @@ EMBER_FOR_ALL_KINDS(COMPARE_KERNELS)
     zipLoop(out, a, b, n, [](ComputeOf<T> x, ComputeOf<T> y) -> ComputeOf<T> { return x ^ y; });  \
   }
 EMBER_FOR_INT_KINDS(BITWISE_KERNELS)
-BITWISE_KERNELS(b8, b8)
+BITWISE_KERNELS(bool, b8)
 #undef BITWISE_KERNELS
 
 /// min(max(x, lo), hi) with lo and hi read from one-element tensors of the input's kind: a NaN
@@ -95,7 +95,7 @@ template <typename To, typename From> EMBER_INLINE To castElement(From x) {
   CAST_KERNEL(FS, F, u16, u16)                                                                     \
   CAST_KERNEL(FS, F, u32, u32)                                                                     \
   CAST_KERNEL(FS, F, u64, u64)                                                                     \
-  CAST_KERNEL(FS, F, b8, b8)
+  CAST_KERNEL(FS, F, bool, b8)
 EMBER_FOR_ALL_KINDS(CAST_KERNELS_FROM)
 #undef CAST_KERNELS_FROM
 #undef CAST_KERNEL

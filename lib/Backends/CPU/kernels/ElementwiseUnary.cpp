@@ -162,7 +162,7 @@ EMBER_FOR_SIGNED_INT_KINDS(INT_SIGNED_UNARY)
 #undef INT_NUMERIC_UNARY
 #undef INT_UNARY_KERNEL
 
-EMBER_KERNEL void ember_not_b8(b8 *out, const b8 *in, i64 n, float pa, float pb) {
+EMBER_KERNEL void ember_not_bool(b8 *out, const b8 *in, i64 n, float pa, float pb) {
   mapLoop(out, in, n, [](bool x) { return !x; });
 }
 

@@ -9,8 +9,9 @@
 //    integer wraps; integer arithmetic wraps (kernels compute it in unsigned types).
 //
 // A kernel templated on the storage type T covers every kind with one body; the EMBER_FOR_*
-// macros instantiate it once per kind under the suffix codegen uses (CodeGenUtils.h:
-// kindSuffix): f32 f64 f16 bf16 i8 u8 i16 u16 i32 u32 i64 u64 b8.
+// macros instantiate it once per kind under the suffix codegen uses (kindSuffix,
+// ember/Backends/KernelKinds.h): f32 f64 f16 bf16 i8 u8 i16 u16 i32 u32 i64 u64 bool (whose
+// storage type is b8).
 #ifndef EMBER_CPU_KERNELS_TYPES_H
 #define EMBER_CPU_KERNELS_TYPES_H
 
@@ -142,6 +143,6 @@ template <typename To, typename From> EMBER_INLINE ComputeOf<To> convert(Compute
 #define EMBER_FOR_UNSIGNED_INT_KINDS(X) X(u8, u8) X(u16, u16) X(u32, u32) X(u64, u64)
 #define EMBER_FOR_INT_KINDS(X) EMBER_FOR_SIGNED_INT_KINDS(X) EMBER_FOR_UNSIGNED_INT_KINDS(X)
 #define EMBER_FOR_NUMERIC_KINDS(X) EMBER_FOR_FLOAT_KINDS(X) EMBER_FOR_INT_KINDS(X)
-#define EMBER_FOR_ALL_KINDS(X) EMBER_FOR_NUMERIC_KINDS(X) X(b8, b8)
+#define EMBER_FOR_ALL_KINDS(X) EMBER_FOR_NUMERIC_KINDS(X) X(bool, b8)
 
 #endif
