@@ -1,6 +1,6 @@
 // Resize's attribute-only semantics: see ResizeSampling.h. The formulas follow the ONNX
 // reference implementation, step by step, in double.
-#include "ember/Graph/ResizeSampling.h"
+#include "ember/Semantics/ResizeSampling.h"
 
 #include "ember/Base/Float16.h"
 

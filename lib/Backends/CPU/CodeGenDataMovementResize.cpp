@@ -1,14 +1,14 @@
 // Codegen for Resize (ONNX Resize-13 semantics; the loader also maps Resize-10/11 and Upsample
 // to it). Every result coordinate maps to an input coordinate per axis; nearest picks one
 // element, linear/cubic weigh 2/4 neighbours per axis. All of that depends only on attributes,
-// so codegen computes the per-axis taps here (ember/Graph/ResizeSampling.h, as the Interpreter
+// so codegen computes the per-axis taps here (ember/Semantics/ResizeSampling.h, as the Interpreter
 // does) and passes them as constant tables:
 // nearest becomes a table gather moving bytes (any element kind, DataMovement.cpp), linear and
 // cubic a typed weighted sum (DataMovementResize.cpp).
 #include "CodeGenUtils.h"
 
 #include "ember/Base/Tensor.h"
-#include "ember/Graph/ResizeSampling.h"
+#include "ember/Semantics/ResizeSampling.h"
 
 #include "llvm/ADT/bit.h"
 

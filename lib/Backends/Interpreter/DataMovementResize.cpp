@@ -5,7 +5,7 @@
 // in the ONNX reference implementation.
 #include "KernelUtils.h"
 
-#include "ember/Graph/ResizeSampling.h"
+#include "ember/Semantics/ResizeSampling.h"
 
 #include "llvm/ADT/SmallVector.h"
 

@@ -4,7 +4,7 @@
 // computed here once and passed to the kernel as per-axis tables.
 #include "KernelTable.h"
 
-#include "ember/Graph/ResizeSampling.h"
+#include "ember/Semantics/ResizeSampling.h"
 #include "ember/Support/Error.h"
 
 #include <algorithm>

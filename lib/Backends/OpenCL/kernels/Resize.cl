@@ -1,6 +1,6 @@
 // Resize (Nodes/DataMovement.def; ONNX Resize-13). Common.cl says how kernels are called.
 // Where each result coordinate reads on each axis, and with what weights, depends only on the
-// attributes and dims: the planner computes it with ember/Graph/ResizeSampling.h, the
+// attributes and dims: the planner computes it with ember/Semantics/ResizeSampling.h, the
 // Interpreter's own, and passes it as per-axis tables in the parameters, so every coordinate
 // transformation and mode reads the same taps as the Interpreter. Parameters: [n, y, x, rank,
 // extrapolation element's bits, then per axis: result dim, result stride, table start (an index

@@ -1,8 +1,11 @@
 // Resize's semantics that depend only on its attributes (ONNX Resize-13; the loader also maps
 // Resize-10/11 and Upsample to it), stated once for every backend: where each result coordinate
-// reads on each axis and with what weight, and the extrapolation value as an element.
-#ifndef EMBER_GRAPH_RESIZESAMPLING_H
-#define EMBER_GRAPH_RESIZESAMPLING_H
+// reads on each axis and with what weight, and the extrapolation value as an element. Unlike the
+// headers beside it this one is host C++ (implemented in lib/Graph/ResizeSampling.cpp): the
+// taps depend only on attributes and dims, so the Interpreter computes them per run and the CPU
+// codegen and the OpenCL planner at compile time, passing them to their kernels as tables.
+#ifndef EMBER_SEMANTICS_RESIZESAMPLING_H
+#define EMBER_SEMANTICS_RESIZESAMPLING_H
 
 #include "ember/Base/Tensor.h"
 #include "ember/Graph/Attribute.h"
