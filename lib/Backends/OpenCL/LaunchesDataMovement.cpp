@@ -3,6 +3,7 @@
 // LaunchesIndexed.cpp's.
 #include "KernelTable.h"
 
+#include "ember/Semantics/PadSource.h"
 #include "ember/Support/Error.h"
 
 #include <algorithm>
@@ -75,9 +76,10 @@ Expected<bool> planDataMovement(LaunchBuilder &b, const Instruction &I) {
     ArrayRef<dim_t> id = I.getInput(0)->getType().dims;
     std::vector<int64_t> is = stridesOf(id);
     const auto &pads = a.get<AttrKind::Pads>();
-    int64_t code = mode == "constant" ? 0 : mode == "edge" ? 1 : 2; // dm_pad_source's
+    int64_t code = ember_pad_mode_code(mode.c_str()); // ember_pad_source's mode
     size_t bytes = out.elementSize();
-    if (code == 0 && n > 0 && std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p >= 0; })) {
+    if (code == EMBER_PAD_CONSTANT && n > 0 &&
+        std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p >= 0; })) {
       // Constant padding (an inception pool's, say) as two copies by runs: the value over the
       // whole result, then the input into its interior; pad_nd's per-element walk costs more
       // than writing the interior twice.
