@@ -7,6 +7,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstddef>
+#include <cstdint>
 
 namespace ember {
 
@@ -20,6 +21,11 @@ inline dim_t dimsProduct(llvm::ArrayRef<dim_t> dims, size_t begin, size_t end) {
 
 /// The product of every dim of \p dims (1 for none).
 inline dim_t dimsProduct(llvm::ArrayRef<dim_t> dims) { return dimsProduct(dims, 0, dims.size()); }
+
+/// dimsProduct as the int64 that kernels' parameters and the backends' arithmetic on them take.
+inline int64_t dimsProductAsInt64(llvm::ArrayRef<dim_t> dims, size_t begin, size_t end) {
+  return int64_t(dimsProduct(dims, begin, end));
+}
 
 } // namespace ember
 

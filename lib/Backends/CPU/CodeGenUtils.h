@@ -21,7 +21,7 @@ inline int64_t numElements(const IRValue *v) { return int64_t(v->getType().numEl
 
 /// ember::dimsProduct as the int64 the kernels' parameters and the codegen's arithmetic take.
 inline int64_t dimsProduct(llvm::ArrayRef<dim_t> dims, size_t begin, size_t end) {
-  return int64_t(ember::dimsProduct(dims, begin, end));
+  return dimsProductAsInt64(dims, begin, end);
 }
 
 /// \p base + "_" + the suffix of \p k: the name of a kernel instantiated per element kind.

@@ -7,6 +7,8 @@
 
 #include "Launches.h"
 
+#include "ember/Backends/KernelKinds.h"
+#include "ember/Base/Dims.h"
 #include "ember/Graph/Node.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -74,10 +76,6 @@ int64_t placeOf(IRValue *v);
 std::vector<int64_t> stridesOf(llvm::ArrayRef<dim_t> dims);
 /// A float's bits, as kernels read them with PF().
 int64_t floatBits(float f);
-/// The suffix of the kernel instantiated for kind \p k (Common.cl's FOR_EACH_KIND): "f32",
-/// "bf16", "u8", "bool", ...; quantized kinds are their storage kinds (qint8 "i8").
-llvm::StringRef kindSuffix(ElemKind k);
-
 /// Plans the host's control flow: the markers of If and Loop (IR.h) and StoreIteration, as
 /// control steps (ControlFlow.cpp). Holds the regions open while the instructions are planned
 /// in order.

@@ -20,34 +20,6 @@ int64_t placeOf(IRValue *v) {
   return int64_t(regionOf(v)) << 48 | int64_t(r.root->offset + r.offset);
 }
 
-StringRef kindSuffix(ElemKind k) {
-  switch (k) {
-  case ElemKind::Float32: return "f32";
-  case ElemKind::Float64: return "f64";
-  case ElemKind::Float16: return "f16";
-  case ElemKind::BFloat16: return "bf16";
-  case ElemKind::Int8:
-  case ElemKind::QInt8: return "i8";
-  case ElemKind::UInt8:
-  case ElemKind::QUInt8: return "u8";
-  case ElemKind::Int16: return "i16";
-  case ElemKind::UInt16: return "u16";
-  case ElemKind::Int32: return "i32";
-  case ElemKind::UInt32: return "u32";
-  case ElemKind::Int64: return "i64";
-  case ElemKind::UInt64: return "u64";
-  case ElemKind::Bool: return "bool";
-  case ElemKind::Float8E4M3FN: return "f8e4m3fn";
-  case ElemKind::Float8E4M3FNUZ: return "f8e4m3fnuz";
-  case ElemKind::Float8E5M2: return "f8e5m2";
-  case ElemKind::Float8E5M2FNUZ: return "f8e5m2fnuz";
-  case ElemKind::Int4: return "i4";
-  case ElemKind::UInt4: return "u4";
-  case ElemKind::Float4E2M1: return "f4e2m1";
-  }
-  return "";
-}
-
 std::vector<int64_t> stridesOf(ArrayRef<dim_t> dims) {
   std::vector<int64_t> s(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;)

@@ -18,14 +18,6 @@ constexpr const char *kOutOfRange = "an index is out of range";
 
 std::string bytesSuffix(const Type &t) { return std::to_string(t.elementSize()); }
 
-/// Product of dims[begin, end).
-int64_t product(ArrayRef<dim_t> dims, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t d = begin; d < end; ++d)
-    p *= int64_t(dims[d]);
-  return p;
-}
-
 /// ScatterElements and ScatterND: a copy of data into the result (unless the result is data's
 /// buffer), then the scatter, whose work-items each walk their updates in index order.
 Expected<bool> planScatter(LaunchBuilder &b, const Instruction &I) {
@@ -50,14 +42,14 @@ Expected<bool> planScatter(LaunchBuilder &b, const Instruction &I) {
     // A work-item per line of indices along the axis (form 0).
     size_t axis = size_t(I.getAttrs().get<AttrKind::Axis>());
     std::vector<int64_t> is = stridesOf(id);
-    items = id[axis] ? uint64_t(product(id, 0, id.size())) / id[axis] : 0;
+    items = id[axis] ? uint64_t(dimsProductAsInt64(id, 0, id.size())) / id[axis] : 0;
     p.insert(p.end(), {0, int64_t(id[axis]), int64_t(id.size()), int64_t(axis), int64_t(dd[axis])});
     for (size_t d = 0; d < id.size(); ++d)
       p.insert(p.end(), {int64_t(id[d]), is[d], ds[d]});
   } else {
     // A work-item per position in the slices each index tuple names (form 1).
     size_t m = size_t(id.back());
-    int64_t slice = product(dd, m, dd.size());
+    int64_t slice = dimsProductAsInt64(dd, m, dd.size());
     items = uint64_t(slice);
     p.insert(p.end(), {1, int64_t(it.numElements()) / int64_t(m), int64_t(m), slice});
     for (size_t j = 0; j < m; ++j)
@@ -78,8 +70,9 @@ Expected<bool> planIndexed(LaunchBuilder &b, const Instruction &I) {
     size_t axis = size_t(a.get<AttrKind::Axis>());
     const Type &idx = I.getInput(1)->getType();
     return b.add(I, "gather_" + bytesSuffix(out), n,
-                 {y, in(0), in(1), int64_t(idx.elementSize()), product(dd, 0, axis),
-                  int64_t(dd[axis]), product(dd, axis + 1, dd.size()), int64_t(idx.numElements())},
+                 {y, in(0), in(1), int64_t(idx.elementSize()), dimsProductAsInt64(dd, 0, axis),
+                  int64_t(dd[axis]), dimsProductAsInt64(dd, axis + 1, dd.size()),
+                  int64_t(idx.numElements())},
                  kDefaultGroup, kOutOfRange);
   }
   case InstrKind::GatherElements: {
@@ -105,16 +98,17 @@ Expected<bool> planIndexed(LaunchBuilder &b, const Instruction &I) {
     const Type &idx = I.getInput(1)->getType();
     size_t batch = size_t(a.get<AttrKind::BatchDims>()), m = size_t(idx.dims.back());
     std::vector<int64_t> ds = stridesOf(dd);
-    int64_t batches = product(dd, 0, batch), tuples = int64_t(idx.numElements()) / int64_t(m);
+    int64_t batches = dimsProductAsInt64(dd, 0, batch);
+    int64_t tuples = int64_t(idx.numElements()) / int64_t(m);
     int64_t perBatch = batches ? tuples / batches : 1;
     std::vector<int64_t> p = {y,
                               in(0),
                               in(1),
                               int64_t(idx.elementSize()),
                               int64_t(m),
-                              product(dd, batch + m, dd.size()),
+                              dimsProductAsInt64(dd, batch + m, dd.size()),
                               std::max<int64_t>(perBatch, 1),
-                              product(dd, batch, dd.size())};
+                              dimsProductAsInt64(dd, batch, dd.size())};
     for (size_t j = 0; j < m; ++j)
       p.insert(p.end(), {int64_t(dd[batch + j]), ds[batch + j]});
     return b.add(I, "gather_nd_" + bytesSuffix(out), n, p, kDefaultGroup, kOutOfRange);
@@ -127,7 +121,7 @@ Expected<bool> planIndexed(LaunchBuilder &b, const Instruction &I) {
     size_t axis = size_t(a.get<AttrKind::Axis>());
     return b.add(I, ("one_hot_" + kindSuffix(idx.kind)).str(), n,
                  {y, in(0), in(1), int64_t(out.elementSize()), a.get<AttrKind::Depth>(),
-                  product(idx.dims, axis, idx.dims.size())});
+                  dimsProductAsInt64(idx.dims, axis, idx.dims.size())});
   }
   case InstrKind::ReverseSequence: {
     // The input as [d0, d1, inner]: batch and time are the first two axes.
@@ -135,7 +129,7 @@ Expected<bool> planIndexed(LaunchBuilder &b, const Instruction &I) {
     return b.add(I, "reverse_sequence", n,
                  {y, in(0), in(1), int64_t(I.getInput(1)->getType().elementSize()),
                   a.get<AttrKind::TimeAxis>(), int64_t(dd[0]), int64_t(dd[1]),
-                  product(dd, 2, dd.size()), int64_t(out.elementSize())},
+                  dimsProductAsInt64(dd, 2, dd.size()), int64_t(out.elementSize())},
                  kDefaultGroup, "a sequence length is out of range");
   }
   case InstrKind::MaxUnpool: {
@@ -152,7 +146,7 @@ Expected<bool> planIndexed(LaunchBuilder &b, const Instruction &I) {
                               int64_t(I.getInput(0)->getType().numElements()),
                               unpooled[0] * unpooled[1] * plane,
                               plane,
-                              product(out.dims, 2, out.dims.size()),
+                              dimsProductAsInt64(out.dims, 2, out.dims.size()),
                               int64_t(out.elementSize()),
                               int64_t(rank)};
     for (size_t k = 0; k < rank; ++k)

@@ -16,23 +16,6 @@ namespace {
 /// The work-group size of the kernels that compute a block of elements per work-item.
 constexpr size_t kBlockGroup = 8;
 
-/// Normalization.cl's code of a float kind (norm_load, norm_store).
-int64_t floatCode(ElemKind k) {
-  switch (k) {
-  case ElemKind::Float64: return 1;
-  case ElemKind::Float16: return 2;
-  case ElemKind::BFloat16: return 3;
-  default: return 0;
-  }
-}
-
-int64_t product(ArrayRef<dim_t> dims, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t d = begin; d < end; ++d)
-    p *= int64_t(dims[d]);
-  return p;
-}
-
 /// A moments_norm launch (see Normalization.cl): statistics over the \p reduced axes.
 Expected<bool> planMoments(LaunchBuilder &b, const Instruction &I, int64_t mode,
                            ArrayRef<bool> reduced) {
@@ -68,8 +51,8 @@ Expected<bool> planMoments(LaunchBuilder &b, const Instruction &I, int64_t mode,
       // LayerNorm's scale and bias cover the normalized block; the others' are per channel.
       int64_t(mode == 2),
       rank > 1 ? int64_t(dims[1]) : 1,
-      product(dims, 2, rank),
-      product(dims, size_t(axis), rank),
+      dimsProductAsInt64(dims, 2, rank),
+      dimsProductAsInt64(dims, size_t(axis), rank),
       int64_t(rank)};
   std::vector<int64_t> strides = stridesOf(dims);
   for (size_t d = 0; d < rank; ++d)
@@ -88,7 +71,7 @@ Expected<bool> planNormalization(LaunchBuilder &b, const Instruction &I) {
   size_t rank = out.dims.size();
   switch (I.getKind()) {
   case InstrKind::BatchNorm: {
-    int64_t inner = product(out.dims, 2, rank);
+    int64_t inner = dimsProductAsInt64(out.dims, 2, rank);
     if (out.kind == ElemKind::Float32 && I.getInput(0)->getType().kind == ElemKind::Float32 &&
         rank > 2 && inner > 0) {
       // A block of a channel's plane per work-item (batchnorm_planes_f32's NORM_BLOCK).
@@ -131,12 +114,12 @@ Expected<bool> planNormalization(LaunchBuilder &b, const Instruction &I) {
     size_t axis = size_t(I.attr<AttrKind::Axis>());
     int64_t len = int64_t(out.dims[axis]);
     return b.add(I, "softmax_" + suffix, len ? n / uint64_t(len) : 0,
-                 {y, in(0), len, product(out.dims, axis + 1, rank),
+                 {y, in(0), len, dimsProductAsInt64(out.dims, axis + 1, rank),
                   int64_t(I.getKind() == InstrKind::LogSoftmax)});
   }
   case InstrKind::LRN:
     return b.add(I, "lrn_" + suffix, n,
-                 {y, in(0), int64_t(out.dims[1]), product(out.dims, 2, rank),
+                 {y, in(0), int64_t(out.dims[1]), dimsProductAsInt64(out.dims, 2, rank),
                   I.attr<AttrKind::Size>(), floatBits(I.attr<AttrKind::Alpha>()),
                   floatBits(I.attr<AttrKind::Beta>()), floatBits(I.attr<AttrKind::Bias>())});
   default:
