@@ -292,7 +292,7 @@ template <int SW>
 EMBER_INLINE bool maxPoolFloatRows(float *o, const float *plane, const float *inEnd,
                                    const PoolShape &s, float *row) {
   float *real = row + s.PW;
-  const i64 reach = (s.OW - 1) * s.SW - s.PW + (s.KW - 1) * s.DW + 1;
+  const i64 reach = scratch::maxPoolRowReach(s.OW, s.KW, s.SW, s.PW, s.DW);
   const IVec lane = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
   IVec nan = (IVec)(0);
   for (i64 oh = 0; oh < s.OH; ++oh) {

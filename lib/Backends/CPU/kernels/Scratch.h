@@ -16,6 +16,7 @@ constexpr idx kMaxNR = 32;   ///< the widest register tile's columns
 constexpr idx kSlack = 16;   ///< floats a packer may write past the last panel
 
 constexpr idx minOf(idx a, idx b) { return a < b ? a : b; }
+constexpr idx maxOf(idx a, idx b) { return a > b ? a : b; }
 
 /// The most threads a model is compiled for (-threads), and the bytes of the entry function's
 /// stack that hold their team (Parallel.h).
@@ -113,7 +114,6 @@ constexpr idx poolScratchFloats(idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, 
                                         : 0;
 }
 constexpr idx roundUp16(idx n) { return (n + 15) / 16 * 16; }
-constexpr idx largerOf(idx a, idx b) { return a > b ? a : b; }
 
 /// A float32 max pool without indices goes by rows (NNPool.cpp, maxPoolFloatRows) on inputs at
 /// least this wide, where the phase planes' copy costs most; on narrower ones the rows' fixed
@@ -122,17 +122,21 @@ constexpr idx largerOf(idx a, idx b) { return a > b ? a : b; }
 constexpr idx kMaxPoolRowsMinWidth = 64;
 constexpr bool maxPoolTakesRows(idx W) { return W >= kMaxPoolRowsMinWidth; }
 
+/// One past the input column of the last output's last tap, in a pool row's input coordinates.
+constexpr idx maxPoolRowReach(idx OW, idx KW, idx SW, idx PW, idx DW) {
+  return (OW - 1) * SW - PW + (KW - 1) * DW + 1;
+}
 /// Floats of the row a float32 max pool without indices takes its maxima along (NNPool.cpp,
 /// maxPoolFloatRows): PW cells of padding, the input row, padding to the farthest tap, then
 /// room for the strided loads of the last vector of outputs.
 constexpr idx maxPoolRowFloats(idx W, idx OW, idx KW, idx SW, idx PW, idx DW) {
-  return roundUp16(PW + largerOf(W, (OW - 1) * SW - PW + (KW - 1) * DW + 1)) + 16 * (SW + 1);
+  return roundUp16(PW + maxOf(W, maxPoolRowReach(OW, KW, SW, PW, DW))) + 16 * (SW + 1);
 }
 /// One part's scratch of a float32 max pool without indices, by rows or by phase planes.
 constexpr idx maxPoolScratchFloats(idx W, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW, idx PW,
                                    idx DH, idx DW) {
-  return largerOf(poolScratchFloats(OH, OW, KH, KW, SH, SW, DH, DW),
-                  maxPoolRowFloats(W, OW, KW, SW, PW, DW));
+  return maxOf(poolScratchFloats(OH, OW, KH, KW, SH, SW, DH, DW),
+               maxPoolRowFloats(W, OW, KW, SW, PW, DW));
 }
 
 /// Convolutions with strides of 1 or 2 (but plain 1x1s) can multiply the zero-padded image in
