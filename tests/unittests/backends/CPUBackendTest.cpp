@@ -494,6 +494,19 @@ TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
                                                   constant(M, {520, 256, 1, 1}, 14),
                                                   constant(M, {520}, 15)},
                               c1);
+        // A 5x5 on 35x35 whose product goes in chunks, with fewer than two chunks' rows (its
+        // rows), and 1x1s of strides 2 and 3 (their positions' copy by channels, then as a
+        // plain 1x1: 200 filters packed, 96 in place).
+        Node *wide = node(F, NodeKind::Conv, {input(M, {1, 48, 35, 35}, ElemKind::Float32, "w"),
+                                              constant(M, {64, 48, 5, 5}, 16),
+                                              constant(M, {64}, 17)},
+                          convAttrs({5, 5}, {1, 1}, {2, 2, 2, 2}, {1, 1}, 1));
+        Node *stride2 = node(F, NodeKind::Conv, {x, constant(M, {200, 64, 1, 1}, 18),
+                                                 constant(M, {200}, 19)},
+                             convAttrs({1, 1}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1));
+        Node *stride3 = node(F, NodeKind::Conv, {x, constant(M, {96, 64, 1, 1}, 20),
+                                                 constant(M, {96}, 21)},
+                             convAttrs({1, 1}, {3, 3}, {0, 0, 0, 0}, {1, 1}, 1));
         Placeholder *d = input(M, {1, 160, 112, 112});
         AttrList dw = convAttrs({3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 160);
         Node *depthwise = node(F, NodeKind::Conv, {d, constant(M, {160, 1, 3, 3}, 6),
@@ -509,8 +522,8 @@ TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
         // The phase-plane pools (their planes), of the 3x3 convolution's 64 planes.
         std::vector<NodeValue> pools =
             maxAndAvgPools(F, conv, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 0);
-        return {pointwise, depthwise, few, gemm, pools[0], pools[1], winograd, onInput,
-                byPixels};
+        return {pointwise, depthwise, few,  gemm,    pools[0], pools[1], winograd,
+                onInput,   byPixels,  wide, stride2, stride3};
   };
   RunOptions one, two;
   one.backend.threads = 1;

@@ -72,6 +72,33 @@ template <typename V16> EMBER_INLINE void transpose16x16(V16 *r) {
   }
 }
 
+/// dst[j * ldd + i] = src[i * lds + j] for i in [0, rows), j in [0, cols): 16 x 16 blocks at a
+/// time through transpose16x16 (16-float vectors on any target), the edges element by element.
+EMBER_INLINE void transposeMatrix(float *dst, i64 ldd, const float *src, i64 lds, i64 rows,
+                                  i64 cols) {
+  typedef float F16 __attribute__((ext_vector_type(16)));
+  i64 i = 0;
+  for (; i + 16 <= rows; i += 16) {
+    i64 j = 0;
+    for (; j + 16 <= cols; j += 16) {
+      F16 r[16];
+#pragma clang loop unroll(full)
+      for (int a = 0; a < 16; ++a)
+        __builtin_memcpy(&r[a], src + (i + a) * lds + j, sizeof(F16));
+      transpose16x16(r);
+#pragma clang loop unroll(full)
+      for (int a = 0; a < 16; ++a)
+        __builtin_memcpy(dst + (j + a) * ldd + i, &r[a], sizeof(F16));
+    }
+    for (; j < cols; ++j)
+      for (i64 a = 0; a < 16; ++a)
+        dst[j * ldd + i + a] = src[(i + a) * lds + j];
+  }
+  for (; i < rows; ++i)
+    for (i64 j = 0; j < cols; ++j)
+      dst[j * ldd + i] = src[i * lds + j];
+}
+
 /// Sum of the lanes, pairwise.
 EMBER_INLINE float hsum(Vec v) {
   float t[EMBER_VW];

@@ -113,10 +113,6 @@ template <int SW> struct PaddedPacker {
   }
 };
 
-/// A float copied weighs this many flops when a copy decides its parts (Parallel.h, partsFor):
-/// splitting pays from about 64K floats.
-constexpr i64 kCopyWeight = 16;
-
 /// A flat convolution's product (convFlat) at most this many floats at a time (192 KB), so that
 /// each chunk is copied out of L2 rather than memory.
 constexpr i64 kFlatChunkFloats = 48 * 1024;
@@ -145,8 +141,6 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
       scratchMem +
       scratch::convFlatPlanesFloats(Cg, s.OH, s.OW, s.KH, s.KW, s.SH, SW, s.DH, s.DW));
   float *product = reinterpret_cast<float *>(bOff) + scratch::roundUp16(2 * kDepth);
-  // Zero padding, once: every plane's interior is rewritten at the same places.
-  __builtin_memset(planes, 0, (unsigned long)(Cg * p.set) * sizeof(float));
   PhaseRuns runs[4];
   phaseRuns(runs, win, p);
   i64 tapOff[scratch::kPhasedMaxTaps];
@@ -154,17 +148,24 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
   for (i64 c = 0; c < Cg; ++c)
     for (i64 t = 0; t < taps; ++t)
       bOff[c * taps + t] = c * p.set + tapOff[t];
+  // The copies in and out split over the team by channels, as the product by tiles: a
+  // memory-bound fraction the second thread would otherwise wait through.
+  const i64 fillParts = minI(parallel::partsForMoving(team, 0, Cg * p.set), Cg);
+  bool zeroed = false;
   for (i64 b = 0; b < s.N; ++b)
     for (i64 g = 0; g < s.G; ++g) {
       const float *image = in + (b * s.C + g * Cg) * s.H * s.W;
-      // The copies in and out split over the team by channels, as the product by tiles: a
-      // memory-bound fraction the second thread would otherwise wait through.
-      i64 fillParts = minI(parallel::partsFor(team, kCopyWeight * Cg * p.set), Cg);
+      // The padding is zeroed once, by the part that then fills those planes' interiors (which
+      // every image and group rewrites at the same places).
       parallel::forEachRange(team, fillParts, Cg, 1, [&](i64, i64 begin, i64 end) {
+        if (!zeroed && begin < end)
+          __builtin_memset(planes + begin * p.set, 0,
+                           (unsigned long)((end - begin) * p.set) * sizeof(float));
         for (i64 c = begin; c < end; ++c)
           fillPhases<SW, false>(planes + c * p.set, image + c * s.H * s.W, runs, s.SH * SW,
                                 s.SH * s.W, p.Wq, s.H * s.W, 0.f);
       });
+      zeroed = true;
       Epilogue ep{bias + g * Kg, 0, act};
       const float *A = filter + g * Kg * kDepth;
       float *C = out + (b * s.K + g * Kg) * s.OH * s.OW;
@@ -173,13 +174,19 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
         // A product larger than the chunk goes a few output rows at a time, each chunk copied
         // out while it is still in cache: whole, a network's stem (64 x 111 x 112 floats in
         // squeezenet1_1) went to memory and back, and the copy cost as much as the products.
-        // A part takes an even share of the rows, chunk by chunk, with a chunk's buffer of its
-        // own (whole chunks a part left 39 of 55 rows to one thread and 16 to the other).
-        i64 parts = minI(parallel::partsFor(team, 2 * Kg * grid * kDepth), s.OH / chunkRows);
+        // A part takes an even share of the rows in chunks of even size, with a chunk's buffer
+        // of its own: whole chunks a part left 39 of 55 rows to one thread and 16 to the other,
+        // and a map of fewer than two chunks' rows (inception_v3's 5x5 convolutions on 35x35)
+        // did not split at all. The buffers fit in the product's rows plus parts - 1
+        // (scratch::convFlatFloats).
+        i64 parts = minI(parallel::partsFor(team, 2 * Kg * grid * kDepth), s.OH);
+        i64 bufferRows = minI(chunkRows, (s.OH + parts - 1) / parts);
         parallel::forEachRange(team, parts, s.OH, 1, [&](i64 part, i64 begin, i64 end) {
-          float *chunk = product + part * Kg * chunkRows * p.Wq;
-          for (i64 r0 = begin; r0 < end; r0 += chunkRows) {
-            i64 rows = minI(chunkRows, end - r0), cols = rows * p.Wq;
+          float *chunk = product + part * Kg * bufferRows * p.Wq;
+          i64 chunks = (end - begin + bufferRows - 1) / bufferRows;
+          i64 step = chunks > 0 ? (end - begin + chunks - 1) / chunks : 1;
+          for (i64 r0 = begin; r0 < end; r0 += step) {
+            i64 rows = minI(step, end - r0), cols = rows * p.Wq;
             gemmFlatB<MR, NV, PackedA>(Kg, 0, cols, kDepth, A, kDepth, planes + r0 * p.Wq, bOff,
                                        chunk, cols, ep);
             for (i64 k = 0; k < Kg; ++k)
@@ -190,12 +197,31 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
       }
       runGemmFlatB<MR, NV, PackedA>(Kg, grid, kDepth, A, kDepth, planes, bOff, product, grid, ep,
                                     team);
-      i64 copyParts = minI(parallel::partsFor(team, kCopyWeight * Kg * grid), Kg);
+      i64 copyParts = minI(parallel::partsForMoving(team, 0, Kg * grid), Kg);
       parallel::forEachRange(team, copyParts, Kg, 1, [&](i64, i64 begin, i64 end) {
         for (i64 k = begin; k < end; ++k)
           copyStrip(C + k * s.OH * s.OW, product + k * grid, s.OH, s.OW, p.Wq, 0, s.OH);
       });
     }
+}
+
+/// The positions a strided 1x1 convolution reads from one input plane (OH x OW of them, SH
+/// rows and SW columns apart) into \p dst: a vector of 16 at a time for SW = 2 where its 32
+/// floats lie within the plane.
+EMBER_INLINE void takePositions(float *dst, const float *plane, const ConvShape &s) {
+  const i64 planeFloats = s.H * s.W;
+  for (i64 oh = 0; oh < s.OH; ++oh) {
+    const i64 rowAt = oh * s.SH * s.W;
+    const float *row = plane + rowAt;
+    float *d = dst + oh * s.OW;
+    i64 ow = 0;
+    if (s.SW == 2)
+      for (; ow + EMBER_VW <= s.OW && rowAt + 2 * ow + 2 * EMBER_VW <= planeFloats;
+           ow += EMBER_VW)
+        storev(d + ow, stridedVector<2>(row + 2 * ow));
+    for (; ow < s.OW; ++ow)
+      d[ow] = row[ow * s.SW];
+  }
 }
 
 /// A plain 1x1 convolution C = A * B whose B, the input's [K][N] planes, is read in place
@@ -238,36 +264,53 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
     return s.SW == 1
                ? convFlat<MR, NV, PackedA, 1>(out, in, filter, bias, s, act, scratchMem, team)
                : convFlat<MR, NV, PackedA, 2>(out, in, filter, bias, s, act, scratchMem, team);
+  // A strided 1x1 multiplies the copy of the positions it reads as a plain 1x1 does the input.
+  const bool strided = scratch::convIsStridedPointwise(s.KH, s.KW, s.SH, s.SW, s.PH, s.PW);
   i64 Cg = s.C / s.G, Kg = s.K / s.G, kDepth = Cg * s.KH * s.KW, outPlane = s.OH * s.OW;
   float *packBuffer = scratchMem;
   // A plain 1x1 convolution whose packing few rows of A would share multiplies the input in
   // place (pointwiseInPlace); the offsets of B's rows follow the packed blocks in scratch.
   i64 packFloats = scratch::gemmScratchFloats(kDepth, outPlane, team ? team->size : 1);
   bool pointwiseInPlace =
-      pointwise && scratch::convPointwiseInPlace(Kg, outPlane, NV * EMBER_VW);
+      (pointwise || strided) && scratch::convPointwiseInPlace(Kg, outPlane, NV * EMBER_VW);
   i64 *inputRows = reinterpret_cast<i64 *>(scratchMem + packFloats);
   if (pointwiseInPlace)
     for (i64 k = 0; k < kDepth; ++k)
       inputRows[k] = k * outPlane;
   float *padded = scratchMem + packFloats;
+  float *positions = scratchMem + packFloats + scratch::roundUp16(2 * Cg); // a strided 1x1's
   // The padded input the packer reads: every row and column some window reaches.
   i64 Hp = scratch::convPaddedExtent(s.OH, s.KH, s.SH, s.DH);
   i64 Wp = scratch::convPaddedExtent(s.OW, s.KW, s.SW, s.DW);
+  // The copies split over the team by channels, as in convFlat.
+  i64 copyFloats = Cg * (strided ? outPlane : Hp * Wp);
+  i64 copyParts = minI(parallel::partsForMoving(team, 0, copyFloats), Cg);
   for (i64 b = 0; b < s.N; ++b)
     for (i64 g = 0; g < s.G; ++g) {
       Epilogue ep{bias + g * Kg, 0, act};
       const float *image = in + (b * s.C + g * Cg) * s.H * s.W;
       const float *A = filter + g * Kg * kDepth;
       float *C = out + (b * s.K + g * Kg) * outPlane;
+      if (strided) {
+        parallel::forEachRange(team, copyParts, Cg, 1, [&](i64, i64 begin, i64 end) {
+          for (i64 c = begin; c < end; ++c)
+            takePositions(positions + c * outPlane, image + c * s.H * s.W, s);
+        });
+        image = positions;
+      }
       // A 1x1 convolution with stride 1 and no padding multiplies by the input itself.
       if (pointwiseInPlace)
         pointwiseOnInput<MR, NV, PackedA>(Kg, outPlane, kDepth, A, image, inputRows, C, ep,
                                           packBuffer, team);
-      else if (pointwise)
+      else if (pointwise || strided)
         runGemm<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
                                  packFn(DensePacker{image, outPlane}), ep, packBuffer, team);
       else if (scratch::convIsPadded(s.SW)) {
-        padImage(padded, image, Cg, s, Hp, Wp);
+        parallel::forEachRange(team, copyParts, Cg, 1, [&](i64, i64 begin, i64 end) {
+          if (begin < end)
+            padImage(padded + begin * Hp * Wp, image + begin * s.H * s.W, end - begin, s, Hp,
+                     Wp);
+        });
         if (s.SW == 1)
           runGemm<MR, NV, PackedA>(Kg, outPlane, kDepth, A, kDepth, C, outPlane,
                                    packFn(PaddedPacker<1>{padded, s, Hp, Wp}), ep, packBuffer,
@@ -286,6 +329,9 @@ EMBER_INLINE void convGemm(float *out, const float *in, const float *filter, con
 /// input's transpose [pixels][C] with the filter's [C][K], which the backend packed at compile
 /// time as a product's B in panels of NR columns (CPUConstants.h, kFilterPixelPanels), the bias
 /// added per column; the result [pixels][K] is transposed back into the output's [K][pixels].
+/// Both transposes go 16 x 16 blocks at a time, split over the team (the first by pixels, the
+/// second by filters): on one thread, element by element, resnet50's 2048 x 49 input cost a
+/// tenth of its 7 x 7 layers on two threads.
 template <int MR, int NV>
 EMBER_INLINE void convByPixels(float *out, const float *in, const float *filter,
                                const float *bias, const ConvShape &s, Activation act,
@@ -294,18 +340,19 @@ EMBER_INLINE void convByPixels(float *out, const float *in, const float *filter,
   float *xt = scratchMem, *ct = xt + scratch::roundUp16(P * C);
   float *buffers = ct + scratch::roundUp16(P * K);
   Epilogue ep{bias, 1, act};
+  const i64 inParts = minI(parallel::partsForMoving(team, 0, 2 * C * P), (P + 15) / 16);
+  const i64 outParts = minI(parallel::partsForMoving(team, 0, 2 * K * P), K);
   for (i64 b = 0; b < s.N; ++b) {
     const float *x = in + b * C * P;
-    for (i64 c = 0; c < C; ++c)
-      for (i64 p = 0; p < P; ++p)
-        xt[p * C + c] = x[c * P + p];
+    parallel::forEachRange(team, inParts, P, 16, [&](i64, i64 begin, i64 end) {
+      if (begin < end)
+        transposeMatrix(xt + begin * C, C, x + begin, P, C, end - begin);
+    });
     runGemmPackedB<MR, NV>(P, K, C, xt, C, filter, ct, K, ep, buffers, team);
     float *o = out + b * K * P;
-    i64 parts = minI(parallel::partsFor(team, kCopyWeight * K * P), K);
-    parallel::forEachRange(team, parts, K, 1, [&](i64, i64 begin, i64 end) {
-      for (i64 k = begin; k < end; ++k)
-        for (i64 p = 0; p < P; ++p)
-          o[k * P + p] = ct[p * K + k];
+    parallel::forEachRange(team, outParts, K, 16, [&](i64, i64 begin, i64 end) {
+      if (begin < end)
+        transposeMatrix(o + begin * P, P, ct + begin, K, P, end - begin);
     });
   }
 }

@@ -114,8 +114,7 @@ EMBER_INLINE void convDepthwisePhased(float *out, const float *in, const float *
                                       const float *bias, const ConvShape &s, Activation act,
                                       float *scratchMem, parallel::Team *team) {
   i64 perPart = scratch::phasedFloats(s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.DH, s.DW);
-  i64 parts = minI(parallel::partsFor(team, 2 * s.N * s.K * s.OH * s.OW * s.KH * s.KW),
-                   s.N * s.K);
+  i64 parts = depthwiseParts(team, s, s.N * s.K);
   bool plain = s.SH == s.SW && s.DH == 1 && s.DW == 1;
   parallel::forEachPart(team, parts, [&](i64 part) {
     i64 begin, end;

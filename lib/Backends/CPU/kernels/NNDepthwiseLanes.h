@@ -136,8 +136,7 @@ EMBER_INLINE void convDepthwiseLanes(float *out, const float *in, const float *f
                                      float *scratchMem, parallel::Team *team) {
   const i64 total = s.N * ((s.C + kLanes - 1) / kLanes);
   const i64 perPart = scratch::depthwiseLanesFloats(s.OW, s.KH, s.KW, s.SW, s.DH, s.DW);
-  const i64 parts =
-      minI(parallel::partsFor(team, 2 * s.N * s.K * s.OH * s.OW * s.KH * s.KW), total);
+  const i64 parts = depthwiseParts(team, s, total);
   const bool plain = s.SH == s.SW && s.DH == 1 && s.DW == 1;
   parallel::forEachRange(team, parts, total, 1, [&](i64 part, i64 begin, i64 end) {
     float *mem = scratchMem + part * perPart;

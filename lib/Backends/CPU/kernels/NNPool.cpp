@@ -27,6 +27,15 @@ EMBER_INLINE PoolShape readPool(const i64 *p) {
                    p[9], p[10], p[11], p[12], p[13], p[14], p[15], p[16]};
 }
 
+/// The parts of planes a pool splits into on \p team: about as many loads as products of a
+/// convolution, one per tap of every output, or its planes' floats in and out, whichever
+/// weighs more (Parallel.h, partsForMoving).
+EMBER_INLINE i64 poolParts(const parallel::Team *team, const PoolShape &s) {
+  return minI(parallel::partsForMoving(team, 2 * s.planes * s.OH * s.OW * s.KH * s.KW,
+                                       s.planes * (s.H * s.W + s.OH * s.OW)),
+              s.planes);
+}
+
 /// The window cells along one axis that lie in the real input: [lo, hi) of tap indices j, for
 /// input coordinate start + j * dilation (ember/Semantics/Pool.h).
 EMBER_INLINE void tapRange(i64 start, i64 dilation, i64 kernel, i64 size, i64 &lo, i64 &hi) {
@@ -236,8 +245,7 @@ template <bool Max>
 EMBER_INLINE void phasedPool(float *out, const float *in, const PoolShape &s, float *scratchMem,
                              parallel::Team *team) {
   i64 perPart = scratch::poolScratchFloats(s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.DH, s.DW);
-  // About as many loads as products of a convolution: one per tap of every output.
-  i64 parts = minI(parallel::partsFor(team, 2 * s.planes * s.OH * s.OW * s.KH * s.KW), s.planes);
+  i64 parts = poolParts(team, s);
   parallel::forEachPart(team, parts, [&](i64 part) {
     i64 begin, end;
     parallel::partRange(s.planes, parts, 1, part, begin, end);
@@ -346,7 +354,7 @@ EMBER_INLINE void maxPoolByRows(float *out, const float *in, const PoolShape &s,
       scratch::maxPoolScratchFloats(s.W, s.OH, s.OW, s.KH, s.KW, s.SH, s.SW, s.PW, s.DH, s.DW);
   i64 rowFloats = scratch::maxPoolRowFloats(s.W, s.OW, s.KW, s.SW, s.PW, s.DW);
   const float *inEnd = in + s.planes * s.H * s.W;
-  i64 parts = minI(parallel::partsFor(team, 2 * s.planes * s.OH * s.OW * s.KH * s.KW), s.planes);
+  i64 parts = poolParts(team, s);
   parallel::forEachRange(team, parts, s.planes, 1, [&](i64 part, i64 begin, i64 end) {
     float *row = scratchMem + part * perPart;
     for (i64 i = 0; i < rowFloats; ++i)
@@ -482,7 +490,7 @@ EMBER_INLINE void maxPoolInts(T *out, const T *in, const i64 *params, u8 *scratc
                               parallel::Team *team) {
   PoolShape s = readPool(params);
   i64 rowBytes = quantlayout::intMaxPoolRowBytes(s.W, s.OW, s.KW, s.SW, s.PW, s.DW);
-  i64 parts = minI(parallel::partsFor(team, 2 * s.planes * s.OH * s.OW * s.KH * s.KW), s.planes);
+  i64 parts = poolParts(team, s);
   parallel::forEachPart(team, parts, [&](i64 part) {
     i64 begin, end;
     parallel::partRange(s.planes, parts, 1, part, begin, end);

@@ -202,9 +202,6 @@ EMBER_INLINE void transformOutputRow(const float *M, i64 K, i64 cols, i64 k, i64
   }
 }
 
-/// A float moved by a transform weighs this many flops when it decides its parts (Parallel.h).
-constexpr i64 kTransformWeight = 16;
-
 /// Where a call's working memory is (scratch::winogradScratchFloats), and its geometry.
 struct WinogradScratch {
   i64 TH, TW, Hp, Wp, plane, blockRows, cols, ldv, rowFloats, vFloats;
@@ -239,7 +236,7 @@ EMBER_INLINE WinogradScratch winogradScratch(const ConvShape &s, float *mem, i64
 
 /// Parts worth splitting a transform of \p planes planes of \p plane floats into.
 EMBER_INLINE i64 transformParts(parallel::Team *team, i64 planes, i64 plane) {
-  return minI(parallel::partsFor(team, kTransformWeight * planes * plane), planes);
+  return minI(parallel::partsForMoving(team, 0, planes * plane), planes);
 }
 
 /// The padded copy of \p image, its channels split over \p parts of \p team.

@@ -50,14 +50,10 @@ EMBER_INLINE void softmaxStrided(float *out, const float *x, i64 len, i64 inner,
 
 } // namespace
 
-/// A normalized element weighs this many flops when a kernel decides its parts (Parallel.h,
-/// partsFor): splitting pays from about 64K elements.
-constexpr i64 kElementWeight = 16;
-
 /// body(begin, end) over ranges of [0, rows) split over \p team, each of whole rows.
 template <typename Body>
 EMBER_INLINE void splitRows(parallel::Team *team, i64 rows, i64 rowElements, const Body &body) {
-  i64 parts = maxI(1, minI(parallel::partsFor(team, kElementWeight * rows * rowElements), rows));
+  i64 parts = maxI(1, minI(parallel::partsForMoving(team, 0, rows * rowElements), rows));
   parallel::forEachRange(team, parts, rows, 1,
                          [&](i64, i64 begin, i64 end) { body(begin, end); });
 }

@@ -209,6 +209,14 @@ EMBER_INLINE i64 partsFor(const Team *team, i64 flops) {
   return maxI(1, minI(team->size, flops / scratch::kMinFlopsPerPart));
 }
 
+/// partsFor work of \p flops that also moves \p floats floats: whichever weighs more. Pools and
+/// depthwise convolutions counted their taps alone, and ran on one thread whatever their size
+/// (squeezenet1_1's pools of 128 x 55 x 55 floats); on two threads that one thread read what the
+/// other core's convolution had just written, and ran slower than on one.
+EMBER_INLINE i64 partsForMoving(const Team *team, i64 flops, i64 floats) {
+  return partsFor(team, maxI(flops, scratch::kFloatMoveFlops * floats));
+}
+
 /// [begin, end) of part p of n items split in `parts` ranges of whole `unit`s, as even as units
 /// allow; later parts may be empty.
 EMBER_INLINE void partRange(i64 n, i64 parts, i64 unit, i64 p, i64 &begin, i64 &end) {

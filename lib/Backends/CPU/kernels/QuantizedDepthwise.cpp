@@ -566,7 +566,7 @@ EMBER_INLINE void integerDepthwise(const Depthwise &a, const i64 *params, float 
   // lanes on a Zen 5 (0.145 against 0.175, 0.124 against 0.138); one kernel serves both.
   if (a.requant && s.K == s.C && s.G == s.C) {
     const i64 blocks = s.N * ((s.C + qdepthwise::kLanes - 1) / qdepthwise::kLanes);
-    i64 parts = minI(parallel::partsFor(team, 2 * s.N * s.K * s.OH * s.OW * s.KH * s.KW), blocks);
+    i64 parts = depthwiseParts(team, s, blocks);
     parallel::forEachPart(team, parts, [&](i64 part) {
       i64 begin, end;
       parallel::partRange(blocks, parts, 1, part, begin, end);
@@ -580,8 +580,7 @@ EMBER_INLINE void integerDepthwise(const Depthwise &a, const i64 *params, float 
     });
     return;
   }
-  i64 parts = minI(parallel::partsFor(team, 2 * s.N * s.K * s.OH * s.OW * s.KH * s.KW),
-                   s.N * s.K);
+  i64 parts = depthwiseParts(team, s, s.N * s.K);
   parallel::forEachPart(team, parts, [&](i64 part) {
     i64 begin, end;
     parallel::partRange(s.N * s.K, parts, 1, part, begin, end);

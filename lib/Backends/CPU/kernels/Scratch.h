@@ -25,6 +25,10 @@ constexpr idx kTeamBytes = 2048;
 /// The least work a kernel gives each thread it splits over: far more than waking a worker and
 /// waiting for it (a few microseconds).
 constexpr idx kMinFlopsPerPart = idx(1) << 20;
+/// A float that a memory-bound step (a copy, a transform, a pool, a depthwise convolution, a
+/// normalization, a concatenation) reads or writes weighs this many flops when it decides its
+/// parts: such a step splits from 64K floats moved a part, some tens of microseconds.
+constexpr idx kFloatMoveFlops = 16;
 
 /// A product with at most this many rows of A reads B in place, row by row, for all of them
 /// at once (NNGemm.h: gemv): it is bound by reading B, and packing B would only add a copy.
@@ -73,6 +77,14 @@ constexpr idx gemmScratchFloats(idx K, idx N, idx threads) {
 constexpr bool convIsPointwise(idx H, idx W, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW,
                                idx PH, idx PW) {
   return KH == 1 && KW == 1 && SH == 1 && SW == 1 && PH == 0 && PW == 0 && OH == H && OW == W;
+}
+
+/// A 1x1 convolution with a stride above 1 and no padding (resnet50's downsampling layers): it
+/// reads one input position in SH x SW, so it takes those positions into a [C/G][OH][OW] copy
+/// and multiplies that as a plain 1x1 (NNConv.cpp). Before, it padded a copy of the whole input,
+/// four times the floats, on one thread.
+constexpr bool convIsStridedPointwise(idx KH, idx KW, idx SH, idx SW, idx PH, idx PW) {
+  return KH == 1 && KW == 1 && (SH > 1 || SW > 1) && PH == 0 && PW == 0;
 }
 
 // Window kernels over phase planes (PhasePlanes.h: depthwise convolutions, max and average
@@ -148,7 +160,8 @@ constexpr idx maxPoolScratchFloats(idx W, idx OH, idx OW, idx KH, idx KW, idx SH
 /// on 14x14 98 vs 97; but 256 on 14x14 98 vs 104, 512 on 7x7 82 vs 88, and 192 with a 7x7
 /// window on 17x17 (a quarter of the grid dropped) 77 vs 101. Working memory: each input
 /// channel's phase set, the offset of each of the K rows of B, and the product on the
-/// [K/G][OH][Wq] grid, copied out row by row.
+/// [K/G][OH][Wq] grid, copied out row by row (split over \p threads parts, a part's chunk of
+/// rows may reach one row past its share: threads - 1 rows more).
 constexpr bool convIsFlat(idx SH, idx SW, idx Kg, idx OW, idx KW, idx DW) {
   return SH >= 1 && SH <= 2 && SW >= 1 && SW <= 2 && Kg <= 128 &&
          4 * (phasedCols(OW, KW, SW, DW) - OW) <= phasedCols(OW, KW, SW, DW);
@@ -158,9 +171,9 @@ constexpr idx convFlatPlanesFloats(idx Cg, idx OH, idx OW, idx KH, idx KW, idx S
   return roundUp16(Cg * phasedSetFloats(OH, OW, KH, KW, SH, SW, DH, DW));
 }
 constexpr idx convFlatFloats(idx Cg, idx Kg, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW,
-                             idx DH, idx DW) {
+                             idx DH, idx DW, idx threads) {
   return convFlatPlanesFloats(Cg, OH, OW, KH, KW, SH, SW, DH, DW) + roundUp16(2 * Cg * KH * KW) +
-         Kg * OH * phasedCols(OW, KW, SW, DW) + 4 * kMaxNR;
+         Kg * (OH + (threads < 1 ? 0 : threads - 1)) * phasedCols(OW, KW, SW, DW) + 4 * kMaxNR;
 }
 
 /// A plain 1x1 convolution (convIsPointwise) with at most 128 output channels a group and at
@@ -310,7 +323,8 @@ constexpr idx winogradScratchFloats(idx C, idx K, idx OH, idx OW, idx m, idx thr
 /// Floats of scratch a 2-D convolution split over \p threads parts needs: for depthwise ones
 /// phase planes per part (when they take that path); for flat ones (convIsFlat),
 /// convFlatFloats; else the GEMM's packed panels per part and (not a plain 1x1) with a
-/// horizontal stride of 2 the padded copy of one group, shared.
+/// horizontal stride of 2 the padded copy of one group, shared (a strided 1x1: its positions'
+/// copy, after the in-place product's row offsets).
 constexpr idx convScratchFloats(idx C, idx H, idx W, idx K, idx OH, idx OW, idx KH, idx KW,
                                 idx SH, idx SW, idx PH, idx PW, idx DH, idx DW, idx G,
                                 idx threads) {
@@ -325,7 +339,9 @@ constexpr idx convScratchFloats(idx C, idx H, idx W, idx K, idx OH, idx OW, idx 
   if (convIsPointwise(H, W, OH, OW, KH, KW, SH, SW, PH, PW))
     return pack + 2 * Cg;
   if (convIsFlat(SH, SW, K / G, OW, KW, DW))
-    return convFlatFloats(Cg, K / G, OH, OW, KH, KW, SH, SW, DH, DW);
+    return convFlatFloats(Cg, K / G, OH, OW, KH, KW, SH, SW, DH, DW, threads);
+  if (convIsStridedPointwise(KH, KW, SH, SW, PH, PW))
+    return pack + roundUp16(2 * Cg) + roundUp16(Cg * OH * OW);
   if (!convIsPadded(SW))
     return pack;
   return pack + convPaddedFloats(Cg, OH, OW, KH, KW, SH, SW, DH, DW);
