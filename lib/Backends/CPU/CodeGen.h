@@ -71,6 +71,22 @@ public:
   void setTeam(llvm::Value *team) { team_ = threads_ > 1 ? team : nullptr; }
   llvm::Value *team();
 
+  /// Parts worth splitting a memory-bound step that reads and writes \p floats floats into on
+  /// the team (scratch::kFloatMoveFlops: 64K floats a part), at most threads(); 1 without one.
+  int64_t partsMoving(int64_t floats) const;
+  /// Runs \p body(part) for each part in [0, \p parts) on the team (CodeGenTeam.cpp): the code
+  /// \p body emits goes into a part function, which addresses values as the model function does,
+  /// called through ember_team_run; \p part is the function's i64 argument. With one part,
+  /// body(0) here. \p body must not emit failIf (its block is the model function's).
+  llvm::Error onTeam(int64_t parts, llvm::function_ref<llvm::Error(llvm::Value *part)> body);
+  /// onTeam with each part's code emitted for its constant index (a switch on the part), for
+  /// steps whose parts' arguments the host computes: body(p) for p in [0, \p parts).
+  llvm::Error onTeamParts(int64_t parts, llvm::function_ref<llvm::Error(int64_t part)> body);
+  /// \p p advanced by \p bytes.
+  llvm::Value *advance(llvm::Value *p, int64_t bytes) {
+    return B_.CreateInBoundsGEP(B_.getInt8Ty(), p, B_.getInt64(uint64_t(bytes)));
+  }
+
   /// Whether \p v is a filter the constant region holds packed (CPUConstants.h).
   bool isPackedFilter(const IRValue *v) const { return packedFilters_.count(v); }
   /// The layout of a packed filter (packedFilters: a group count, kColumnPanels or
@@ -145,6 +161,14 @@ public:
   llvm::PHINode *failCode() const { return failCode_; }
 };
 
+/// [begin, end) of part \p p of \p n units split in \p parts ranges as even as they allow (as
+/// kernels/Parallel.h's partRange); later parts may be empty.
+inline void teamPartRange(int64_t n, int64_t parts, int64_t p, int64_t &begin, int64_t &end) {
+  int64_t per = (n + parts - 1) / parts;
+  begin = std::min(n, p * per);
+  end = std::min(n, begin + per);
+}
+
 /// An error naming instruction \p I.
 llvm::Error instrError(const Instruction &I, const llvm::Twine &why);
 
@@ -183,7 +207,8 @@ void addQuantizedKernels(KernelTable &t);
 void addRecurrentKernels(KernelTable &t);
 
 /// The floating-point operations of \p I if its kernel can split them over threads (the float32
-/// convolutions and matrix products, CodeGenNN.cpp), else 0.
+/// convolutions and matrix products, CodeGenNN.cpp; the steps that split by the floats they move
+/// count scratch::kFloatMoveFlops a float), else 0.
 int64_t splittableFlops(const Instruction &I);
 /// The floating-point operations of a recurrent instruction on the fast kernel, which splits
 /// its input projection and each step's gate products over threads (CodeGenRecurrent.cpp); else 0.

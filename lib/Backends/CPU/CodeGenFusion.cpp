@@ -330,48 +330,18 @@ Error emitChunkLoop(Emitter &E, ArrayRef<const Instruction *> run, const std::ve
   return Error::success();
 }
 
-/// The chunk loop of \p run over its first \p full elements split into \p parts on the team:
-/// a part function part(regions, p) that runs chunks [p per, (p + 1) per), called through
-/// ember_team_run with the model function's region pointers.
+/// The chunk loop of \p run over its first \p full elements split into \p parts on the team
+/// (Emitter::onTeam): part p runs chunks [p per, (p + 1) per).
 Error emitSplitChunkLoop(Emitter &E, ArrayRef<const Instruction *> run,
                          const std::vector<bool> &store, int64_t full, int64_t parts) {
-  IRBuilder<> &B = E.builder();
-  LLVMContext &ctx = E.context();
-  llvm::Module &M = E.module();
-  llvm::Function *model = B.GetInsertBlock()->getParent();
-  llvm::Type *ptr = B.getPtrTy();
-  auto *regionsTy = ArrayType::get(ptr, 3);
-  // The model function's region pointers, for the part function to read.
-  Value *regions;
-  {
-    IRBuilder<> entry(&model->getEntryBlock(), model->getEntryBlock().begin());
-    regions = entry.CreateAlloca(regionsTy, nullptr, "regions");
-  }
-  for (unsigned r = 0; r < 3; ++r)
-    B.CreateStore(E.regionBase(MemRegion(r)),
-                  B.CreateConstInBoundsGEP2_32(regionsTy, regions, 0, r));
-  auto *partTy = FunctionType::get(B.getVoidTy(), {ptr, B.getInt64Ty()}, false);
-  llvm::Function *part = llvm::Function::Create(partTy, GlobalValue::InternalLinkage,
-                                                model->getName() + ".fused", M);
-  inheritTargetAttributes(*part, *model);
-
-  BasicBlock *resume = B.GetInsertBlock();
-  B.SetInsertPoint(BasicBlock::Create(ctx, "entry", part));
-  std::array<Value *, 3> own;
-  for (unsigned r = 0; r < 3; ++r)
-    own[r] = B.CreateLoad(ptr, B.CreateConstInBoundsGEP2_32(regionsTy, part->getArg(0), 0, r));
-  std::array<Value *, 3> saved = E.swapRegions(own);
-  const int64_t per = (full / kChunk + parts - 1) / parts * kChunk;
-  Value *begin = B.CreateMul(part->getArg(1), B.getInt64(per));
-  Value *end = B.CreateAdd(begin, B.getInt64(per));
-  end = B.CreateSelect(B.CreateICmpULT(end, B.getInt64(full)), end, B.getInt64(full));
-  Error err = emitChunkLoop(E, run, store, begin, end, 0);
-  if (!err)
-    B.CreateRetVoid();
-  E.swapRegions(saved);
-  B.SetInsertPoint(resume);
-  EMBER_TRY(std::move(err));
-  return E.call("ember_team_run", {E.team(), E.i64(parts), part, regions});
+  return E.onTeam(parts, [&](Value *part) -> Error {
+    IRBuilder<> &B = E.builder();
+    const int64_t per = (full / kChunk + parts - 1) / parts * kChunk;
+    Value *begin = B.CreateMul(part, B.getInt64(per));
+    Value *end = B.CreateAdd(begin, B.getInt64(per));
+    end = B.CreateSelect(B.CreateICmpULT(end, B.getInt64(full)), end, B.getInt64(full));
+    return emitChunkLoop(E, run, store, begin, end, 0);
+  });
 }
 
 } // namespace

@@ -307,6 +307,20 @@ int64_t splittableFlops(const Instruction &I) {
   case InstrKind::GRU:
   case InstrKind::LSTM:
     return recurrentSplittableFlops(I);
+  case InstrKind::BatchNorm:
+  case InstrKind::Concat:
+  case InstrKind::Transpose:
+  case InstrKind::Broadcast:
+  case InstrKind::Slice:
+  case InstrKind::AvgPool:
+  case InstrKind::MaxPool: {
+    // Steps that split by the floats they read and write (CodeGenTeam.cpp, the pools' kernels),
+    // each weighing scratch::kFloatMoveFlops.
+    uint64_t bytes = 0;
+    for (const InstrOperand &op : I.getOperands())
+      bytes += op.value->sizeInBytes();
+    return scratch::kFloatMoveFlops * int64_t(bytes / 4);
+  }
   default:
     return 0;
   }

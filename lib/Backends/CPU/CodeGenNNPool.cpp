@@ -120,9 +120,21 @@ Error emitAvgPool(Emitter &E, const Instruction &I) {
   Window2D w = window(I, I.attr<AttrKind::Kernels>(), I.attr<AttrKind::Strides>(),
                       I.attr<AttrKind::Pads>(), {});
   const DimsVec &in = I.getInput(0)->getType().dims;
-  if (isGlobalAvgPool(w))
-    return E.call("ember_global_avgpool_f32",
-                  {E.out(I), E.in(I, 0), E.i64(int64_t(in[0] * in[1])), E.i64(w.H * w.W)});
+  if (isGlobalAvgPool(w)) {
+    // Its planes split over the team: efficientnet_b0's squeeze-and-excitation blocks average
+    // up to 1.6 MB each, which the other core's convolution has just written.
+    const int64_t planes = int64_t(in[0] * in[1]), plane = w.H * w.W;
+    const int64_t parts = std::min(planes, E.partsMoving(planes * plane));
+    return E.onTeamParts(parts, [&](int64_t p) -> Error {
+      int64_t p0, p1;
+      teamPartRange(planes, parts, p, p0, p1);
+      if (p0 >= p1)
+        return Error::success();
+      return E.call("ember_global_avgpool_f32", {E.advance(E.out(I), p0 * 4),
+                                                 E.advance(E.in(I, 0), p0 * plane * 4),
+                                                 E.i64(p1 - p0), E.i64(plane)});
+    });
+  }
   auto params = poolParams(I, w, countPad, 0);
   return E.call("ember_avgpool_f32", {E.out(I), E.in(I, ops::AvgPool::Input),
                                        E.constArray(params, "avgpool"), E.scratch(I), E.team()});

@@ -537,6 +537,72 @@ TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
   expectBackendsAgree(build, two, 1e-3, 1e-4);
 }
 
+TEST(CPUBackend, StepsSplitOverThreadsAgree) {
+  // Steps that codegen splits over the team (CodeGenTeam.cpp) once they move 128K floats: a
+  // batch normalization by channels (one image) and by images, a concatenation by the bytes of
+  // each input (one outer row) and by outer rows, a transpose, a broadcast and a slice along
+  // their outermost axis (a slice that is no view), and a global average pool by planes. Each part computes its elements
+  // as one thread does, so the outputs equal the single-threaded ones bit for bit.
+  GraphBuilder build = [](Module &M, Function *F) -> std::vector<NodeValue> {
+    Placeholder *x = input(M, {1, 80, 40, 40});
+    Placeholder *y = input(M, {3, 40, 40, 41}, ElemKind::Float32, "y");
+    auto positive = [&](dim_t n, const char *name) {
+      std::vector<float> v;
+      for (dim_t i = 0; i < n; ++i)
+        v.push_back(0.25f + 0.125f * float(i % 7));
+      return M.createConstant(Tensor::fromValues<float>({n}, v), name);
+    };
+    AttrList bn;
+    bn.set<AttrKind::Epsilon>(1e-3f);
+    Node *byChannels = node(F, NodeKind::BatchNorm,
+                            {x, constant(M, {80}, 1), constant(M, {80}, 2), constant(M, {80}, 3),
+                             positive(80, "var80")},
+                            bn);
+    Node *byImages = node(F, NodeKind::BatchNorm,
+                          {y, constant(M, {40}, 4), constant(M, {40}, 5), constant(M, {40}, 6),
+                           positive(40, "var40")},
+                          bn);
+    AttrList axis1, axis3;
+    axis1.set<AttrKind::Axis>(1);
+    axis3.set<AttrKind::Axis>(3);
+    Node *byBytes = node(F, NodeKind::Concat,
+                         {x, input(M, {1, 48, 40, 40}, ElemKind::Float32, "z")}, axis1);
+    Node *byRows = node(F, NodeKind::Concat, {y, y}, axis3);
+    AttrList t;
+    t.set<AttrKind::Shuffle>({0, 3, 1, 2});
+    AttrList b;
+    b.set<AttrKind::Dims>({1, 80, 40, 40});
+    AttrList s;
+    s.set<AttrKind::Starts>({0, 0, 0, 1}).set<AttrKind::Steps>({1, 1, 1, 1}).set<AttrKind::Dims>(
+        {3, 40, 40, 40});
+    AttrList global;
+    global.set<AttrKind::Kernels>({40, 41})
+        .set<AttrKind::Strides>({1, 1})
+        .set<AttrKind::Pads>({0, 0, 0, 0})
+        .set<AttrKind::Dilations>({1, 1})
+        .set<AttrKind::CeilMode>(0)
+        .set<AttrKind::CountIncludePad>(0);
+    return {byChannels,
+            byImages,
+            byBytes,
+            byRows,
+            node(F, NodeKind::Transpose, {y}, t),
+            node(F, NodeKind::Broadcast, {input(M, {1, 80, 1, 1}, ElemKind::Float32, "v")}, b),
+            node(F, NodeKind::Slice, {y}, s),
+            node(F, NodeKind::AvgPool, {y}, global)};
+  };
+  RunOptions one, two;
+  one.backend.threads = 1;
+  two.backend.threads = 2;
+  Outputs serial = runOn("CPU", build, one), split = runOn("CPU", build, two);
+  ASSERT_EQ(serial.error, "");
+  ASSERT_EQ(split.error, "");
+  ASSERT_EQ(split.tensors.size(), serial.tensors.size());
+  for (size_t i = 0; i < split.tensors.size(); ++i)
+    EXPECT_TRUE(split.tensors[i].bitwiseEqual(serial.tensors[i])) << "output " << i;
+  expectBackendsAgree(build, two, 1e-4, 1e-4);
+}
+
 /// A fused 3x3 convolution with a relu of 29 filters and a 37 x 70 x 45 product: a tile edge
 /// in every dimension of both.
 std::vector<NodeValue> convAndProductAtTileEdges(Module &M, Function *F) {
