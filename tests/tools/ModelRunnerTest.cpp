@@ -768,6 +768,26 @@ TEST_F(ModelRunner, SymbolDefinitionConflictsAndTypos) {
                    {kSymbolicBatch, "no input of the model has a symbolic dim named 'Batch'"});
 }
 
+TEST_F(ModelRunner, InputRepeatsAndOtherFlagsDoNot) {
+  // -input accumulates as -model-input does: each input's data from its own flag. Before, the
+  // last -input replaced the first, and the error blamed 'a' for having no data.
+  std::string model = put("add.onnxtxt", textModel(node("add", "Add", {"a", "b"}, {"y"}) +
+                                                    valueInfo("input", "a", {"2", "3"}) +
+                                                    valueInfo("input", "b", {"2", "3"}) +
+                                                    valueInfo("output", "y", {"2", "3"})));
+  std::string a = put("a.npy", npyFloat32("(2, 3)", {1, 2, 3, 4, 5, 6}));
+  std::string b = put("b.npy", npyFloat32("(2, 3)", {10, 20, 30, 40, 50, 60}));
+  RunResult r = runTool({"-model=" + model, "-input=a=" + a, "-input", "b=" + b});
+  EXPECT_SUCCESS(r);
+  EXPECT_NE(r.out.find("[11, 22, 33, 44, 55, 66]"), std::string::npos) << r.describe();
+  // Any other flag given twice names itself, in both spellings.
+  expectCleanError(runTool({"-model=" + model, "-input=a=" + a + ",b=" + b, "-threads=2",
+                            "--threads", "1"}),
+                   {"'--threads' given twice", "'-threads=2'"});
+  expectCleanError(runTool({"-model=" + model, "-dumpGraph", "-dump-graph"}),
+                   {"'-dump-graph' given twice", "'-dumpGraph'"});
+}
+
 TEST_F(ModelRunner, OutputDirThatIsAFileFailsBeforeRunning) {
   std::string file = put("afile", "not a directory");
   RunResult r = runTool({"-model=" + kConstAdd, "-output-dir=" + file});

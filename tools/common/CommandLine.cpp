@@ -5,6 +5,7 @@
 #include "ember/Support/MemoryBudget.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -67,7 +68,16 @@ void parseCommandLine(int &argc, char **&argv, const char *usage) {
     errs() << "error: " << msg << " (see -help)\n";
     std::exit(1);
   };
-  std::string symbols, definedInputs, models, modelInputs;
+  // The repeatable flags, each occurrence's value joined to the ones before it by the flag's
+  // separator; any other flag given twice is a mistake (gflags kept the last value silently,
+  // so -input=a=a.npy -input=b=b.npy ran with no data for 'a').
+  StringMap<std::string> joined;
+  const StringMap<const char *> separators = {{"onnx_define_symbol", ";"},
+                                              {"onnx_define_input", ";"},
+                                              {"model", "\n"}, // a Caffe2 model is two files
+                                              {"model_input", ";"},
+                                              {"input", ","}};
+  StringMap<std::string> given; // flag name -> its first spelling
   for (int i = 1; i < argc; ++i) {
     StringRef arg = argv[i];
     if (!arg.starts_with("-") || arg == "-") {
@@ -101,19 +111,15 @@ void parseCommandLine(int &argc, char **&argv, const char *usage) {
         fail("flag '" + arg + "' needs a value");
       }
     }
-    // Repeatable flags: the definitions accumulate.
-    if (name == "onnx_define_symbol") {
-      symbols += (symbols.empty() ? "" : ";") + value;
-      value = symbols;
-    } else if (name == "onnx_define_input") {
-      definedInputs += (definedInputs.empty() ? "" : ";") + value;
-      value = definedInputs;
-    } else if (name == "model") { // a Caffe2 model is two files
-      models += (models.empty() ? "" : "\n") + value;
-      value = models;
-    } else if (name == "model_input") {
-      modelInputs += (modelInputs.empty() ? "" : ";") + value;
-      value = modelInputs;
+    auto separator = separators.find(name);
+    if (separator != separators.end()) {
+      std::string &all = joined[name];
+      all += (all.empty() ? "" : separator->second) + value;
+      value = all;
+    } else if (auto [first, isNew] = given.try_emplace(name, arg.str()); !isNew) {
+      fail("flag '" + arg + "' given twice (first as '" + first->second +
+           "'); only -model, -model-input, -input, -onnx-define-symbol and -onnx-define-input "
+           "may repeat");
     }
     if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty())
       fail("invalid value '" + value + "' for flag '-" + rawName + "' (" + info.type + ")");

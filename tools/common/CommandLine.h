@@ -9,7 +9,9 @@ namespace ember {
 namespace tools {
 
 /// Parses the command line: accepts -flag, --flag, -flag=v and -flag v, dashes or underscores
-/// in names, and Glow's aliases (-dumpGraph). Repeated -onnx-define-symbol flags accumulate.
+/// in names, and Glow's aliases (-dumpGraph). -model, -model-input, -input, -onnx-define-symbol
+/// and -onnx-define-input may repeat, their values accumulating; any other flag given twice is
+/// an error naming it.
 /// Handles -help (prints this tool's flags and exits 0). \p usage describes the tool.
 void parseCommandLine(int &argc, char **&argv, const char *usage);
 
