@@ -114,6 +114,29 @@ std::vector<std::string> backendsUnderTest() {
   return names;
 }
 
+RunOptions copyOf(const RunOptions &o) {
+  RunOptions c;
+  c.pipeline = o.pipeline;
+  c.backend = o.backend;
+  for (const auto &[name, t] : o.inputs)
+    c.inputs.emplace(name, t.clone());
+  return c;
+}
+
+void expectSplitMatchesOneThread(const GraphBuilder &build, const RunOptions &opts, double atol,
+                                 double rtol) {
+  RunOptions one = copyOf(opts), two = copyOf(opts);
+  one.backend.threads = 1;
+  two.backend.threads = 2;
+  Outputs serial = runOn("CPU", build, one), split = runOn("CPU", build, two);
+  ASSERT_EQ(serial.error, "");
+  ASSERT_EQ(split.error, "");
+  ASSERT_EQ(split.tensors.size(), serial.tensors.size());
+  for (size_t i = 0; i < split.tensors.size(); ++i)
+    EXPECT_TRUE(split.tensors[i].bitwiseEqual(serial.tensors[i])) << "output " << i;
+  expectBackendsAgree(build, two, atol, rtol);
+}
+
 void expectBackendsAgree(const GraphBuilder &build, const RunOptions &opts, double atol,
                          double rtol) {
   Outputs want = runOn("Interpreter", build, opts);

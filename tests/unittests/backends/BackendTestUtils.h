@@ -58,6 +58,15 @@ size_t elementsOf(const std::vector<dim_t> &dims);
 Outputs runOn(const std::string &backend, const GraphBuilder &build,
               const RunOptions &opts = RunOptions());
 
+/// A copy of \p o (its input tensors cloned).
+RunOptions copyOf(const RunOptions &o);
+
+/// The CPU backend on two threads gives its one-thread outputs bit for bit (a split changes no
+/// element's order of summation), and the Interpreter's within \p atol and \p rtol. \p opts
+/// gives the inputs and passes; the thread counts are set here.
+void expectSplitMatchesOneThread(const GraphBuilder &build, const RunOptions &opts, double atol,
+                                 double rtol);
+
 /// Every registered backend but the Interpreter.
 std::vector<std::string> backendsUnderTest();
 

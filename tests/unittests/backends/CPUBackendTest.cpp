@@ -525,16 +525,7 @@ TEST(CPUBackend, KernelsSplitOverThreadsAgree) {
         return {pointwise, depthwise, few,  gemm,    pools[0], pools[1], winograd,
                 onInput,   byPixels,  wide, stride2, stride3};
   };
-  RunOptions one, two;
-  one.backend.threads = 1;
-  two.backend.threads = 2;
-  Outputs serial = runOn("CPU", build, one), split = runOn("CPU", build, two);
-  ASSERT_EQ(serial.error, "");
-  ASSERT_EQ(split.error, "");
-  ASSERT_EQ(split.tensors.size(), serial.tensors.size());
-  for (size_t i = 0; i < split.tensors.size(); ++i)
-    EXPECT_TRUE(split.tensors[i].bitwiseEqual(serial.tensors[i])) << "output " << i;
-  expectBackendsAgree(build, two, 1e-3, 1e-4);
+  expectSplitMatchesOneThread(build, RunOptions(), 1e-3, 1e-4);
 }
 
 TEST(CPUBackend, StepsSplitOverThreadsAgree) {
@@ -591,16 +582,7 @@ TEST(CPUBackend, StepsSplitOverThreadsAgree) {
             node(F, NodeKind::Slice, {y}, s),
             node(F, NodeKind::AvgPool, {y}, global)};
   };
-  RunOptions one, two;
-  one.backend.threads = 1;
-  two.backend.threads = 2;
-  Outputs serial = runOn("CPU", build, one), split = runOn("CPU", build, two);
-  ASSERT_EQ(serial.error, "");
-  ASSERT_EQ(split.error, "");
-  ASSERT_EQ(split.tensors.size(), serial.tensors.size());
-  for (size_t i = 0; i < split.tensors.size(); ++i)
-    EXPECT_TRUE(split.tensors[i].bitwiseEqual(serial.tensors[i])) << "output " << i;
-  expectBackendsAgree(build, two, 1e-4, 1e-4);
+  expectSplitMatchesOneThread(build, RunOptions(), 1e-4, 1e-4);
 }
 
 /// A fused 3x3 convolution with a relu of 29 filters and a 37 x 70 x 45 product: a tile edge
