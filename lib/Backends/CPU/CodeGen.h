@@ -300,6 +300,7 @@ struct AttentionChain {
   const Instruction *maskBroadcast = nullptr; ///< the Broadcast the mask comes from, if fused in
   IRValue *maskValue = nullptr; ///< the mask the kernel reads
   int64_t maskBatchStride = 0;  ///< elements from one batch's mask to the next (0: shared)
+  const Instruction *work = nullptr; ///< the MatMul whose scratch the call works in
 };
 /// Maps each chain's first MatMul to the chain, for a model compiled for \p threads.
 using AttentionChains = llvm::DenseMap<const Instruction *, AttentionChain>;
@@ -308,6 +309,9 @@ llvm::Error emitAttentionChain(Emitter &E, const AttentionChain &chain);
 /// The scratch a batched MatMul whose shapes could be the first of an attention chain needs for
 /// the fused call (0 for others); matmulScratch gives it the larger of this and its own.
 uint64_t attentionScratchBytes(const Instruction &I, int64_t threads);
+/// The same for a batched MatMul whose shapes could be a chain's second (P x V, queries as deep
+/// as V is wide): the call works there when the plan put O over the first's scratch.
+uint64_t attentionValuesScratchBytes(const Instruction &I, int64_t threads);
 
 /// Builds (does not optimize) the module for \p IR, targeting \p TM.
 llvm::Expected<GeneratedModule> generateModule(const IRFunction &IR, llvm::LLVMContext &ctx,

@@ -9,10 +9,14 @@
 //   - its computing instructions follow one another (memory markers between);
 //   - S, S', P (and the broadcast mask) are activations no other instruction touches;
 //   - O's bytes are disjoint from everything the call still reads after it starts writing O
-//     (Q, K^T, V, the mask) and from the first MatMul's scratch, where it works: the plan may
-//     have put O over Q or K^T, dead after the first MatMul;
-//   - the first MatMul's scratch was sized for it (attentionScratchBytes: a batched product
-//     whose shapes could be attention's gets room for the fused call whether or not it is).
+//     (Q, K^T, V, the mask): the plan may have put O over Q or K^T, dead after the first
+//     MatMul;
+//   - the call works in the first MatMul's scratch, sized for it (attentionScratchBytes: a
+//     batched product whose shapes could be attention's gets room for the fused call whether or
+//     not it is), or, where the plan put O over that (dead after the first MatMul: the last
+//     layer of whisper_tiny_encoder ran its attention unfused, 51 ms against 33), in the second
+//     MatMul's, sized alike (attentionValuesScratchBytes) and live with O, if the plan put it
+//     clear of Q, K^T, V and the mask.
 // The intermediate buffers stay in the plan, unused.
 #include "CodeGen.h"
 #include "CodeGenUtils.h"
@@ -86,6 +90,18 @@ uint64_t attentionScratchBytes(const Instruction &I, int64_t threads) {
   // V's columns are not known here: room for as many as the queries' depth (the fused call
   // takes no more).
   return uint64_t(scratch::attentionPartFloats(D, T, D) * std::max<int64_t>(1, threads)) *
+         sizeof(float);
+}
+
+uint64_t attentionValuesScratchBytes(const Instruction &I, int64_t threads) {
+  if (!batchedAlike(I))
+    return 0;
+  const DimsVec &r = I.getOutput()->getType().dims;
+  const DimsVec &a = I.getInput(ops::MatMul::LHS)->getType().dims;
+  int64_t T = int64_t(a.back()), Dv = int64_t(r.back());
+  if (T < 16 || T > scratch::kAttentionMaxKeys)
+    return 0;
+  return uint64_t(scratch::attentionPartFloats(Dv, T, Dv) * std::max<int64_t>(1, threads)) *
          sizeof(float);
 }
 
@@ -167,16 +183,25 @@ AttentionChains findAttentionChains(const IRFunction &IR, int64_t threads) {
     if (!allActivations ||
         touchedOutside(IR, privateRoots, {first, c.mask, softmax, second, c.maskBroadcast}))
       continue;
-    // O must not lie over what the call reads or works in.
+    // O must not lie over what the call reads; where it works must lie over neither.
     Bytes out = bytesOf(second->getOutput());
-    Bytes scratchBytes{MemRegion::Activations, first->scratchOffset,
-                       first->scratchOffset + first->scratchSize};
-    bool disjoint = !overlap(out, scratchBytes);
+    SmallVector<Bytes, 4> reads;
     for (IRValue *in : {first->getInput(ops::MatMul::LHS), first->getInput(ops::MatMul::RHS),
                         second->getInput(ops::MatMul::RHS), c.maskValue})
-      if (in && overlap(out, bytesOf(in)))
-        disjoint = false;
-    if (!disjoint)
+      if (in)
+        reads.push_back(bytesOf(in));
+    if (llvm::any_of(reads, [&](const Bytes &in) { return overlap(out, in); }))
+      continue;
+    auto scratchOf = [](const Instruction *I) {
+      return Bytes{MemRegion::Activations, I->scratchOffset, I->scratchOffset + I->scratchSize};
+    };
+    Bytes firstWork = scratchOf(first), secondWork = scratchOf(second);
+    if (!overlap(out, firstWork))
+      c.work = first;
+    else if (second->scratchSize >= work && !overlap(out, secondWork) &&
+             llvm::none_of(reads, [&](const Bytes &in) { return overlap(secondWork, in); }))
+      c.work = second;
+    else
       continue;
     chains[first] = c;
   }
@@ -195,7 +220,7 @@ Error emitAttentionChain(Emitter &E, const AttentionChain &c) {
                  E.addr(c.scores->getInput(ops::MatMul::RHS)),
                  E.addr(c.values->getInput(ops::MatMul::RHS)),
                  c.maskValue ? E.addr(c.maskValue) : E.nullPtr(), E.i64(c.maskBatchStride),
-                 E.i64(batches), E.i64(Sq), E.i64(D), E.i64(T), E.i64(Dv), E.scratch(*c.scores),
+                 E.i64(batches), E.i64(Sq), E.i64(D), E.i64(T), E.i64(Dv), E.scratch(*c.work),
                  E.team()});
 }
 

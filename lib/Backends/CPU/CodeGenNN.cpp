@@ -180,8 +180,8 @@ uint64_t matmulScratch(const Instruction &I, int64_t threads) {
   MatMulProducts p = matmulProducts(I);
   if (!fastProduct(I) || p.M <= scratch::kGemvRows)
     return 0;
-  return std::max(uint64_t(scratch::gemmScratchFloats(p.K, p.N, threads)) * sizeof(float),
-                  attentionScratchBytes(I, threads));
+  return std::max({uint64_t(scratch::gemmScratchFloats(p.K, p.N, threads)) * sizeof(float),
+                   attentionScratchBytes(I, threads), attentionValuesScratchBytes(I, threads)});
 }
 
 uint64_t fullyConnectedScratch(const Instruction &I, int64_t threads) {
