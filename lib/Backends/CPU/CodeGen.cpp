@@ -371,6 +371,21 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   FusionRuns runs = findFusionRuns(IR, E.threads());
   AttentionChains attention = findAttentionChains(IR, E.threads());
   DenseSet<const Instruction *> fused; // emitted as part of a run or an attention chain
+  // A batch norm and the relu after it that overwrites its result (a run of that relu alone,
+  // split over the team, or none), as one pass: the relu read and wrote the whole map again.
+  DenseMap<const Instruction *, const Instruction *> normRelu;
+  {
+    const Instruction *previous = nullptr;
+    for (const auto &P : IR.getInstrs()) {
+      if (isMemoryMarker(P->getKind()))
+        continue;
+      auto run = runs.find(P.get());
+      if (previous && batchNormTakesRelu(*previous, *P) &&
+          (run == runs.end() || run->second.size() == 1))
+        normRelu[previous] = P.get();
+      previous = P.get();
+    }
+  }
   ControlFlowEmitter controlFlow;
   int32_t slot = 0;
   for (const auto &I : IR.getInstrs()) {
@@ -392,6 +407,12 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
                                          chain->second.softmax, chain->second.values})
         if (member)
           fused.insert(member);
+      continue;
+    }
+    auto norm = normRelu.find(I.get());
+    if (norm != normRelu.end()) {
+      EMBER_TRY(emitBatchNormRelu(E, *I));
+      fused.insert(norm->second);
       continue;
     }
     auto run = runs.find(I.get());

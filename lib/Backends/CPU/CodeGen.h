@@ -206,6 +206,12 @@ void addReduceKernels(KernelTable &t);
 void addQuantizedKernels(KernelTable &t);
 void addRecurrentKernels(KernelTable &t);
 
+/// Whether \p next, the computing instruction after the float32 batch norm \p bn, is a relu that
+/// overwrites its result in place (densenet121's norm + relu before each convolution): then
+/// emitBatchNormRelu does both in one pass, and \p next is not emitted.
+bool batchNormTakesRelu(const Instruction &bn, const Instruction &next);
+llvm::Error emitBatchNormRelu(Emitter &E, const Instruction &bn);
+
 /// The floating-point operations of \p I if its kernel can split them over threads (the float32
 /// convolutions and matrix products, CodeGenNN.cpp; the steps that split by the floats they move
 /// count scratch::kFloatMoveFlops a float), else 0.

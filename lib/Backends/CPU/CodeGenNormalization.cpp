@@ -68,7 +68,7 @@ SmallVector<Value *, 4> channelCodes(Emitter &E, const Instruction &I, unsigned 
   return codes;
 }
 
-Error emitBatchNorm(Emitter &E, const Instruction &I) {
+Error emitBatchNormThen(Emitter &E, const Instruction &I, bool relu) {
   const Type &x = I.getInput(ops::BatchNorm::Input)->getType();
   const DimsVec &dims = x.dims;
   Value *N = E.i64(int64_t(dims[0])), *C = E.i64(int64_t(dims[1]));
@@ -95,7 +95,7 @@ Error emitBatchNorm(Emitter &E, const Instruction &I) {
                      perChannel(ops::BatchNorm::Scale), perChannel(ops::BatchNorm::Bias),
                      perChannel(ops::BatchNorm::Mean), perChannel(ops::BatchNorm::Var),
                      E.i64(byImages ? u1 - u0 : 1), E.i64(byImages ? channels : u1 - u0),
-                     inner, eps});
+                     inner, eps, E.i64(relu)});
     });
   }
   SmallVector<Value *, 16> args = {E.out(I),
@@ -108,6 +108,8 @@ Error emitBatchNorm(Emitter &E, const Instruction &I) {
   args.append({N, C, inner, eps});
   return E.call(kernelFor("ember_batchnorm_any", x.kind), args);
 }
+
+Error emitBatchNorm(Emitter &E, const Instruction &I) { return emitBatchNormThen(E, I, false); }
 
 Error emitBatchNormTraining(Emitter &E, const Instruction &I) {
   namespace B = ops::BatchNormTraining;
@@ -166,6 +168,21 @@ Error emitLRN(Emitter &E, const Instruction &I) {
 }
 
 } // namespace
+
+bool batchNormTakesRelu(const Instruction &bn, const Instruction &next) {
+  if (bn.getKind() != InstrKind::BatchNorm || next.getKind() != InstrKind::Relu ||
+      !allInputsFloat32(bn) || bn.getOutput()->getType() != next.getOutput()->getType())
+    return false;
+  auto same = [](IRValue *a, IRValue *b) {
+    ValueRoot x = rootOf(a), y = rootOf(b);
+    return x.root == y.root && x.offset == y.offset;
+  };
+  return same(next.getInput(0), bn.getOutput()) && same(next.getOutput(), bn.getOutput());
+}
+
+Error emitBatchNormRelu(Emitter &E, const Instruction &bn) {
+  return emitBatchNormThen(E, bn, true);
+}
 
 void addNormalizationKernels(KernelTable &t) {
   t.add(NodeKind::Softmax, supportsFloat, emitAlongAxis);

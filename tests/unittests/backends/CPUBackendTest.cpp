@@ -532,7 +532,8 @@ TEST(CPUBackend, StepsSplitOverThreadsAgree) {
   // Steps that codegen splits over the team (CodeGenTeam.cpp) once they move 128K floats: a
   // batch normalization by channels (one image) and by images, a concatenation by the bytes of
   // each input (one outer row) and by outer rows, a transpose, a broadcast and a slice along
-  // their outermost axis (a slice that is no view), and a global average pool by planes. Each part computes its elements
+  // their outermost axis (a slice that is no view), and a global average pool by planes; and
+  // a batch norm with the relu after it. Each part computes its elements
   // as one thread does, so the outputs equal the single-threaded ones bit for bit.
   GraphBuilder build = [](Module &M, Function *F) -> std::vector<NodeValue> {
     Placeholder *x = input(M, {1, 80, 40, 40});
@@ -573,7 +574,22 @@ TEST(CPUBackend, StepsSplitOverThreadsAgree) {
         .set<AttrKind::Dilations>({1, 1})
         .set<AttrKind::CeilMode>(0)
         .set<AttrKind::CountIncludePad>(0);
-    return {byChannels,
+    // A batch norm whose result a relu overwrites in place, as densenet121's: one pass
+    // (CodeGen.cpp, batchNormTakesRelu), by channels and by images. The relu's result goes on
+    // through a transpose, so that it is no model output and may overwrite the norm's.
+    std::vector<NodeValue> normRelus;
+    for (Placeholder *v : {x, y}) {
+      dim_t c = v->getType().dims[1];
+      Node *norm = node(F, NodeKind::BatchNorm,
+                        {v, constant(M, {c}, 7), constant(M, {c}, 8), constant(M, {c}, 9),
+                         positive(c, c == 80 ? "varR80" : "varR40")},
+                        bn);
+      normRelus.push_back(node(F, NodeKind::Transpose,
+                               {node(F, NodeKind::Relu, {norm}, AttrList())}, t));
+    }
+    return {normRelus[0],
+            normRelus[1],
+            byChannels,
             byImages,
             byBytes,
             byRows,

@@ -123,11 +123,13 @@ EMBER_KERNEL EMBER_NOINLINE void ember_layernorm_f32(float *out, float *meanOut,
   });
 }
 
-/// Inference batch norm over axis 1 of [N, C, inner].
-EMBER_KERNEL EMBER_NOINLINE void ember_batchnorm_f32(float *out, const float *in,
-                                                     const float *scale, const float *bias,
-                                                     const float *mean, const float *var, i64 N,
-                                                     i64 C, i64 inner, float eps) {
+/// Inference batch norm over axis 1 of [N, C, inner], then (\p relu nonzero) the relu that
+/// overwrote its result in place (CodeGenNormalization.cpp): x < 0 ? 0 : x, as the fused
+/// activation's vector form, NaN kept.
+template <bool Relu>
+EMBER_INLINE void batchNorm(float *out, const float *in, const float *scale, const float *bias,
+                            const float *mean, const float *var, i64 N, i64 C, i64 inner,
+                            float eps) {
   for (i64 c = 0; c < C; ++c) {
     float k = float(double(scale[c]) / sqrt(double(var[c]) + double(eps)));
     float m = mean[c], b = bias[c];
@@ -135,10 +137,24 @@ EMBER_KERNEL EMBER_NOINLINE void ember_batchnorm_f32(float *out, const float *in
       const float *x = in + (n * C + c) * inner;
       float *y = out + (n * C + c) * inner;
       i64 i = 0;
-      for (; i + EMBER_VW <= inner; i += EMBER_VW)
-        storev(y + i, (loadv(x + i) - m) * k + b);
-      for (; i < inner; ++i)
-        y[i] = (x[i] - m) * k + b;
+      for (; i + EMBER_VW <= inner; i += EMBER_VW) {
+        Vec v = (loadv(x + i) - m) * k + b;
+        storev(y + i, Relu ? (v < 0 ? splat(0.f) : v) : v);
+      }
+      for (; i < inner; ++i) {
+        float v = (x[i] - m) * k + b;
+        y[i] = Relu && v < 0 ? 0.f : v;
+      }
     }
   }
+}
+
+EMBER_KERNEL EMBER_NOINLINE void ember_batchnorm_f32(float *out, const float *in,
+                                                     const float *scale, const float *bias,
+                                                     const float *mean, const float *var, i64 N,
+                                                     i64 C, i64 inner, float eps, i64 relu) {
+  if (relu)
+    batchNorm<true>(out, in, scale, bias, mean, var, N, C, inner, eps);
+  else
+    batchNorm<false>(out, in, scale, bias, mean, var, N, C, inner, eps);
 }
