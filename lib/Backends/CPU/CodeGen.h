@@ -161,14 +161,6 @@ public:
   llvm::PHINode *failCode() const { return failCode_; }
 };
 
-/// [begin, end) of part \p p of \p n units split in \p parts ranges as even as they allow (as
-/// kernels/Parallel.h's partRange); later parts may be empty.
-inline void teamPartRange(int64_t n, int64_t parts, int64_t p, int64_t &begin, int64_t &end) {
-  int64_t per = (n + parts - 1) / parts;
-  begin = std::min(n, p * per);
-  end = std::min(n, begin + per);
-}
-
 /// An error naming instruction \p I.
 llvm::Error instrError(const Instruction &I, const llvm::Twine &why);
 

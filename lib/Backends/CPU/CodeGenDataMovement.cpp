@@ -5,6 +5,7 @@
 // whose strides codegen computes, with axes merged where the source is contiguous across them
 // so the kernel's inner loop is long; any rank works.
 #include "CodeGenUtils.h"
+#include "kernels/Scratch.h"
 
 #include "ember/Semantics/PadSource.h"
 
@@ -61,17 +62,15 @@ Error emitStrided(Emitter &E, const Instruction &I, ArrayRef<int64_t> strides, i
   const int64_t rows = d[outerAxis], rowElements = total / rows;
   const int64_t parts = std::min(rows, E.partsMoving(2 * total * esz / 4));
   return E.onTeamParts(parts, [&](int64_t p) -> Error {
-    int64_t r0, r1;
-    teamPartRange(rows, parts, p, r0, r1);
+    auto [r0, r1] = scratch::partRange(rows, parts, 1, p);
     if (r0 >= r1)
       return Error::success();
     SmallVector<int64_t, 8> partDims = d;
     partDims[outerAxis] = r1 - r0;
     return E.call("ember_strided_copy" + bitsSuffix(dstType),
                   {E.advance(E.out(I), r0 * rowElements * esz), E.in(I, 0),
-                   E.constArray(partDims, "dims"),
-                   E.constArray(s, "strides"), E.i64(int64_t(d.size())),
-                   E.i64(base + r0 * s[outerAxis])});
+                   E.constArray(partDims, "dims"), E.constArray(s, "strides"),
+                   E.i64(int64_t(d.size())), E.i64(base + r0 * s[outerAxis])});
   });
 }
 
@@ -137,13 +136,8 @@ Error emitConcat(Emitter &E, const Instruction &I) {
     for (unsigned i = 0; i < I.getNumInputs(); ++i) {
       const DimsVec &dims = I.getInput(i)->getType().dims;
       int64_t srcRow = dimsProduct(dims, axis, dims.size()) * esz;
-      int64_t r0 = 0, r1 = outer, b0 = 0, b1 = srcRow;
-      if (byRows) {
-        teamPartRange(outer, parts, p, r0, r1);
-      } else {
-        teamPartRange((srcRow + 63) / 64, parts, p, b0, b1);
-        b0 = std::min(srcRow, b0 * 64), b1 = std::min(srcRow, b1 * 64);
-      }
+      auto [r0, r1] = byRows ? scratch::partRange(outer, parts, 1, p) : scratch::Range{0, outer};
+      auto [b0, b1] = byRows ? scratch::Range{0, srcRow} : scratch::partRange(srcRow, parts, 64, p);
       if (r0 < r1 && b0 < b1)
         EMBER_TRY(E.call("ember_copy_rows",
                          {E.advance(E.out(I), r0 * dstRow + colOffset + b0), E.i64(dstRow),

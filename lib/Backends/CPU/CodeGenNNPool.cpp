@@ -126,8 +126,7 @@ Error emitAvgPool(Emitter &E, const Instruction &I) {
     const int64_t planes = int64_t(in[0] * in[1]), plane = w.H * w.W;
     const int64_t parts = std::min(planes, E.partsMoving(planes * plane));
     return E.onTeamParts(parts, [&](int64_t p) -> Error {
-      int64_t p0, p1;
-      teamPartRange(planes, parts, p, p0, p1);
+      auto [p0, p1] = scratch::partRange(planes, parts, 1, p);
       if (p0 >= p1)
         return Error::success();
       return E.call("ember_global_avgpool_f32", {E.advance(E.out(I), p0 * 4),

@@ -7,6 +7,7 @@
 // parameters take the vectorized float kernels that transformers and CNNs spend their time in;
 // the rest computes in double as the Interpreter does.
 #include "CodeGenReduce.h"
+#include "kernels/Scratch.h"
 
 using namespace llvm;
 
@@ -84,8 +85,7 @@ Error emitBatchNormThen(Emitter &E, const Instruction &I, bool relu) {
     const int64_t units = byImages ? images : channels;
     const int64_t parts = std::min(units, E.partsMoving(2 * images * channels * plane));
     return E.onTeamParts(parts, [&](int64_t p) -> Error {
-      int64_t u0, u1;
-      teamPartRange(units, parts, p, u0, u1);
+      auto [u0, u1] = scratch::partRange(units, parts, 1, p);
       if (u0 >= u1)
         return Error::success();
       int64_t at = (byImages ? u0 * channels : u0) * plane * 4, channel = byImages ? 0 : u0 * 4;

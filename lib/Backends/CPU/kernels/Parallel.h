@@ -217,12 +217,11 @@ EMBER_INLINE i64 partsForMoving(const Team *team, i64 flops, i64 floats) {
   return partsFor(team, maxI(flops, scratch::kFloatMoveFlops * floats));
 }
 
-/// [begin, end) of part p of n items split in `parts` ranges of whole `unit`s, as even as units
-/// allow; later parts may be empty.
+/// scratch::partRange into \p begin and \p end.
 EMBER_INLINE void partRange(i64 n, i64 parts, i64 unit, i64 p, i64 &begin, i64 &end) {
-  i64 units = (n + unit - 1) / unit, per = (units + parts - 1) / parts;
-  begin = minI(n, p * per * unit);
-  end = minI(n, (p + 1) * per * unit);
+  scratch::Range r = scratch::partRange(n, parts, unit, p);
+  begin = r.begin;
+  end = r.end;
 }
 
 /// body(part, begin, end) for each of \p parts ranges of [0, n) in whole `unit`s (partRange; a

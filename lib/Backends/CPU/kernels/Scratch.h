@@ -18,6 +18,17 @@ constexpr idx kSlack = 16;   ///< floats a packer may write past the last panel
 constexpr idx minOf(idx a, idx b) { return a < b ? a : b; }
 constexpr idx maxOf(idx a, idx b) { return a > b ? a : b; }
 
+/// [begin, end) of part p of n items split in `parts` ranges of whole `unit`s, as even as units
+/// allow; later parts may be empty. The kernels split their work so (Parallel.h) and codegen the
+/// steps it splits (CodeGenTeam.cpp).
+struct Range {
+  idx begin, end;
+};
+constexpr Range partRange(idx n, idx parts, idx unit, idx p) {
+  idx units = (n + unit - 1) / unit, per = (units + parts - 1) / parts;
+  return Range{minOf(n, p * per * unit), minOf(n, (p + 1) * per * unit)};
+}
+
 /// The most threads a model is compiled for (-threads), and the bytes of the entry function's
 /// stack that hold their team (Parallel.h).
 constexpr idx kMaxThreads = 64;
