@@ -77,32 +77,31 @@ bool touchedOutside(const IRFunction &IR, ArrayRef<const IRValue *> roots,
   return false;
 }
 
+/// The fused call's working memory on \p threads for \p T keys and queries \p D deep (V as
+/// wide: the call takes no wider), or 0 when the keys are too few or too many for it.
+uint64_t fusedCallBytes(int64_t T, int64_t D, int64_t threads) {
+  if (T < 16 || T > scratch::kAttentionMaxKeys)
+    return 0;
+  return uint64_t(scratch::attentionPartFloats(D, T, D) * std::max<int64_t>(1, threads)) *
+         sizeof(float);
+}
+
 } // namespace
 
 uint64_t attentionScratchBytes(const Instruction &I, int64_t threads) {
   if (!batchedAlike(I))
     return 0;
-  const DimsVec &r = I.getOutput()->getType().dims;
-  const DimsVec &a = I.getInput(ops::MatMul::LHS)->getType().dims;
-  int64_t T = int64_t(r.back()), D = int64_t(a.back());
-  if (T < 16 || T > scratch::kAttentionMaxKeys)
-    return 0;
-  // V's columns are not known here: room for as many as the queries' depth (the fused call
-  // takes no more).
-  return uint64_t(scratch::attentionPartFloats(D, T, D) * std::max<int64_t>(1, threads)) *
-         sizeof(float);
+  // S = Q K^T: the keys are its columns, the depth Q's.
+  return fusedCallBytes(int64_t(I.getOutput()->getType().dims.back()),
+                        int64_t(I.getInput(ops::MatMul::LHS)->getType().dims.back()), threads);
 }
 
 uint64_t attentionValuesScratchBytes(const Instruction &I, int64_t threads) {
   if (!batchedAlike(I))
     return 0;
-  const DimsVec &r = I.getOutput()->getType().dims;
-  const DimsVec &a = I.getInput(ops::MatMul::LHS)->getType().dims;
-  int64_t T = int64_t(a.back()), Dv = int64_t(r.back());
-  if (T < 16 || T > scratch::kAttentionMaxKeys)
-    return 0;
-  return uint64_t(scratch::attentionPartFloats(Dv, T, Dv) * std::max<int64_t>(1, threads)) *
-         sizeof(float);
+  // O = P V: the keys are P's columns, the depth taken as V's width.
+  return fusedCallBytes(int64_t(I.getInput(ops::MatMul::LHS)->getType().dims.back()),
+                        int64_t(I.getOutput()->getType().dims.back()), threads);
 }
 
 AttentionChains findAttentionChains(const IRFunction &IR, int64_t threads) {
