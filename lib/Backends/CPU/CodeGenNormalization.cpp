@@ -72,15 +72,13 @@ SmallVector<Value *, 4> channelCodes(Emitter &E, const Instruction &I, unsigned 
 Error emitBatchNormThen(Emitter &E, const Instruction &I, bool relu) {
   const Type &x = I.getInput(ops::BatchNorm::Input)->getType();
   const DimsVec &dims = x.dims;
-  Value *N = E.i64(int64_t(dims[0])), *C = E.i64(int64_t(dims[1]));
-  Value *inner = E.i64(dimsProduct(dims, 2, dims.size()));
-  Value *eps = E.f32(I.attr<AttrKind::Epsilon>());
+  const int64_t images = int64_t(dims[0]), channels = int64_t(dims[1]);
+  const int64_t plane = dimsProduct(dims, 2, dims.size());
+  Value *inner = E.i64(plane), *eps = E.f32(I.attr<AttrKind::Epsilon>());
   if (allInputsFloat32(I)) {
     // Split over the team by channels (one image) or images: a pass over memory that, on one
     // thread, read what the other core's convolution wrote (densenet121 normalizes each
     // layer's concatenation, 0.6 MB to 3 MB).
-    const int64_t images = int64_t(dims[0]), channels = int64_t(dims[1]);
-    const int64_t plane = dimsProduct(dims, 2, dims.size());
     const bool byImages = images > 1;
     const int64_t units = byImages ? images : channels;
     const int64_t parts = std::min(units, E.partsMoving(2 * images * channels * plane));
@@ -105,7 +103,7 @@ Error emitBatchNormThen(Emitter &E, const Instruction &I, bool relu) {
                                    E.in(I, ops::BatchNorm::Mean),
                                    E.in(I, ops::BatchNorm::Var)};
   args.append(channelCodes(E, I, ops::BatchNorm::Scale, 4));
-  args.append({N, C, inner, eps});
+  args.append({E.i64(images), E.i64(channels), inner, eps});
   return E.call(kernelFor("ember_batchnorm_any", x.kind), args);
 }
 

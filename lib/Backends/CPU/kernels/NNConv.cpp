@@ -151,21 +151,20 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
   // The copies in and out split over the team by channels, as the product by tiles: a
   // memory-bound fraction the second thread would otherwise wait through.
   const i64 fillParts = minI(parallel::partsForMoving(team, 0, Cg * p.set), Cg);
-  bool zeroed = false;
   for (i64 b = 0; b < s.N; ++b)
     for (i64 g = 0; g < s.G; ++g) {
       const float *image = in + (b * s.C + g * Cg) * s.H * s.W;
-      // The padding is zeroed once, by the part that then fills those planes' interiors (which
-      // every image and group rewrites at the same places).
+      // The padding is zeroed once, for the first image and group, by the part that then fills
+      // those planes' interiors (which every image and group rewrites at the same places).
+      const bool first = b == 0 && g == 0;
       parallel::forEachRange(team, fillParts, Cg, 1, [&](i64, i64 begin, i64 end) {
-        if (!zeroed && begin < end)
+        if (first && begin < end)
           __builtin_memset(planes + begin * p.set, 0,
                            (unsigned long)((end - begin) * p.set) * sizeof(float));
         for (i64 c = begin; c < end; ++c)
           fillPhases<SW, false>(planes + c * p.set, image + c * s.H * s.W, runs, s.SH * SW,
                                 s.SH * s.W, p.Wq, s.H * s.W, 0.f);
       });
-      zeroed = true;
       Epilogue ep{bias + g * Kg, 0, act};
       const float *A = filter + g * Kg * kDepth;
       float *C = out + (b * s.K + g * Kg) * s.OH * s.OW;

@@ -2,6 +2,7 @@
 // codegen views each tensor as [outer, len, inner] around the axes the operation works along.
 // They run in float with vector partial sums; the other float kinds and the other
 // normalizations are in NormalizationGeneric.cpp, computed in double as the Interpreter does.
+#include "Activation.h"
 #include "Libm.h"
 #include "KernelCommon.h"
 #include "Parallel.h"
@@ -124,8 +125,10 @@ EMBER_KERNEL EMBER_NOINLINE void ember_layernorm_f32(float *out, float *meanOut,
 }
 
 /// Inference batch norm over axis 1 of [N, C, inner], then (\p relu nonzero) the relu that
-/// overwrote its result in place (CodeGenNormalization.cpp): x < 0 ? 0 : x, as the fused
-/// activation's vector form, NaN kept.
+/// overwrote its result in place (CodeGenNormalization.cpp), as FusedActivations.def's relu row
+/// (Activation.h) gives it.
+constexpr Activation kRelu{ActRelu, 0.f, 0.f};
+
 template <bool Relu>
 EMBER_INLINE void batchNorm(float *out, const float *in, const float *scale, const float *bias,
                             const float *mean, const float *var, i64 N, i64 C, i64 inner,
@@ -139,11 +142,11 @@ EMBER_INLINE void batchNorm(float *out, const float *in, const float *scale, con
       i64 i = 0;
       for (; i + EMBER_VW <= inner; i += EMBER_VW) {
         Vec v = (loadv(x + i) - m) * k + b;
-        storev(y + i, Relu ? (v < 0 ? splat(0.f) : v) : v);
+        storev(y + i, Relu ? applyInlineActivation(v, kRelu) : v);
       }
       for (; i < inner; ++i) {
         float v = (x[i] - m) * k + b;
-        y[i] = Relu && v < 0 ? 0.f : v;
+        y[i] = Relu ? activate(v, ActRelu, 0.f, 0.f) : v;
       }
     }
   }
