@@ -185,6 +185,18 @@ AttrList maxPoolAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides
   return a;
 }
 
+AttrList avgPoolAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides,
+                      std::vector<int64_t> pads, int64_t ceil, int64_t countIncludePad) {
+  AttrList a;
+  a.set<AttrKind::Kernels>(kernels)
+      .set<AttrKind::Strides>(strides)
+      .set<AttrKind::Pads>(pads)
+      .set<AttrKind::Dilations>({1, 1})
+      .set<AttrKind::CeilMode>(ceil)
+      .set<AttrKind::CountIncludePad>(countIncludePad);
+  return a;
+}
+
 Node *node(Function *F, NodeKind k, std::vector<NodeValue> ops, AttrList attrs) {
   auto n = F->createNode(k, "n", ops, std::move(attrs));
   EXPECT_TRUE(bool(n)) << errorToString(n.takeError());

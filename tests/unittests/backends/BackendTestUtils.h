@@ -86,6 +86,9 @@ AttrList convAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides,
 /// A MaxPool's attributes (storage order 0).
 AttrList maxPoolAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides,
                       std::vector<int64_t> pads, std::vector<int64_t> dilations, int64_t ceil);
+/// An AvgPool's attributes (dilations 1).
+AttrList avgPoolAttrs(std::vector<int64_t> kernels, std::vector<int64_t> strides,
+                      std::vector<int64_t> pads, int64_t ceil, int64_t countIncludePad);
 /// Creates a node (failing the test on error; returns null then).
 Node *node(Function *F, NodeKind k, std::vector<NodeValue> ops, AttrList attrs = {});
 

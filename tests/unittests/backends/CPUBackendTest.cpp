@@ -567,13 +567,7 @@ TEST(CPUBackend, StepsSplitOverThreadsAgree) {
     AttrList s;
     s.set<AttrKind::Starts>({0, 0, 0, 1}).set<AttrKind::Steps>({1, 1, 1, 1}).set<AttrKind::Dims>(
         {3, 40, 40, 40});
-    AttrList global;
-    global.set<AttrKind::Kernels>({40, 41})
-        .set<AttrKind::Strides>({1, 1})
-        .set<AttrKind::Pads>({0, 0, 0, 0})
-        .set<AttrKind::Dilations>({1, 1})
-        .set<AttrKind::CeilMode>(0)
-        .set<AttrKind::CountIncludePad>(0);
+    AttrList global = avgPoolAttrs({40, 41}, {1, 1}, {0, 0, 0, 0}, 0, 0);
     // A batch norm whose result a relu overwrites in place, as densenet121's: one pass
     // (CodeGen.cpp, batchNormTakesRelu), by channels and by images. The relu's result goes on
     // through a transpose, so that it is no model output and may overwrite the norm's.
@@ -678,24 +672,11 @@ TEST(CPUBackend, Pooling) {
     AttrList mp2 = mp;
     mp2.set<AttrKind::Dilations>({1, 1}).set<AttrKind::Pads>({0, 0, 1, 1});
     outs.push_back(NodeValue(node(F, NodeKind::MaxPool, {wide}, mp2), 0));
-    for (int64_t countPad : {0, 1}) {
-      AttrList ap;
-      ap.set<AttrKind::Kernels>({3, 2})
-          .set<AttrKind::Strides>({2, 1})
-          .set<AttrKind::Pads>({1, 0, 1, 1})
-          .set<AttrKind::Dilations>({1, 1})
-          .set<AttrKind::CeilMode>(1)
-          .set<AttrKind::CountIncludePad>(countPad);
-      outs.push_back(node(F, NodeKind::AvgPool, {x}, ap));
-    }
-    AttrList global;
-    global.set<AttrKind::Kernels>({11, 13})
-        .set<AttrKind::Strides>({1, 1})
-        .set<AttrKind::Pads>({0, 0, 0, 0})
-        .set<AttrKind::Dilations>({1, 1})
-        .set<AttrKind::CeilMode>(0)
-        .set<AttrKind::CountIncludePad>(0);
-    outs.push_back(node(F, NodeKind::AvgPool, {x}, global));
+    for (int64_t countPad : {0, 1})
+      outs.push_back(node(F, NodeKind::AvgPool, {x},
+                          avgPoolAttrs({3, 2}, {2, 1}, {1, 0, 1, 1}, 1, countPad)));
+    outs.push_back(
+        node(F, NodeKind::AvgPool, {x}, avgPoolAttrs({11, 13}, {1, 1}, {0, 0, 0, 0}, 0, 0)));
     return outs;
   });
 }
