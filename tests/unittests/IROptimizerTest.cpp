@@ -197,6 +197,37 @@ TEST(ConcatInPlace, PiecesThatAreNotContiguousStayACopy) {
   EXPECT_EQ(instrCounts(run.model->getIR())["concat"], 1);
 }
 
+// DenseNet's pattern: each concat repeats the one before and adds a piece.
+std::string concatChainModel() {
+  return ModelText()
+      .node(R"(name: "relu" op_type: "Relu" input: "x" output: "a")")
+      .node(R"(name: "sig" op_type: "Sigmoid" input: "z" output: "b")")
+      .node(R"(name: "cat1" op_type: "Concat" input: "a" input: "b" output: "c1" attribute { name: "axis" type: INT i: 1 })")
+      .node(R"(name: "neg" op_type: "Neg" input: "c1" output: "d")")
+      .node(R"(name: "cat2" op_type: "Concat" input: "a" input: "b" input: "d" output: "c2" attribute { name: "axis" type: INT i: 1 })")
+      .node(R"(name: "tanh1" op_type: "Tanh" input: "c1" output: "y1")")
+      .node(R"(name: "tanh2" op_type: "Tanh" input: "c2" output: "y2")")
+      .input("x", {1, 2, 3})
+      .input("z", {1, 4, 3})
+      .output("y1", {1, 6, 3})
+      .output("y2", {1, 12, 3})
+      .str();
+}
+
+TEST(ConcatInPlace, AConcatThatALaterOneRepeatsIsAViewOfIt) {
+  ASSERT_OK_AND_ASSIGN(PipelineRun run, expectUnchanged(concatChainModel(),
+                                                        {"concat-in-place", "shrink-lifetimes"}));
+  const IRFunction &IR = run.model->getIR();
+  EXPECT_EQ(instrCounts(IR)["concat"], 0) << dumpOf(IR);
+  ValueRoot c1 = rootOf(findInstr(IR, "tanh1")->getInput(0));
+  ValueRoot c2 = rootOf(findInstr(IR, "tanh2")->getInput(0));
+  ValueRoot d = rootOf(findInstr(IR, "neg")->getOutput(0));
+  EXPECT_EQ(c1.root, c2.root);
+  EXPECT_EQ(c1.offset, 0u);
+  EXPECT_EQ(d.root, c2.root);
+  EXPECT_EQ(d.offset, 6 * 3 * sizeof(float));
+}
+
 //===------------------------------------------------------------------------------------------===//
 // copy-elimination
 //===------------------------------------------------------------------------------------------===//
