@@ -158,12 +158,12 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
       // those planes' interiors (which every image and group rewrites at the same places).
       const bool first = b == 0 && g == 0;
       parallel::forEachRange(team, fillParts, Cg, 1, [&](i64, i64 begin, i64 end) {
-        if (first && begin < end)
-          __builtin_memset(planes + begin * p.set, 0,
-                           (unsigned long)((end - begin) * p.set) * sizeof(float));
-        for (i64 c = begin; c < end; ++c)
+        for (i64 c = begin; c < end; ++c) {
+          if (first)
+            padAroundRuns(planes + c * p.set, runs, s.SH * SW, p, 0.f);
           fillPhases<SW, false>(planes + c * p.set, image + c * s.H * s.W, runs, s.SH * SW,
                                 s.SH * s.W, p.Wq, s.H * s.W, 0.f);
+        }
       });
       Epilogue ep{bias + g * Kg, 0, act};
       const float *A = filter + g * Kg * kDepth;

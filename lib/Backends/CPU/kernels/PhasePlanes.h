@@ -70,17 +70,44 @@ EMBER_INLINE void tapOffsets(i64 *tapOff, const Window &w, const Phases &p) {
     }
 }
 
-/// Sets a whole phase set to \p pad, before the first plane is copied in.
-EMBER_INLINE void padPhases(float *set, const Phases &p, float pad) {
+/// Sets \p n floats from \p d to \p pad.
+EMBER_INLINE void setFloats(float *d, i64 n, float pad) {
+  if (n <= 0)
+    return;
   if (pad == 0.f && !__builtin_signbit(pad)) {
-    __builtin_memset(set, 0, (unsigned long)(p.set) * sizeof(float));
+    __builtin_memset(d, 0, (unsigned long)n * sizeof(float));
     return;
   }
   i64 i = 0;
-  for (; i + EMBER_VW <= p.set; i += EMBER_VW)
-    storev(set + i, splat(pad));
-  for (; i < p.set; ++i)
-    set[i] = pad;
+  for (; i + EMBER_VW <= n; i += EMBER_VW)
+    storev(d + i, splat(pad));
+  for (; i < n; ++i)
+    d[i] = pad;
+}
+
+/// Sets a whole phase set to \p pad, before the first plane is copied in.
+EMBER_INLINE void padPhases(float *set, const Phases &p, float pad) { setFloats(set, p.set, pad); }
+
+/// Sets to \p pad what of a phase set of \p phases planes fillPhases does not write from the
+/// input: the rows and columns of padding, what lies past the input, each plane's slack. Only
+/// the gaps between the runs: a set filled plane after plane (a convolution's input channels)
+/// was written twice over, the memset alone 3% of densenet121's 3x3 convolutions.
+EMBER_INLINE void padAroundRuns(float *set, const PhaseRuns *runs, i64 phases, const Phases &p,
+                                float pad) {
+  for (i64 k = 0; k < phases; ++k) {
+    const PhaseRuns &r = runs[k];
+    float *plane = set + k * p.stride;
+    if (r.rows == 0 || r.n == 0) {
+      setFloats(plane, p.stride, pad);
+      continue;
+    }
+    i64 start = r.dst - k * p.stride; // the first run's place in its plane
+    setFloats(plane, start, pad);
+    for (i64 row = 0; row + 1 < r.rows; ++row) // from one run's end to the next's start
+      setFloats(plane + start + row * p.Wq + r.n, p.Wq - r.n, pad);
+    i64 end = start + (r.rows - 1) * p.Wq + r.n;
+    setFloats(plane + end, p.stride - end, pad);
+  }
 }
 
 /// Copies one input plane into its phase set, whose padding holds \p pad. Each run is written
