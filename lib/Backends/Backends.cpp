@@ -50,6 +50,11 @@ Expected<ObjectInfo> Backend::emitObject(const IRFunction &, const ObjectOptions
   return makeError("the " + getName() + " backend cannot write bundles (use -backend=CPU or OpenCL)");
 }
 
+Error Backend::emitConstantsObject(ArrayRef<uint8_t>, const std::string &,
+                                   const std::string &) const {
+  return makeError("the " + getName() + " backend cannot write a weights object");
+}
+
 std::vector<std::string> getBackendNames() {
   std::vector<std::string> names;
   for (const BackendEntry &e : kBackends)

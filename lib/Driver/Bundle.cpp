@@ -61,6 +61,9 @@ std::vector<Placement> placements(const IRFunction &IR) {
   return out;
 }
 
+/// The array NET.weights.o defines (-bundle-weights=object).
+std::string weightsSymbol(const BundleOptions &b) { return b.networkName + "_constant_weights"; }
+
 std::string upper(StringRef s) {
   std::string u = s.str();
   for (char &c : u)
@@ -149,8 +152,8 @@ void writeHeader(raw_ostream &os, const IRFunction &IR, const BundleOptions &b,
   os << "// " << NET << ".h: the bundle of model '"
      << commentSafe(sys::path::filename(b.modelPath)) << "', written by " << compilerVersion()
      << " (model-compiler).\n"
-     << "// Do not edit: compile the model again instead. Link " << NET << ".o, built for "
-     << obj.triple;
+     << "// Do not edit: compile the model again instead. Link " << NET << ".o"
+     << (b.weightsObject ? " and " + NET + ".weights.o" : "") << ", built for " << obj.triple;
   for (const std::string &f : obj.linkFlags)
     os << ", with " << f;
   os << ".\n//\n"
@@ -158,7 +161,8 @@ void writeHeader(raw_ostream &os, const IRFunction &IR, const BundleOptions &b,
      << "(uint8_t *constantWeight, uint8_t *mutableWeight, uint8_t *activations);\n"
      << "//   constantWeight: " << U << "_CONSTANT_MEM_SIZE bytes holding " << NET
      << ".weights.bin (or the\n//                   initializer list " << NET
-     << ".weights.txt of -bundle-weights=txt); only read.\n"
+     << ".weights.txt of -bundle-weights=txt, or\n//                   " << weightsSymbol(b)
+     << " of -bundle-weights=object); only read.\n"
      << "//   mutableWeight:  " << U
      << "_MUTABLE_MEM_SIZE bytes: write the inputs at their offsets, read the\n"
      << "//                   outputs at theirs.\n"
@@ -206,6 +210,13 @@ void writeHeader(raw_ostream &os, const IRFunction &IR, const BundleOptions &b,
   }
   os << "int " << entry
      << "(uint8_t *constantWeight, uint8_t *mutableWeight, uint8_t *activations);\n\n";
+  if (b.weightsObject)
+    os << "/// The constant region, linked from " << NET << ".weights.o (-bundle-weights=object):\n"
+       << "/// " << U << "_CONSTANT_MEM_SIZE bytes of read-only data aligned to " << U
+       << "_MEM_ALIGN.\n"
+       << "/// Pass (uint8_t *)" << weightsSymbol(b)
+       << " as constantWeight (the bundle only reads it).\n"
+       << "extern const uint8_t " << weightsSymbol(b) << "[];\n\n";
   if (obj.teamThreads > 0)
     writeTeamAPI(os, entry, U, obj);
   os << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
@@ -276,12 +287,23 @@ void writeManifest(raw_ostream &os, const IRFunction &IR, const BundleOptions &b
       for (const std::string &f : obj.linkFlags)
         j.value(f);
     });
-    json::Array files{b.networkName + ".o", b.networkName + ".h"};
-    if (b.weightsBin)
-      files.push_back(b.networkName + ".weights.bin");
-    if (b.weightsText)
-      files.push_back(b.networkName + ".weights.txt");
+    // Each form of the weights written, and the symbol a program links for the object.
+    json::Array files{b.networkName + ".o", b.networkName + ".h"}, weights;
+    auto form = [&](bool written, StringRef name, StringRef suffix) {
+      if (!written)
+        return;
+      std::string file = b.networkName + suffix.str();
+      files.push_back(file);
+      json::Object o{{"form", name}, {"file", file}};
+      if (name == "object")
+        o["symbol"] = weightsSymbol(b);
+      weights.push_back(std::move(o));
+    };
+    form(b.weightsBin, "bin", ".weights.bin");
+    form(b.weightsText, "txt", ".weights.txt");
+    form(b.weightsObject, "object", ".weights.o");
     files.push_back(b.networkName + ".json");
+    j.attribute("weights", std::move(weights));
     j.attribute("files", std::move(files));
   });
   os << "\n";
@@ -298,6 +320,8 @@ Expected<BundleResult> writeBundle(std::unique_ptr<Module> M, const CompileOptio
     return makeError("entry name '" + entry + "' is not a C identifier");
   if (b.dynamicAPI && entry == b.networkName + "_config")
     return makeError("entry name '" + entry + "' is the dynamic API's config symbol");
+  if (b.weightsObject && entry == weightsSymbol(b))
+    return makeError("entry name '" + entry + "' is the weights object's symbol");
   if (std::error_code ec = sys::fs::create_directories(b.outputDir))
     return makeError(b.outputDir + ": " + ec.message());
   if (!sys::fs::is_directory(b.outputDir))
@@ -329,6 +353,7 @@ Expected<BundleResult> writeBundle(std::unique_ptr<Module> M, const CompileOptio
   clock.lap("backend compile", backendPhases);
   result.files.push_back(oo.path);
 
+  PhaseTimes fileParts; // the weights object's time, within "bundle files"
   {
     EMBER_TRY(checkMemoryBudget(IR->constantSize, "the bundle's constant weights"));
     std::vector<uint8_t> constants(IR->constantSize);
@@ -348,12 +373,21 @@ Expected<BundleResult> writeBundle(std::unique_ptr<Module> M, const CompileOptio
                           [&](raw_ostream &os) { writeWeightsText(os, constants); }));
       result.files.push_back(path(".weights.txt"));
     }
+    if (b.weightsObject) {
+      // LLVM holds the bytes twice more while it emits them: as the global's initializer and
+      // as the object's section.
+      EMBER_TRY(checkMemoryBudget(3 * IR->constantSize, "the bundle's weights object"));
+      PhaseClock objectClock(&fileParts);
+      EMBER_TRY(backend->emitConstantsObject(constants, weightsSymbol(b), path(".weights.o")));
+      objectClock.lap("weights object");
+      result.files.push_back(path(".weights.o"));
+    }
     EMBER_TRY(writeFile(path(".json"), [&](raw_ostream &os) {
       writeManifest(os, *IR, b, entry, places, obj);
     }));
     result.files.push_back(path(".json"));
   }
-  clock.lap("bundle files");
+  clock.lap("bundle files", fileParts);
   result.triple = obj.triple;
   result.ir = std::move(IR);
   result.function = F;

@@ -2,7 +2,8 @@
 // the system C compiler builds a program against its header alone (examples/bundles/), the
 // program runs with no ember in it, and what it writes is compared with references computed
 // outside ember (numpy/torch outputs of tests/models and of the torchvision zoo). Also: the
-// manifest agrees with the header and the weights, compiling twice gives identical bytes,
+// manifest agrees with the header and the weights, the weights come in the forms asked for (an
+// object a program links instead of reading a file too), compiling twice gives identical bytes,
 // cross-compiled objects are valid ELF for their target, the target's features choose the
 // kernel variant, run-time errors come back as the codes the header lists, and bad options are
 // refused cleanly. OpenCL bundles (-backend=OpenCL) run resnet18 and the digits example. Every
@@ -244,34 +245,15 @@ TEST_F(BundleExamples, StaticAPIClassifiesEveryTestDigit) {
         << r.describe();
 }
 
-/// What \p runner (dynamic_runner.c built against a digits bundle) writes for every test digit,
-/// against torch's probabilities.
-void expectTorchsProbabilities(const std::string &runner, const std::string &weights) {
-  for (int d = 0; d < 10; ++d) {
-    SCOPED_TRACE(d);
-    std::string base = kSource + "/examples/digits/images/digit_" + std::to_string(d);
-    TempDir out;
-    RunResult r = runProgram(runner, {weights, "image=" + base + ".npy", "-o", out.path()});
-    EXPECT_SUCCESS(r);
-    auto want = readTensorFile(base + ".expected.npy");
-    ASSERT_TRUE(bool(want));
-    Tensor got(want->getType());
-    std::string bytes = readBytes(out.path() + "/probabilities.bin");
-    ASSERT_EQ(bytes.size(), got.sizeInBytes());
-    std::memcpy(got.data(), bytes.data(), bytes.size());
-    EXPECT_EQ(tools::compareTensors(got, *want, {1e-5, 1e-4}), "");
-  }
-}
-
 TEST_F(BundleExamples, DynamicAPIGivesTorchsProbabilities) {
   expectTorchsProbabilities(build->path() + "/dynamic_runner",
-                            build->path() + "/dynamic/digits.weights.bin");
+                            {build->path() + "/dynamic/digits.weights.bin"});
 }
 
 TEST_F(BundleExamples, OpenCLBundleGivesTorchsProbabilities) {
   // The same runner on a -backend=OpenCL bundle, linked -lOpenCL -pthread: PoCL here.
   expectTorchsProbabilities(build->path() + "/opencl_runner",
-                            build->path() + "/opencl/digits.weights.bin");
+                            {build->path() + "/opencl/digits.weights.bin"});
 }
 
 //===----------------------------------------------------------------------------------------===//
@@ -339,8 +321,10 @@ TEST(Bundle, ManifestAgreesWithHeaderAndWeights) {
 
 TEST(Bundle, WeightsInTheFormsAskedFor) {
   // -bundle-weights: the binary alone by default (the text is six times larger: 953 MB for
-  // resnet50, a third of its compile), the text alone, and an unknown form refused by name.
-  for (const char *forms : {"", "txt", "bin,txt"}) {
+  // resnet50, a third of its compile), the text alone, the object with the binary (alone:
+  // WeightsObjectRunsWithNoWeightsFile); an unknown form refused by name, and so is a list of
+  // none.
+  for (const char *forms : {"", "txt", "bin,txt", "bin,object"}) {
     SCOPED_TRACE(forms);
     TempDir out;
     std::vector<std::string> args = {"-model=" + kDigits, "-emit-bundle=" + out.path()};
@@ -350,40 +334,121 @@ TEST(Bundle, WeightsInTheFormsAskedFor) {
     std::string f(forms);
     bool bin = f.empty() || f.find("bin") != std::string::npos;
     bool txt = f.find("txt") != std::string::npos;
+    bool object = f.find("object") != std::string::npos;
     EXPECT_EQ(llvm::sys::fs::exists(out.path() + "/digits_cnn.weights.bin"), bin);
     EXPECT_EQ(llvm::sys::fs::exists(out.path() + "/digits_cnn.weights.txt"), txt);
+    EXPECT_EQ(llvm::sys::fs::exists(out.path() + "/digits_cnn.weights.o"), object);
     llvm::json::Object m = readManifest(out.path() + "/digits_cnn.json");
-    std::string files;
+    std::string files, written;
     for (const llvm::json::Value &v : *m.getArray("files"))
       files += v.getAsString()->str() + " ";
+    for (const llvm::json::Value &v : *m.getArray("weights"))
+      written += v.getAsObject()->getString("form")->str() + " ";
     EXPECT_EQ(files.find("weights.bin") != std::string::npos, bin) << files;
     EXPECT_EQ(files.find("weights.txt") != std::string::npos, txt) << files;
+    EXPECT_EQ(files.find("weights.o") != std::string::npos, object) << files;
+    EXPECT_EQ(written, std::string(bin ? "bin " : "") + (txt ? "txt " : "") +
+                           (object ? "object " : ""));
+    // The header declares the object's array only when there is one to link.
+    std::string header = readBytes(out.path() + "/digits_cnn.h");
+    EXPECT_EQ(header.find("extern const uint8_t digits_cnn_constant_weights[];") !=
+                  std::string::npos,
+              object);
   }
   TempDir out;
-  RunResult r = runProgram(kCompiler, {"-model=" + kDigits, "-emit-bundle=" + out.path(),
-                                       "-bundle-weights=bin,elf"});
-  EXPECT_NE(r.exitCode, 0);
-  EXPECT_NE(r.err.find("-bundle-weights: unknown form 'elf' (bin, txt)"), std::string::npos)
-      << r.describe();
+  std::string m = "-model=" + kDigits, d = "-emit-bundle=" + out.path();
+  expectCleanError(runProgram(kCompiler, {m, d, "-bundle-weights=bin,elf"}),
+                   {"-bundle-weights: unknown form 'elf' (bin, txt, object)"});
+  for (const char *none : {"-bundle-weights=", "-bundle-weights=,"})
+    expectCleanError(runProgram(kCompiler, {m, d, none}),
+                     {"-bundle-weights names no form of the weights (bin, txt, object)"});
+  // A program links the entry and the weights' array together: one symbol cannot be both.
+  expectCleanError(runProgram(kCompiler, {m, d, "-bundle-weights=object",
+                                          "-main-entry-name=digits_cnn_constant_weights"}),
+                   {"'digits_cnn_constant_weights' is the weights object's symbol"});
+}
+
+/// The symbols \p object defines (`nm -S`): name -> {type letter, size}.
+std::map<std::string, std::pair<char, long long>> definedSymbols(const std::string &object) {
+  RunResult nm = runProgram("nm", {"-S", object});
+  EXPECT_SUCCESS(nm);
+  std::map<std::string, std::pair<char, long long>> out;
+  std::istringstream lines(nm.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream f(line);
+    std::vector<std::string> w{std::istream_iterator<std::string>(f), {}};
+    if (w.size() == 4) // value size type name
+      out[w[3]] = {w[2][0], std::stoll(w[1], nullptr, 16)};
+    else
+      ADD_FAILURE() << "not a defined symbol with a size: " << line;
+  }
+  return out;
+}
+
+TEST(Bundle, WeightsObjectRunsWithNoWeightsFile) {
+  // -bundle-weights=object: the constant region as an object for the bundle's target, its one
+  // symbol a 64-byte aligned read-only array (of the bytes NET.weights.bin would hold:
+  // CompilingTwiceGivesIdenticalFiles); the runner links it, reads no weights file, and gives
+  // torch's probabilities.
+  TempDir out;
+  compileBundle({"-model=" + kDigits, "-emit-bundle=" + out.path(), "-network-name=net",
+                 "-bundle-api=dynamic", "-bundle-weights=object"});
+  EXPECT_FALSE(llvm::sys::fs::exists(out.path() + "/net.weights.bin"));
+  llvm::json::Object m = readManifest(out.path() + "/net.json");
+  const llvm::json::Array *forms = m.getArray("weights");
+  ASSERT_TRUE(forms && forms->size() == 1);
+  const llvm::json::Object &form = *(*forms)[0].getAsObject();
+  EXPECT_EQ(form.getString("form"), llvm::StringRef("object"));
+  EXPECT_EQ(form.getString("file"), llvm::StringRef("net.weights.o"));
+  EXPECT_EQ(form.getString("symbol"), llvm::StringRef("net_constant_weights"));
+
+  EXPECT_NE(readBytes(out.path() + "/net.h").find("extern const uint8_t net_constant_weights[];"),
+            std::string::npos);
+  std::string object = out.path() + "/net.weights.o";
+  auto symbols = definedSymbols(object);
+  ASSERT_EQ(symbols.size(), 1u) << "only the array, no code and nothing undefined";
+  EXPECT_EQ(symbols["net_constant_weights"],
+            std::make_pair('R', (long long)*m.getObject("memory")->getInteger("constant")));
+  // Its section: read-only data, aligned as the bundle's regions are (NET_MEM_ALIGN).
+  RunResult sections = runProgram("readelf", {"-SW", object});
+  EXPECT_SUCCESS(sections);
+  std::smatch rodata;
+  // [Nr] Name Type Address Off Size ES Flg Lk Inf Al
+  std::regex line(R"(\.rodata +PROGBITS( +[0-9a-f]+){4} +(\w*) +\d+ +\d+ +(\d+))");
+  ASSERT_TRUE(std::regex_search(sections.out, rodata, line)) << sections.out;
+  EXPECT_EQ(rodata[2].str(), "A") << "allocated, not writable";
+  EXPECT_EQ(rodata[3].str(), "64");
+
+  std::string runner = out.path() + "/runner";
+  buildRunner(out.path(), "net", runner);
+  ASSERT_FALSE(llvm::sys::fs::remove(object)); // linked in: the program needs no bundle file
+  expectTorchsProbabilities(runner, {});
 }
 
 TEST(Bundle, CompilingTwiceGivesIdenticalFiles) {
+  // Every file, in two directories: nothing of the time or the place of a compile in them.
   for (std::vector<std::string> flags :
        {std::vector<std::string>{"-bundle-api=static"}, {"-bundle-api=dynamic"},
-        {"-bundle-api=dynamic", "-backend=OpenCL"}}) {
+        {"-bundle-api=dynamic", "-backend=OpenCL"},
+        {"-target=aarch64-linux-gnu", "-mcpu=cortex-a72"}}) {
     SCOPED_TRACE(flags.back());
     TempDir a, b;
     for (const TempDir *d : {&a, &b}) {
       std::vector<std::string> args = {"-model=" + kDigits, "-emit-bundle=" + d->path(),
-                                       "-bundle-weights=bin,txt"};
+                                       "-bundle-weights=bin,txt,object"};
       args.insert(args.end(), flags.begin(), flags.end());
       compileBundle(args);
     }
-    for (const char *suffix : {".o", ".h", ".weights.bin", ".weights.txt", ".json"}) {
+    for (const char *suffix : {".o", ".h", ".weights.bin", ".weights.txt", ".weights.o",
+                               ".json"}) {
       std::string fa = readBytes(a.path() + "/digits_cnn" + suffix);
       EXPECT_FALSE(fa.empty()) << suffix;
       EXPECT_TRUE(fa == readBytes(b.path() + "/digits_cnn" + suffix)) << suffix << " differs";
+      EXPECT_EQ(fa.find(a.path()), std::string::npos) << suffix << " holds its directory";
     }
+    std::string bin = readBytes(a.path() + "/digits_cnn.weights.bin");
+    EXPECT_NE(readBytes(a.path() + "/digits_cnn.weights.o").find(bin), std::string::npos)
+        << "the object holds the bytes of the binary";
   }
 }
 

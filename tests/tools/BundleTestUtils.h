@@ -79,10 +79,28 @@ struct Toolchain {
 
 inline const Toolchain kHost;
 
+/// The weights object a bundle's manifest lists (-bundle-weights=object), or "".
+inline std::string weightsObjectFile(const llvm::json::Object &manifest) {
+  if (const llvm::json::Array *forms = manifest.getArray("weights"))
+    for (const llvm::json::Value &f : *forms)
+      if (f.getAsObject()->getString("form") == llvm::StringRef("object"))
+        return f.getAsObject()->getString("file")->str();
+  return "";
+}
+
+/// What a runner built by buildRunner takes before its inputs: the path of NET.weights.bin, or
+/// nothing when it links the bundle's weights object.
+inline std::vector<std::string> weightsArgs(const std::string &dir, const std::string &net) {
+  if (!weightsObjectFile(readManifest(dir + "/" + net + ".json")).empty())
+    return {};
+  return {dir + "/" + net + ".weights.bin"};
+}
+
 /// Builds tests/tools/bundle_check.c (examples/bundles/dynamic_runner.c's command line, with
 /// every region ending at a faulting page, the constants read-only, and -t THREADS for
 /// concurrent calls) against the bundle NET in \p dir (its header and object, and the link
-/// flags its manifest lists) into \p exe.
+/// flags its manifest lists) into \p exe; with the bundle's weights object, if it has one, in
+/// place of a weights file (bundle_check.c: BUNDLE_WEIGHTS_OBJECT).
 inline void buildRunner(const std::string &dir, const std::string &net, const std::string &exe,
                         const Toolchain &tc = kHost) {
   std::vector<std::string> args = {"-O2",       "-std=c99",     "-Wall",
@@ -96,6 +114,11 @@ inline void buildRunner(const std::string &dir, const std::string &net, const st
   if (const llvm::json::Array *flags = m.getArray("link_flags"))
     for (const llvm::json::Value &f : *flags)
       args.push_back(f.getAsString()->str());
+  std::string weights = weightsObjectFile(m);
+  if (!weights.empty()) {
+    args.push_back("-DBUNDLE_WEIGHTS_OBJECT");
+    args.push_back(dir + "/" + weights);
+  }
   if (m.getInteger("threads")) { // a CPU bundle's team functions (bundle_check.c: -team)
     std::string upper;
     for (char c : net)
@@ -105,6 +128,30 @@ inline void buildRunner(const std::string &dir, const std::string &net, const st
   }
   RunResult r = runProgram(tc.cc, args, 120);
   EXPECT_SUCCESS(r);
+}
+
+/// What \p runner (dynamic_runner.c or bundle_check.c built against a digits bundle) writes for
+/// every test digit, given \p weights before the image, against torch's probabilities.
+inline void expectTorchsProbabilities(const std::string &runner,
+                                      const std::vector<std::string> &weights,
+                                      const Toolchain &tc = kHost) {
+  for (int d = 0; d < 10; ++d) {
+    SCOPED_TRACE(d);
+    std::string base = kSource + "/examples/digits/images/digit_" + std::to_string(d);
+    TempDir out;
+    std::vector<std::string> args = weights;
+    for (const std::string &a : {"image=" + base + ".npy", std::string("-o"), out.path()})
+      args.push_back(a);
+    RunResult r = tc.run(runner, args, 120);
+    EXPECT_SUCCESS(r);
+    auto want = readTensorFile(base + ".expected.npy");
+    ASSERT_TRUE(bool(want));
+    Tensor got(want->getType());
+    std::string bytes = readBytes(out.path() + "/probabilities.bin");
+    ASSERT_EQ(bytes.size(), got.sizeInBytes());
+    std::memcpy(got.data(), bytes.data(), bytes.size());
+    EXPECT_EQ(tools::compareTensors(got, *want, {1e-5, 1e-4}), "");
+  }
 }
 
 /// The runner's file name for output \p name (dynamic_runner.c's rule).
@@ -175,7 +222,7 @@ inline std::string checkCase(const std::string &caseDir, const std::string &work
   if (c.exitCode != 0)
     return "model-compiler failed:\n" + c.describe();
   buildRunner(dir, "net", work + "/runner", tc);
-  std::vector<std::string> run = {dir + "/net.weights.bin"};
+  std::vector<std::string> run = weightsArgs(dir, "net");
   run.insert(run.end(), inputArgs.begin(), inputArgs.end());
   run.push_back("-o");
   run.push_back(work);

@@ -8,7 +8,9 @@
  * -team own (a CPU bundle, compiled with -DBUNDLE_TEAM) each of those threads starts one team
  * and makes all its runs on it (NET_team_start, NET_on_team); with -team pool, on a pool of its
  * own whose parallel-for runs each part but the first on a thread of its own, and the runner
- * then prints how many jobs the pools ran.
+ * then prints how many jobs the pools ran. Compiled with -DBUNDLE_WEIGHTS_OBJECT and linked with
+ * NET.weights.o (-bundle-weights=object), it reads no weights file and takes no path for one:
+ * the constants are NET_constant_weights, which must be aligned as the bundle's regions are.
  *
  *   cc -Iout -Iexamples/bundles -DBUNDLE=net tests/tools/bundle_check.c out/net.o -pthread
  */
@@ -129,9 +131,11 @@ static void *runJob(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  const char *weightsPath = NULL, *outDir = NULL;
+  const char *outDir = NULL;
+#ifndef BUNDLE_WEIGHTS_OBJECT
+  const char *weightsPath = NULL;
+#endif
   int threads = 0, runs = 3;
-  constant = guarded(cfg->constantMemSize);
   uint8_t *mutableWeight = guarded(cfg->mutableMemSize);
   uint8_t *activations = guarded(cfg->activationsMemSize);
   for (int a = 1; a < argc; ++a) {
@@ -147,8 +151,10 @@ int main(int argc, char **argv) {
       fprintf(stderr, "error: -team needs a CPU bundle, built with -DBUNDLE_TEAM\n");
       return 2;
 #endif
+#ifndef BUNDLE_WEIGHTS_OBJECT
     } else if (!weightsPath) {
       weightsPath = argv[a];
+#endif
     } else {
       char *eq = strchr(argv[a], '=');
       if (!eq) {
@@ -172,6 +178,16 @@ int main(int argc, char **argv) {
       free(data);
     }
   }
+#ifdef BUNDLE_WEIGHTS_OBJECT
+  /* Linked in, in read-only data: a write faults already. */
+  constant = (uint8_t *)XCAT(BUNDLE, _constant_weights);
+  if ((uintptr_t)constant % cfg->alignment != 0) {
+    fprintf(stderr, "error: the linked weights are not aligned to %llu bytes\n",
+            (unsigned long long)cfg->alignment);
+    return 1;
+  }
+#else
+  constant = guarded(cfg->constantMemSize);
   FILE *w = weightsPath ? fopen(weightsPath, "rb") : NULL;
   if (!w || fread(constant, 1, cfg->constantMemSize, w) != cfg->constantMemSize ||
       fgetc(w) != EOF) {
@@ -188,6 +204,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "error: cannot protect the constant region\n");
     return 1;
   }
+#endif
   inputs = (uint8_t *)malloc(cfg->mutableMemSize ? cfg->mutableMemSize : 1);
   memcpy(inputs, mutableWeight, cfg->mutableMemSize);
 

@@ -28,25 +28,29 @@ DEFINE_string(bundle_api, "static",
 DEFINE_string(bundle_weights, "bin",
               "The forms of the constant weights to write, comma-separated: bin "
               "(NET.weights.bin, the bytes, loaded at run time), txt (NET.weights.txt, a C "
-              "initializer list to #include, six times larger)");
+              "initializer list to #include, six times larger), object (NET.weights.o, the "
+              "array NET_constant_weights, linked into the program: no file to read)");
 
 namespace {
 
 /// -bundle-weights into \p b.
 Error parseBundleWeights(BundleOptions &b) {
-  b.weightsBin = b.weightsText = false;
-  SmallVector<StringRef, 2> forms;
+  b.weightsBin = b.weightsText = b.weightsObject = false;
+  const char *const valid = " (bin, txt, object)";
+  SmallVector<StringRef, 3> forms;
   StringRef(FLAGS_bundle_weights).split(forms, ',', -1, /*KeepEmpty=*/false);
   if (forms.empty())
-    return makeError("-bundle-weights names no form of the weights (bin, txt)");
+    return makeError(Twine("-bundle-weights names no form of the weights") + valid);
   for (StringRef f : forms) {
     f = f.trim();
     if (f == "bin")
       b.weightsBin = true;
     else if (f == "txt")
       b.weightsText = true;
+    else if (f == "object")
+      b.weightsObject = true;
     else
-      return makeError("-bundle-weights: unknown form '" + f + "' (bin, txt)");
+      return makeError("-bundle-weights: unknown form '" + f + "'" + valid);
   }
   return Error::success();
 }

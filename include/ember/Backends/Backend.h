@@ -6,6 +6,7 @@
 #include "ember/IR/IR.h"
 #include "ember/Support/PhaseClock.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -124,6 +125,13 @@ public:
   /// Writes \p IR (planned) as a relocatable object for a bundle; backends that cannot say so.
   virtual llvm::Expected<ObjectInfo> emitObject(const IRFunction &IR, const ObjectOptions &opts,
                                                 PhaseTimes *phases = nullptr) const;
+  /// Writes \p region (the constant region as writeConstants wrote it) to \p path as a
+  /// relocatable object for the target emitObject writes for, holding nothing but the read-only
+  /// array \p symbol of those bytes, aligned to kTensorAlignment (-bundle-weights=object: a
+  /// program links the weights instead of reading them). Backends that cannot say so.
+  virtual llvm::Error emitConstantsObject(llvm::ArrayRef<uint8_t> region,
+                                          const std::string &symbol,
+                                          const std::string &path) const;
 };
 
 /// Names accepted by createBackend().

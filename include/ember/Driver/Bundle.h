@@ -7,6 +7,8 @@
 //                    the declaration of NET_config, its symbol table (dynamic API)
 //   NET.weights.bin  the constant region, exactly NET_CONSTANT_MEM_SIZE bytes (by default)
 //   NET.weights.txt  the same bytes as a C initializer list (when asked for)
+//   NET.weights.o    the same bytes as the read-only array NET_constant_weights, an object to
+//                    link instead of reading a file (when asked for)
 //   NET.json         the manifest: names, types, shapes, offsets, sizes, target, link flags,
 //                    the files written
 // The same model and options always give byte-identical files.
@@ -34,9 +36,10 @@ struct BundleOptions {
   bool dynamicAPI = false;
   /// Where the model came from, for the header's comment (its file name is printed).
   std::string modelPath;
-  /// The forms of the constant weights to write (-bundle-weights): NET.weights.bin, and
-  /// NET.weights.txt, a C initializer list six times larger (953 MB for resnet50).
-  bool weightsBin = true, weightsText = false;
+  /// The forms of the constant weights to write (-bundle-weights): NET.weights.bin,
+  /// NET.weights.txt, a C initializer list six times larger (953 MB for resnet50), and
+  /// NET.weights.o, an object defining NET_constant_weights for the bundle's target.
+  bool weightsBin = true, weightsText = false, weightsObject = false;
 };
 
 struct BundleResult {

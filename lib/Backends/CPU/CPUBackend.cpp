@@ -8,6 +8,7 @@
 #include "JIT.h"
 #include "ObjectWriter.h"
 #include "kernels/Scratch.h"
+#include "Common/BundleObject.h"
 
 #include "ember/Backends/Backend.h"
 #include "ember/Support/Error.h"
@@ -192,6 +193,13 @@ public:
   Expected<ObjectInfo> emitObject(const IRFunction &IR, const ObjectOptions &opts,
                                   PhaseTimes *phases) const override {
     return writeObject(IR, opts, target_, opts_, phases);
+  }
+
+  /// For the bundle's target machine: the triple, CPU and features its code is compiled for.
+  Error emitConstantsObject(ArrayRef<uint8_t> region, const std::string &symbol,
+                            const std::string &path) const override {
+    EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, createTargetMachine(target_));
+    return writeConstantsObject(*TM, region, symbol, path);
   }
 };
 

@@ -4,6 +4,7 @@
 #include "ember/Support/Error.h"
 
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -48,13 +49,23 @@ Error addBundleConfig(llvm::Module &M, const IRFunction &IR, const ObjectOptions
   return Error::success();
 }
 
+namespace {
+
+/// \p M as a relocatable object for \p TM's target, into \p os.
+Error emitObjectCode(llvm::Module &M, TargetMachine &TM, raw_pwrite_stream &os) {
+  legacy::PassManager PM;
+  if (TM.addPassesToEmitFile(PM, os, nullptr, CodeGenFileType::ObjectFile))
+    return makeError("the target cannot emit an object file");
+  PM.run(M);
+  return Error::success();
+}
+
+} // namespace
+
 Expected<SmallVector<char, 0>> emitObjectCode(llvm::Module &M, TargetMachine &TM) {
   SmallVector<char, 0> object;
   raw_svector_ostream objectStream(object);
-  legacy::PassManager PM;
-  if (TM.addPassesToEmitFile(PM, objectStream, nullptr, CodeGenFileType::ObjectFile))
-    return makeError("the target cannot emit an object file");
-  PM.run(M);
+  EMBER_TRY(emitObjectCode(M, TM, objectStream));
   return std::move(object);
 }
 
@@ -64,6 +75,33 @@ Error writeObjectFile(const std::string &path, ArrayRef<char> bytes) {
   if (ec)
     return makeError("cannot write '" + path + "': " + ec.message());
   os.write(bytes.data(), bytes.size());
+  os.close();
+  if (os.has_error())
+    return makeError("cannot write '" + path + "': " + os.error().message());
+  return Error::success();
+}
+
+Error writeConstantsObject(TargetMachine &TM, ArrayRef<uint8_t> region, StringRef symbol,
+                           const std::string &path) {
+  LLVMContext ctx;
+  // No source file name: the object records no path (nor anything else but the bytes).
+  llvm::Module M("", ctx);
+  M.setSourceFileName("");
+  M.setTargetTriple(TM.getTargetTriple().str());
+  M.setDataLayout(TM.createDataLayout());
+  // One raw constant, not a constant per byte: cheap to build and to emit at any size.
+  llvm::Constant *bytes = ConstantDataArray::getRaw(
+      StringRef(reinterpret_cast<const char *>(region.data()), region.size()), region.size(),
+      llvm::Type::getInt8Ty(ctx));
+  // Constant, with a named address: read-only data of its own, never merged with other data.
+  auto *weights = new GlobalVariable(M, bytes->getType(), /*isConstant=*/true,
+                                     GlobalValue::ExternalLinkage, bytes, symbol);
+  weights->setAlignment(Align(kTensorAlignment));
+  std::error_code ec;
+  raw_fd_ostream os(path, ec, sys::fs::OF_None);
+  if (ec)
+    return makeError("cannot write '" + path + "': " + ec.message());
+  EMBER_TRY(emitObjectCode(M, TM, os));
   os.close();
   if (os.has_error())
     return makeError("cannot write '" + path + "': " + os.error().message());

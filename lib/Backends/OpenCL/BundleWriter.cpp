@@ -107,20 +107,25 @@ GlobalVariable *addModel(llvm::Module &M, const IRFunction &IR, const LaunchPlan
   return constant(M, ConstantStruct::get(bundleTy, {source, model}), "ember.bundle");
 }
 
+/// The embedded runtime's bitcode.
+MemoryBufferRef runtimeBitcode() {
+  return MemoryBufferRef(
+      StringRef(ember_opencl_runtime_start, ember_opencl_runtime_end - ember_opencl_runtime_start),
+      "OpenCL bundle runtime");
+}
+
 /// A TargetMachine for the triple the runtime's bitcode was compiled for (this machine's).
-Expected<std::unique_ptr<TargetMachine>> hostTargetMachine(const llvm::Module &M) {
+Expected<std::unique_ptr<TargetMachine>> hostTargetMachine(const std::string &triple) {
   InitializeNativeTarget();
   InitializeNativeTargetAsmPrinter();
   std::string error;
-  const Target *target = TargetRegistry::lookupTarget(M.getTargetTriple(), error);
+  const Target *target = TargetRegistry::lookupTarget(triple, error);
   if (!target)
-    return makeError("OpenCL bundles: no LLVM target for '" + M.getTargetTriple() +
-                     "': " + error);
-  std::unique_ptr<TargetMachine> TM(target->createTargetMachine(
-      M.getTargetTriple(), "generic", "", TargetOptions(), Reloc::PIC_));
+    return makeError("OpenCL bundles: no LLVM target for '" + triple + "': " + error);
+  std::unique_ptr<TargetMachine> TM(
+      target->createTargetMachine(triple, "generic", "", TargetOptions(), Reloc::PIC_));
   if (!TM)
-    return makeError("OpenCL bundles: cannot create a target machine for '" +
-                     M.getTargetTriple() + "'");
+    return makeError("OpenCL bundles: cannot create a target machine for '" + triple + "'");
   return std::move(TM);
 }
 
@@ -130,10 +135,7 @@ Expected<ObjectInfo> writeBundleObject(const IRFunction &IR, const LaunchPlan &p
                                        const ObjectOptions &opts, PhaseTimes *phases) {
   PhaseClock clock(phases);
   LLVMContext ctx;
-  MemoryBufferRef bitcode(
-      StringRef(ember_opencl_runtime_start, ember_opencl_runtime_end - ember_opencl_runtime_start),
-      "OpenCL bundle runtime");
-  Expected<std::unique_ptr<llvm::Module>> parsed = parseBitcodeFile(bitcode, ctx);
+  Expected<std::unique_ptr<llvm::Module>> parsed = parseBitcodeFile(runtimeBitcode(), ctx);
   if (!parsed)
     return makeError("OpenCL bundles: the embedded runtime cannot be read: " +
                      toString(parsed.takeError()));
@@ -164,7 +166,8 @@ Expected<ObjectInfo> writeBundleObject(const IRFunction &IR, const LaunchPlan &p
     EMBER_TRY(addBundleConfig(M, IR, opts));
   clock.lap("OpenCL bundle module");
 
-  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, hostTargetMachine(M));
+  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM,
+                         hostTargetMachine(M.getTargetTriple()));
   M.setDataLayout(TM->createDataLayout());
   using ObjectBytes = SmallVector<char, 0>;
   EMBER_ASSIGN_OR_RETURN(ObjectBytes object, emitObjectCode(M, *TM));
@@ -174,6 +177,16 @@ Expected<ObjectInfo> writeBundleObject(const IRFunction &IR, const LaunchPlan &p
   info.linkFlags = {"-lOpenCL", "-pthread"};
   info.keepsState = true;
   return info;
+}
+
+Error writeBundleConstants(ArrayRef<uint8_t> region, const std::string &symbol,
+                           const std::string &path) {
+  Expected<std::string> triple = getBitcodeTargetTriple(runtimeBitcode());
+  if (!triple)
+    return makeError("OpenCL bundles: the embedded runtime cannot be read: " +
+                     toString(triple.takeError()));
+  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, hostTargetMachine(*triple));
+  return writeConstantsObject(*TM, region, symbol, path);
 }
 
 } // namespace opencl

@@ -17,6 +17,11 @@ namespace opencl {
 llvm::Expected<ObjectInfo> writeBundleObject(const IRFunction &IR, const LaunchPlan &plan,
                                              const ObjectOptions &opts, PhaseTimes *phases);
 
+/// The weights object (Backend::emitConstantsObject) for the machine writeBundleObject's
+/// objects are for.
+llvm::Error writeBundleConstants(llvm::ArrayRef<uint8_t> region, const std::string &symbol,
+                                 const std::string &path);
+
 } // namespace opencl
 } // namespace ember
 

@@ -189,6 +189,10 @@ public:
     EMBER_ASSIGN_OR_RETURN(LaunchPlan plan, planLaunches(IR));
     return writeBundleObject(IR, plan, opts, phases);
   }
+  Error emitConstantsObject(ArrayRef<uint8_t> region, const std::string &symbol,
+                            const std::string &path) const override {
+    return writeBundleConstants(region, symbol, path);
+  }
 };
 
 } // namespace
