@@ -700,6 +700,10 @@ TEST(ModelRunnerIO, SeveralImagesForOneInputMakeABatch) {
   // Only images make a batch: a tensor file given twice stays an error.
   expectCleanError(runProgram(kRunner, {"-model=" + m, "-input=x=" + a, "-input=x=y.npy"}),
                    {"input 'x' is given twice"});
+  // -input repeats; the image flags, like the other flags, do not.
+  expectCleanError(runProgram(kRunner, {"-model=" + m, "-input=x=" + a, "-image-mode=0to1",
+                                        "-image-mode=0to255"}),
+                   {"flag '-image-mode=0to255' given twice (first as '-image-mode=0to1')"});
 }
 
 TEST(ModelRunnerIO, ImagesOfAnotherSizeAreRefusedOrResizedAsAsked) {
@@ -743,7 +747,7 @@ TEST(ModelRunnerIO, BadImagesAreCleanErrors) {
       {gray, text, "the file is data in no image format ember knows", "PNG and JPEG"},
       {gray, empty, "the file is empty", "PNG and JPEG"},
       {gray, dir / "missing.png", "No such file or directory", ""},
-      {ints, grayPng, "input 'x' is int64", "float input"},
+      {ints, grayPng, "input 'x' is int64", "needs a float32 input"},
   };
   for (const Bad &b : cases)
     expectFileError(runProgram(kRunner, {"-model=" + b.model, "-input=x=" + b.file}), b.file,

@@ -159,7 +159,7 @@ Expected<Tensor> readImageInput(StringRef name, ArrayRef<std::string> paths,
     input = "input '" + decl->name + "'";
     if (decl->kind && *decl->kind != ElemKind::Float32)
       return makeError(paths[0] + ": " + input + " is " + elemKindName(*decl->kind) +
-                       ", an image input needs a float input");
+                       ", an image input needs a float32 input");
     if (decl->dims && decl->dims->size() != 4)
       return makeError(paths[0] + ": " + input + " " + dimsText(*decl->dims) +
                        " is not 4-D: an image input is [N,C,H,W] or [N,H,W,C] (-image-layout)");
@@ -190,16 +190,18 @@ Expected<Tensor> readImageInput(StringRef name, ArrayRef<std::string> paths,
     if (d[2] != c)
       return makeError(image + ", but " + paths[0] + " of the same batch has " +
                        channelsText(int64_t(c)));
-    if (d[0] == height && d[1] == width)
+    bool hFixed = declared[hAt] >= 0, wFixed = declared[wAt] >= 0;
+    if ((d[0] == height && d[1] == width) || (hFixed && wFixed && FLAGS_image_resize))
       continue;
-    bool fixedSize = declared[hAt] >= 0 && declared[wAt] >= 0;
-    if (!fixedSize)
-      return makeError(image + ", but " + paths[0] + " of the same batch is " +
-                       Twine(width) + "x" + Twine(height));
-    if (!FLAGS_image_resize)
-      return makeError(image + ", but " + input + " takes " + Twine(width) + "x" +
-                       Twine(height) + " images: resize it, or give -image-resize to have it "
-                       "resized (bilinear)");
+    if ((d[0] != height && hFixed) || (d[1] != width && wFixed))
+      return makeError(image + ", but " + input + " takes " +
+                       (!wFixed   ? "images of height " + std::to_string(height)
+                        : !hFixed ? "images of width " + std::to_string(width)
+                                  : std::to_string(width) + "x" + std::to_string(height) +
+                                        " images: resize it, or give -image-resize to have "
+                                        "it resized (bilinear)"));
+    return makeError(image + ", but " + paths[0] + " of the same batch is " + Twine(width) +
+                     "x" + Twine(height));
   }
   for (const auto &[values, flag] : {std::pair(&pre.mean, "-mean"), {&pre.stddev, "-stddev"}})
     if (values->size() > 1 && values->size() != c)
