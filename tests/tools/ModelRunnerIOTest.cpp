@@ -713,6 +713,10 @@ TEST(ModelRunnerIO, ImagesOfAnotherSizeAreRefusedOrResizedAsAsked) {
   expectFileError(runProgram(kRunner, {"-model=" + m, "-input=x=" + png}), png,
                   {"the image is 2x1 (width x height)", "input 'x' [1,1,1,4] (NCHW)",
                    "takes 4x1 images", "-image-resize"});
+  // A fixed height and a free width: only the height is wrong, and it cannot be resized to.
+  std::string tall = dir.write("tall.onnxtxt", identityModel({"1", "1", "4", "W"}));
+  expectFileError(runProgram(kRunner, {"-model=" + tall, "-input=x=" + png, "-image-resize"}),
+                  png, {"input 'x' [1,1,4,?] (NCHW) takes images of height 4"});
   // Bilinear with half-pixel centers: source x = (x + 0.5) / 2 - 0.5 = -0.25 (clamped to 0),
   // 0.25, 0.75, 1.25 (clamped to 1).
   expectValuesNear(fedValues(dir, m, {"-input=x=" + png, "-image-resize", "-image-mode=0to255"}),
