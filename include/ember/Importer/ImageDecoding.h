@@ -1,8 +1,9 @@
 // Decoding encoded images (ONNX's ImageDecoder, decoded at compile time; the tools' image
-// -input files): PNG through libpng and JPEG through libjpeg-turbo, into uint8 [height, width, channels] with the channels of
-// the ONNX reference (PIL): RGB, BGR, or Grayscale as PIL's convert("L") computes it. Other
-// formats are recognized by their magic bytes and refused by name; damaged or truncated data
-// is an error, never a crash and never a partial image.
+// -input files): PNG through libpng and JPEG through libjpeg-turbo, into uint8 [height, width,
+// channels] with the channels of the ONNX reference (PIL): RGB, BGR, or Grayscale as PIL's
+// convert("L") computes it; or with the channels the image stores. Other formats are
+// recognized by their magic bytes and refused by name; damaged or truncated data is an error,
+// never a crash and never a partial image.
 #ifndef EMBER_IMPORTER_IMAGEDECODING_H
 #define EMBER_IMPORTER_IMAGEDECODING_H
 
