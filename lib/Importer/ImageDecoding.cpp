@@ -4,7 +4,7 @@
 // record the message and longjmp back to the function that called setjmp. A longjmp skips
 // destructors, so each decodeXInto below is written in C style: every object with a destructor
 // lives in the DecodeJob its caller owns, and nothing declared after the setjmp needs one.
-#include "ImageDecoding.h"
+#include "ember/Importer/ImageDecoding.h"
 
 #include "ember/Support/Error.h"
 
@@ -241,23 +241,22 @@ bool decodeJPEGInto(DecodeJob *job) {
 
 } // namespace
 
-Expected<Tensor> decodeImage(ArrayRef<uint8_t> encoded, PixelFormat format,
-                             PixelAllocator allocate) {
+Expected<Tensor> decodeImageAsStored(ArrayRef<uint8_t> encoded, PixelAllocator allocate,
+                                     StringRef what) {
   StringRef kind = detectImageFormat(encoded);
   if (kind != "PNG" && kind != "JPEG") {
     if (encoded.empty())
-      return makeError("the encoded stream is empty: ember decodes PNG and JPEG images");
-    std::string what;
+      return makeError(what + " is empty: ember decodes PNG and JPEG images");
+    std::string found;
     if (kind.empty()) {
-      what = "data in no image format ember knows (it starts with";
+      found = "data in no image format ember knows (it starts with";
       for (uint8_t b : encoded.take_front(8))
-        what += " " + utohexstr(b, /*LowerCase=*/true, /*Width=*/2);
-      what += ")";
+        found += " " + utohexstr(b, /*LowerCase=*/true, /*Width=*/2);
+      found += ")";
     } else {
-      what = ("a " + kind + " image").str();
+      found = ("a " + kind + " image").str();
     }
-    return makeError("the encoded stream is " + what +
-                     ": ember decodes PNG and JPEG images only");
+    return makeError(what + " is " + found + ": ember decodes PNG and JPEG images only");
   }
   DecodeJob job(encoded, allocate);
   bool ok = kind == "PNG" ? decodePNGInto(&job) : decodeJPEGInto(&job);
@@ -267,7 +266,12 @@ Expected<Tensor> decodeImage(ArrayRef<uint8_t> encoded, PixelFormat format,
     return makeError("cannot decode the " + kind + " image: " + job.message);
   }
   consumeError(std::move(job.allocError));
-  Tensor image = std::move(job.image);
+  return std::move(job.image);
+}
+
+Expected<Tensor> decodeImage(ArrayRef<uint8_t> encoded, PixelFormat format,
+                             PixelAllocator allocate) {
+  EMBER_ASSIGN_OR_RETURN(Tensor image, decodeImageAsStored(encoded, allocate));
   const DimsVec &dims = image.getType().dims;
   size_t pixels = size_t(dims[0]) * size_t(dims[1]);
   size_t channels = size_t(dims[2]);

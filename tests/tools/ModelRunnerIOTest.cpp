@@ -1,11 +1,19 @@
 // End-to-end tests of how values get into and out of the tools: inputs the model needs at
 // compile time (bound on demand by model-runner, named in model-compiler's error), outputs
-// written as lossless TensorProto .pb files of every element kind, and bfloat16 .pb inputs.
+// written as lossless TensorProto .pb files of every element kind, bfloat16 .pb inputs, PNG
+// and JPEG image inputs with Glow's preprocessing, and the -topk classes printed.
 // The tools run as a user runs them (ToolTestUtils.h).
 #include "ToolTestUtils.h"
 
+#include "../ImageSamples.h"
+
 #include "ember/Importer/TensorFiles.h"
 
+#include <zlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -494,3 +502,316 @@ TEST(ModelRunnerIO, MaxMemoryRefusesConstantsTheLoaderWouldMake) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------------------------===//
+// Image inputs (-input=NAME=FILE.png|.jpg): decoded, then preprocessed by Glow's formula
+// ((pixel - mean) / stddev mapped from 0..255 onto the -image-mode range, in the input's
+// layout and channel order); the PNGs are encoded here with zlib alone, the JPEG's pixels are
+// PIL's, and each run feeds an Identity model whose output is what model-runner fed it.
+//===----------------------------------------------------------------------------------------===//
+
+/// A PNG of 8-bit gray (\p channels 1) or RGB (3) \p pixels, row-major [height][width][channels],
+/// encoded with zlib (unfiltered rows) so that no PNG library of the project writes it.
+std::string pngFile(uint32_t width, uint32_t height, int channels,
+                    const std::vector<uint8_t> &pixels) {
+  auto be32 = [](uint32_t v) {
+    return std::string{char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+  };
+  auto chunk = [&](const std::string &kind, const std::string &data) {
+    std::string body = kind + data;
+    uLong crc = crc32(0, reinterpret_cast<const Bytef *>(body.data()), uInt(body.size()));
+    return be32(uint32_t(data.size())) + body + be32(uint32_t(crc));
+  };
+  std::string header = be32(width) + be32(height) + char(8) + char(channels == 1 ? 0 : 2) +
+                       std::string(3, '\0');
+  std::string rows;
+  for (uint32_t y = 0; y < height; ++y) {
+    rows += '\0'; // filter type None
+    rows.append(reinterpret_cast<const char *>(pixels.data()) + y * width * channels,
+                width * channels);
+  }
+  std::string packed(compressBound(uLong(rows.size())), '\0');
+  uLongf packedSize = uLongf(packed.size());
+  compress(reinterpret_cast<Bytef *>(packed.data()), &packedSize,
+           reinterpret_cast<const Bytef *>(rows.data()), uLong(rows.size()));
+  packed.resize(packedSize);
+  return std::string("\x89PNG\r\n\x1a\n", 8) + chunk("IHDR", header) + chunk("IDAT", packed) +
+         chunk("IEND", "");
+}
+
+/// An Identity model of a float input 'x' with \p dims (a number, or a symbol's name).
+std::string identityModel(const std::vector<std::string> &dims) {
+  std::string shape;
+  for (const std::string &d : dims)
+    shape += std::isdigit(static_cast<unsigned char>(d[0])) ? " dim { dim_value: " + d + " }"
+                                                             : " dim { dim_param: \"" + d + "\" }";
+  auto info = [&](const std::string &field, const std::string &name) {
+    return field + " { name: \"" + name + "\" type { tensor_type { elem_type: 1 shape {" + shape +
+           " } } } }\n";
+  };
+  return model(info("input", "x") + node("Identity", {"x"}, {"y"}) + info("output", "y"));
+}
+
+/// What the model fed its input 'x' (its Identity output y.npy) on a successful run.
+std::vector<float> fedValues(const TempDir &dir, const std::string &modelPath,
+                             std::vector<std::string> args, std::string *dims = nullptr) {
+  args.insert(args.begin(), {"-model=" + modelPath, "-backend=Interpreter",
+                             "-output-dir=" + (dir / "out")});
+  RunResult r = runProgram(kRunner, args);
+  EXPECT_SUCCESS(r);
+  auto t = ember::readTensorFile(dir / "out/y.npy");
+  if (!t) {
+    ADD_FAILURE() << llvm::toString(t.takeError()) << "\n" << r.describe();
+    return {};
+  }
+  if (dims)
+    *dims = t->getType().str();
+  std::vector<float> v(t->numElements());
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = float(t->elementAsDouble(i));
+  return v;
+}
+
+/// Glow's preprocessing of RGB or gray \p pixels [h][w][c], the reference the runs are
+/// checked against: mean and stddev per stored channel (R, G, B), then the mode's range.
+struct Preprocess {
+  double lo = 0, hi = 1;
+  bool nhwc = false, bgr = true;
+  std::vector<double> mean = {0, 0, 0}, stddev = {1, 1, 1};
+};
+std::vector<float> preprocessed(const std::vector<uint8_t> &pixels, size_t h, size_t w, size_t c,
+                                const Preprocess &p) {
+  std::vector<float> out(h * w * c);
+  for (size_t y = 0; y < h; ++y)
+    for (size_t x = 0; x < w; ++x)
+      for (size_t k = 0; k < c; ++k) {
+        double v = (pixels[(y * w + x) * c + k] - p.mean[k]) / p.stddev[k];
+        v = v * (p.hi - p.lo) / 255 + p.lo;
+        size_t to = p.bgr && c == 3 ? 2 - k : k;
+        out[p.nhwc ? (y * w + x) * c + to : (to * h + y) * w + x] = float(v);
+      }
+  return out;
+}
+
+void expectValuesNear(const std::vector<float> &got, const std::vector<float> &want,
+                      const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], 1e-5 * std::max(1.0f, std::fabs(want[i])))
+        << what << ": element " << i;
+}
+
+// A 3x2 RGB image whose every sample differs.
+const std::vector<uint8_t> kRGB = {0,  10,  20,  30,  40,  50,  60,  70,  80,
+                                   90, 100, 110, 120, 130, 140, 250, 255, 5};
+
+TEST(ModelRunnerIO, ImageInputsArePreprocessedAsGlowDoes) {
+  TempDir dir;
+  std::string m = dir.write("id.onnxtxt", identityModel({"N", "A", "B", "C"}));
+  std::string png = dir.write("rgb.png", pngFile(3, 2, 3, kRGB));
+  struct Case {
+    std::vector<std::string> flags;
+    Preprocess p;
+    std::string dims;
+  };
+  Preprocess neg1to1Rgb;
+  neg1to1Rgb.lo = -1;
+  neg1to1Rgb.nhwc = true;
+  neg1to1Rgb.bgr = false;
+  Preprocess meanStd;
+  meanStd.hi = 255;
+  meanStd.mean = {10, 20, 30};
+  meanStd.stddev = {2, 4, 8};
+  Preprocess neg128;
+  neg128.lo = -128;
+  neg128.hi = 127;
+  neg128.nhwc = true;
+  neg128.mean = {100, 100, 100};
+  neg128.stddev = {50, 50, 50};
+  const Case cases[] = {
+      {{}, Preprocess(), "float32<1 x 3 x 2 x 3>"}, // Glow's defaults: 0to1, NCHW, BGR
+      {{"-image-mode=neg1to1", "-image-layout=NHWC", "-image-channel-order=RGB"}, neg1to1Rgb,
+       "float32<1 x 2 x 3 x 3>"},
+      {{"-image-mode=0to255", "-mean=10,20,30", "-stddev=2,4,8", "-image-channel-order=BGR"},
+       meanStd, "float32<1 x 3 x 2 x 3>"},
+      {{"-image-mode=neg128to127", "-mean=100", "-stddev=50", "-image-layout=NHWC"}, neg128,
+       "float32<1 x 2 x 3 x 3>"},
+  };
+  for (const Case &c : cases) {
+    std::vector<std::string> args = c.flags;
+    args.push_back("-input=x=" + png);
+    std::string dims;
+    std::vector<float> got = fedValues(dir, m, args, &dims);
+    std::string what;
+    for (const std::string &f : c.flags)
+      what += f + " ";
+    EXPECT_EQ(dims, c.dims) << what;
+    expectValuesNear(got, preprocessed(kRGB, 2, 3, 3, c.p), what);
+  }
+}
+
+TEST(ModelRunnerIO, JPEGAndGrayImageInputsHoldTheirPixels) {
+  TempDir dir;
+  std::string m = dir.write("id.onnxtxt", identityModel({"N", "C", "H", "W"}));
+  // The JPEG as PIL decodes it, in RGB order and NCHW.
+  std::vector<uint8_t> jpeg = imagesamples::fromHex(imagesamples::kJPEG);
+  std::string jpg = dir.write("color.jpg", std::string(jpeg.begin(), jpeg.end()));
+  std::vector<uint8_t> rgb = imagesamples::fromHex(imagesamples::kJPEGRGB);
+  Preprocess raw;
+  raw.hi = 255;
+  raw.bgr = false;
+  expectValuesNear(fedValues(dir, m, {"-input=x=" + jpg, "-image-mode=0to255",
+                                      "-image-channel-order=RGB"}),
+                   preprocessed(rgb, 8, 8, 3, raw), "color.jpg");
+  // A gray PNG stays one channel; the channel order does not apply to it.
+  std::vector<uint8_t> gray = {0, 64, 128, 255, 7, 200};
+  std::string png = dir.write("gray.png", pngFile(2, 3, 1, gray));
+  std::string dims;
+  expectValuesNear(fedValues(dir, m, {"-input=x=" + png, "-image-mode=0to255", "-mean=7",
+                                      "-stddev=0.5"}, &dims),
+                   {-14, 114, 242, 496, 0, 386}, "gray.png");
+  EXPECT_EQ(dims, "float32<1 x 1 x 3 x 2>");
+}
+
+TEST(ModelRunnerIO, SeveralImagesForOneInputMakeABatch) {
+  TempDir dir;
+  std::string m = dir.write("id.onnxtxt", identityModel({"N", "3", "2", "3"}));
+  std::vector<uint8_t> other(kRGB.rbegin(), kRGB.rend());
+  std::string a = dir.write("a.png", pngFile(3, 2, 3, kRGB));
+  std::string b = dir.write("b.png", pngFile(3, 2, 3, other));
+  std::vector<float> want = preprocessed(kRGB, 2, 3, 3, Preprocess());
+  std::vector<float> second = preprocessed(other, 2, 3, 3, Preprocess());
+  want.insert(want.end(), second.begin(), second.end());
+  // The repeated flag and the one-flag spelling are the same batch, in the order given.
+  for (const auto &args : {std::vector<std::string>{"-input=x=" + a, "-input=x=" + b},
+                           std::vector<std::string>{"-input=x=" + a + ",x=" + b}}) {
+    std::string dims;
+    expectValuesNear(fedValues(dir, m, args, &dims), want, args[0]);
+    EXPECT_EQ(dims, "float32<2 x 3 x 2 x 3>");
+  }
+  // A model of batch 1 given two images, and a batch of two sizes, are refused.
+  std::string one = dir.write("one.onnxtxt", identityModel({"1", "3", "2", "3"}));
+  expectCleanError(runProgram(kRunner, {"-model=" + one, "-input=x=" + a, "-input=x=" + b}),
+                   {"input 'x' [1,3,2,3] (NCHW) takes a batch of 1 image, but 2 are given",
+                    "a.png", "b.png"});
+  std::string wide = dir.write("wide.png", pngFile(4, 2, 3, std::vector<uint8_t>(24, 9)));
+  expectFileError(runProgram(kRunner, {"-model=" + m, "-input=x=" + a + ",x=" + wide}), wide,
+                  {"the image is 4x2", "takes 3x2 images", "-image-resize"});
+  // Only images make a batch: a tensor file given twice stays an error.
+  expectCleanError(runProgram(kRunner, {"-model=" + m, "-input=x=" + a, "-input=x=y.npy"}),
+                   {"input 'x' is given twice"});
+  // -input repeats; the image flags, like the other flags, do not.
+  expectCleanError(runProgram(kRunner, {"-model=" + m, "-input=x=" + a, "-image-mode=0to1",
+                                        "-image-mode=0to255"}),
+                   {"flag '-image-mode=0to255' given twice (first as '-image-mode=0to1')"});
+}
+
+TEST(ModelRunnerIO, ImagesOfAnotherSizeAreRefusedOrResizedAsAsked) {
+  TempDir dir;
+  std::string m = dir.write("fixed.onnxtxt", identityModel({"1", "1", "1", "4"}));
+  std::string png = dir.write("two.png", pngFile(2, 1, 1, {0, 255}));
+  expectFileError(runProgram(kRunner, {"-model=" + m, "-input=x=" + png}), png,
+                  {"the image is 2x1 (width x height)", "input 'x' [1,1,1,4] (NCHW)",
+                   "takes 4x1 images", "-image-resize"});
+  // A fixed height and a free width: only the height is wrong, and it cannot be resized to.
+  std::string tall = dir.write("tall.onnxtxt", identityModel({"1", "1", "4", "W"}));
+  expectFileError(runProgram(kRunner, {"-model=" + tall, "-input=x=" + png, "-image-resize"}),
+                  png, {"input 'x' [1,1,4,?] (NCHW) takes images of height 4"});
+  // Bilinear with half-pixel centers: source x = (x + 0.5) / 2 - 0.5 = -0.25 (clamped to 0),
+  // 0.25, 0.75, 1.25 (clamped to 1).
+  expectValuesNear(fedValues(dir, m, {"-input=x=" + png, "-image-resize", "-image-mode=0to255"}),
+                   {0, 63.75f, 191.25f, 255}, "-image-resize");
+}
+
+TEST(ModelRunnerIO, BadImagesAreCleanErrors) {
+  TempDir dir;
+  std::string gray = dir.write("gray.onnxtxt", identityModel({"1", "1", "2", "3"}));
+  std::string color = dir.write("color.onnxtxt", identityModel({"1", "3", "2", "3"}));
+  std::string ints = dir.write(
+      "ints.onnxtxt", model(valueInfo("input", "x", kInt64, {1, 1, 2, 3}) +
+                            node("Identity", {"x"}, {"y"}) +
+                            valueInfo("output", "y", kInt64, {1, 1, 2, 3})));
+  std::string rgbBytes = pngFile(3, 2, 3, kRGB);
+  std::string rgb = dir.write("rgb.png", rgbBytes);
+  std::string grayPng = dir.write("g.png", pngFile(3, 2, 1, std::vector<uint8_t>(6, 1)));
+  std::string cutPng = dir.write("cut.png", rgbBytes.substr(0, rgbBytes.size() - 20));
+  std::vector<uint8_t> jpeg = imagesamples::fromHex(imagesamples::kJPEG);
+  std::string cutJpg = dir.write("cut.jpg", std::string(jpeg.begin(), jpeg.end() - 40));
+  std::string text = dir.write("notes.png", "just some text\n");
+  std::string empty = dir.write("empty.jpeg", "");
+  struct Bad {
+    std::string model, file;
+    std::string word, detail;
+  };
+  const Bad cases[] = {
+      {gray, rgb, "3 channels (color)", "input 'x' [1,1,2,3] (NCHW) takes 1 channel"},
+      {color, grayPng, "1 channel (grayscale)", "takes 3 channels (color)"},
+      {gray, cutPng, "cannot decode the PNG image", "truncated"},
+      {color, cutJpg, "cannot decode the JPEG image", "Premature end of JPEG file"},
+      {gray, text, "the file is data in no image format ember knows", "PNG and JPEG"},
+      {gray, empty, "the file is empty", "PNG and JPEG"},
+      {gray, dir / "missing.png", "No such file or directory", ""},
+      {ints, grayPng, "input 'x' is int64", "needs a float32 input"},
+  };
+  for (const Bad &b : cases)
+    expectFileError(runProgram(kRunner, {"-model=" + b.model, "-input=x=" + b.file}), b.file,
+                    {b.word, b.detail});
+  for (const std::string &flag : std::vector<std::string>{"-image-mode=0to2",
+                                  "-image-layout=CHW", "-image-channel-order=GBR",
+                                  "-stddev=1,0,1", "-mean=1,2"})
+    expectCleanError(runProgram(kRunner, {"-model=" + color, "-input=x=" + rgb, flag}),
+                     {flag.substr(0, flag.find('='))});
+}
+
+//===----------------------------------------------------------------------------------------===//
+// -topk and -labels
+//===----------------------------------------------------------------------------------------===//
+
+TEST(ModelRunnerIO, TopKPrintsTheBestClassesOfEachItem) {
+  TempDir dir;
+  std::string m = dir.write("id.onnxtxt", identityModel({"2", "5"}));
+  std::vector<float> scores = {0.1f, 0.7f, 0.05f, 0.9f, 0.3f, 5, -1, 2, 2, 0};
+  std::string x = dir.write("scores.npy", npy("<f4", "(2, 5)", rawBytes(scores)));
+  std::string labels = dir.write("labels.txt", "cat\ndog\nfox\nowl\nemu\n");
+  RunResult r = runProgram(kRunner, {"-model=" + m, "-input=x=" + x, "-topk=3",
+                                     "-labels=" + labels});
+  EXPECT_SUCCESS(r);
+  // Best first; the tie of classes 2 and 3 in item 1 keeps the lower class first.
+  EXPECT_NE(r.out.find("top 3 of output 'y' for item 0:\n"
+                       "  1. class 3 score 0.9 owl\n"
+                       "  2. class 1 score 0.7 dog\n"
+                       "  3. class 4 score 0.3 emu\n"
+                       "top 3 of output 'y' for item 1:\n"
+                       "  1. class 0 score 5 cat\n"
+                       "  2. class 2 score 2 fox\n"
+                       "  3. class 3 score 2 owl\n"),
+            std::string::npos)
+      << r.describe();
+  std::string short_ = dir.write("short.txt", "cat\ndog\n");
+  expectFileError(runProgram(kRunner, {"-model=" + m, "-input=x=" + x, "-topk=1",
+                                       "-labels=" + short_}),
+                  short_, {"2 labels, but output 'y' has 5 classes"});
+  expectCleanError(runProgram(kRunner, {"-model=" + m, "-input=x=" + x, "-labels=" + labels}),
+                   {"-labels needs -topk"});
+}
+
+TEST(ModelRunnerIO, DigitPNGsAreClassifiedAsTheirNpyFiles) {
+  // The digits example's PNGs (utils/models/make_digits_pngs.py: the .npy values x 255,
+  // rounded) with -image-mode=0to1: each item named by its file, its class the digit's.
+  std::string images = std::string(EMBER_SOURCE_DIR) + "/examples/digits/images/";
+  for (int d : {3, 8}) {
+    std::string png = images + "digit_" + std::to_string(d) + ".png";
+    RunResult r = runProgram(kRunner, {"-model=" + std::string(EMBER_SOURCE_DIR) +
+                                           "/examples/models/digits_cnn.onnx",
+                                       "-backend=Interpreter", "-input=image=" + png,
+                                       "-image-mode=0to1", "-topk=1",
+                                       "-labels=" + images + "labels.txt"});
+    EXPECT_SUCCESS(r);
+    const char *names[] = {"zero", "one",  "two", "three", "four",
+                           "five", "six", "seven", "eight", "nine"};
+    std::string want = "for item 0 (" + png + "):\n  1. class " + std::to_string(d) +
+                       " score ";
+    EXPECT_NE(r.out.find(want), std::string::npos) << r.describe();
+    EXPECT_NE(r.out.find(std::string(" ") + names[d] + "\n"), std::string::npos) << r.describe();
+  }
+}

@@ -9,6 +9,7 @@
 // backend by ModelCasesTest. ImageDecoder decodes at compile time: PIL's pixels for a PNG and a
 // JPEG, and the images it refuses with the reason. The ONNX-ML operators (ai.onnx.ml) refuse bad
 // trees, string labels and keys, and what onnxruntime and the spec disagree on, with the reason.
+#include "../ImageSamples.h"
 #include "TestUtils.h"
 
 #include "ember/Driver/CompiledModel.h"
@@ -23,6 +24,7 @@
 
 using namespace ember;
 using namespace ember::test;
+using namespace imagesamples;
 
 namespace {
 
@@ -698,22 +700,7 @@ TEST(ImporterOps, RefusesALongLoopThatCannotRunInTheIR) {
 // img.convert("L") for Grayscale. Hex strings, two digits a byte.
 //===----------------------------------------------------------------------------------------===//
 
-// An 8x8 4:2:0 JPEG (quality 75), a 3x2 RGBA PNG, a 2x2 gray PNG and a 2x2 BMP.
-const char *const kJPEG =
-    "ffd8ffe000104a46494600010100000100010000ffdb004300080606070605080707070909080a0c140d0c0b"
-    "0b0c1912130f141d1a1f1e1d1a1c1c20242e2720222c231c1c2837292c30313434341f27393d38323c2e3334"
-    "32ffdb0043010909090c0b0c180d0d1832211c21323232323232323232323232323232323232323232323232"
-    "3232323232323232323232323232323232323232323232323232ffc000110800080008030122000211010311"
-    "01ffc4001500010100000000000000000000000000000003ffc4001d10000300000700000000000000000000"
-    "00000111020305061221f0ffc4001501010100000000000000000000000000000405ffc4001b110001040300"
-    "00000000000000000000000500010204111422ffda000c03010002110311003f008695b4d718b2bb785392df"
-    "500100c9cbb1b2f89240221634e3d2ffd9";
-const char *const kJPEGRGB =
-    "131cd31f1acc3e1dc65211ad8f2ab8a11c9cb71a8fbb1080162cd0272fcf4633ca5b28b1943cb7a933a1c636"
-    "98cf34901a4bcc3054cf4e55c76148ad8e53a7a54b91c04d88cd4e831868bf3174c54c72b96167a1886c95a4"
-    "6985b86473c4656d0d7fa4298dad3f8a9f5c878e878c85ac937dbb8966c3865a0b9a9829aba33ca18f5ca182"
-    "81a172acae6fb7a052be9c4514b59634c8a443bb8b5fb97b7bb060aac262b7b546c5b63f16c1943cdaa74cce"
-    "8e69cc7c7fbf5fb5d665c8d152deda54";
+// An 8x8 4:2:0 JPEG (quality 75: ImageSamples.h), a 3x2 RGBA PNG, a 2x2 gray PNG and a 2x2 BMP.
 const char *const kJPEGGray =
     "2e303a3658525650383f4a4764636c6d4b57605b6e6e767a5a696f6c797e7f826173767b8a9894936f838189"
     "92a69e9c8198929797b0a9ad89a5a0a5a1bfc0cc";
@@ -731,13 +718,6 @@ const char *const kGrayPNG =
 const char *const kBMP =
     "424d460000000000000036000000280000000200000002000000010018000000000010000000c40e0000c40e"
     "00000000000000000000f13917dc292e0000f71300f80f1d0000";
-
-std::vector<uint8_t> fromHex(const std::string &hex) {
-  std::vector<uint8_t> bytes;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2)
-    bytes.push_back(uint8_t(std::stoi(hex.substr(i, 2), nullptr, 16)));
-  return bytes;
-}
 
 /// An ImageDecoder-20 model decoding the constant \p bytes with \p pixelFormat ("": default).
 std::string imageDecoderModel(const std::vector<uint8_t> &bytes, const std::string &pixelFormat) {

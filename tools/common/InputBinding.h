@@ -22,6 +22,8 @@ struct InputFile {
   std::string path;
   GraphValue value;            ///< what the file holds: a tensor, a sequence, an optional
   std::vector<Tensor> tensors; ///< its tensors (value.types)
+  /// An image input's files (ImageInputs.h), one per batch item; path then names them all.
+  std::vector<std::string> images;
 };
 
 /// Reads each file of \p files (name and path set) as its graph input's value for the model

@@ -1,15 +1,18 @@
 #include "ModelLoading.h"
+#include "ImageInputs.h"
 #include "ToolFlags.h"
 
 #include "ember/Importer/TensorFiles.h"
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -65,12 +68,41 @@ Expected<std::vector<InputFile>> readInputFiles() {
     }
     if (f.path.empty())
       return makeError("-input: empty file name in '" + item + "'");
-    for (const InputFile &other : files)
-      if (other.name == f.name)
-        return makeError("-input: input '" + f.name + "' is given twice");
+    bool image = isImageFile(f.path);
+    if (image)
+      f.images = {f.path};
+    auto other = std::find_if(files.begin(), files.end(),
+                              [&](const InputFile &o) { return o.name == f.name; });
+    if (other != files.end() && image && !other->images.empty()) {
+      other->images.push_back(f.path); // one more image of a batch
+      continue;
+    }
+    if (other != files.end())
+      return makeError("-input: input '" + f.name + "' is given twice" +
+                       (image || !other->images.empty()
+                            ? " (only images, NAME=a.png,NAME=b.png, make a batch)"
+                            : ""));
     files.push_back(std::move(f));
   }
-  EMBER_TRY(readInputValues(files, modelPaths(), /*storedNames=*/false));
+  // Images become their input's tensor here; the other files are read as their kinds say.
+  std::vector<InputFile> others;
+  for (InputFile &f : files) {
+    if (f.images.empty()) {
+      others.push_back(std::move(f));
+      continue;
+    }
+    EMBER_ASSIGN_OR_RETURN(Tensor t, readImageInput(f.name, f.images, modelPaths()));
+    f.path = join(f.images, ", ");
+    f.value.name = f.name;
+    f.value.types = {t.getType()};
+    f.tensors.push_back(std::move(t));
+  }
+  EMBER_TRY(readInputValues(others, modelPaths(), /*storedNames=*/false));
+  for (InputFile &f : files)
+    if (f.images.empty()) {
+      f = std::move(others.front());
+      others.erase(others.begin());
+    }
   return std::move(files);
 }
 

@@ -48,7 +48,28 @@ DEFINE_string(input, "",
               "optional input is an ONNX SequenceProto or OptionalProto .pb, whose length "
               "(presence) is compiled in, its tensors run-time inputs. An input the "
               "model needs at compile time (a Reshape's shape, a Pad's pads) is fixed to its "
-              "file's value when compiling (a note says so); the others stay run-time inputs");
+              "file's value when compiling (a note says so); the others stay run-time inputs. "
+              "FILE .png, .jpg or .jpeg is an image, preprocessed as -image-mode, "
+              "-image-layout, -image-channel-order, -mean and -stddev say; the same NAME given "
+              "several images (NAME=a.png,NAME=b.png) makes a batch of them");
+DEFINE_string(image_mode, "0to1",
+              "Image inputs: the range pixels 0..255 are mapped to: 0to1, neg1to1, 0to255 or "
+              "neg128to127 (Glow's -image-mode)");
+DEFINE_string(image_layout, "NCHW", "Image inputs: the input's layout, NCHW or NHWC");
+DEFINE_string(image_channel_order, "BGR",
+              "Image inputs: the order of a color image's channels in the input, BGR (Glow's "
+              "default, Caffe's models) or RGB (torchvision's)");
+DEFINE_string(mean, "",
+              "Image inputs: M or M1,M2,M3: subtracted from each channel's pixels 0..255 "
+              "before -stddev and -image-mode, in the image's R,G,B order (Glow's -mean; "
+              "default 0)");
+DEFINE_string(stddev, "",
+              "Image inputs: S or S1,S2,S3: each channel's pixels minus -mean are divided by it "
+              "before -image-mode maps them, R,G,B order (Glow's -stddev; default 1)");
+DEFINE_bool(image_resize, false,
+            "Image inputs: resize an image whose size differs from the input's fixed height and "
+            "width to that size (bilinear, half-pixel centers); without it such an image is "
+            "refused");
 DEFINE_string(onnx_define_symbol, "",
               "NAME,VALUE: bind a symbolic dim of the model's inputs (repeatable)");
 DEFINE_string(onnx_define_input, "",

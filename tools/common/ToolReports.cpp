@@ -11,6 +11,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,43 @@ void printProfile(const CompiledModel &cm, unsigned runs) {
       outs() << " -> " << I.getOperand(0)->getType().str();
     outs() << "\n";
   }
+}
+
+std::pair<size_t, size_t> topKItemsAndClasses(const Tensor &scores) {
+  const DimsVec &dims = scores.getType().dims;
+  size_t items = dims.size() >= 2 ? size_t(dims[0]) : 1;
+  return {items, items ? scores.numElements() / items : 0};
+}
+
+void printTopK(StringRef name, const Tensor &scores, size_t k, ArrayRef<std::string> labels,
+               ArrayRef<std::string> itemNames) {
+  auto [items, classes] = topKItemsAndClasses(scores);
+  k = std::min(k, classes);
+  std::vector<size_t> order(classes);
+  for (size_t item = 0; item < items; ++item) {
+    size_t base = item * classes;
+    for (size_t i = 0; i < classes; ++i)
+      order[i] = i;
+    auto score = [&](size_t c) { // a NaN ranks last, keeping the order strict
+      double v = scores.elementAsDouble(base + c);
+      return std::isnan(v) ? -HUGE_VAL : v;
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return score(a) > score(b); });
+    outs() << "top " << k << " of output '" << name << "' for item " << item;
+    if (itemNames.size() == items)
+      outs() << " (" << itemNames[item] << ")";
+    outs() << ":\n";
+    for (size_t r = 0; r < k; ++r) {
+      size_t c = order[r];
+      outs() << format("  %zu. class %zu score %.7g", r + 1, c,
+                       scores.elementAsDouble(base + c));
+      if (!labels.empty())
+        outs() << " " << labels[c];
+      outs() << "\n";
+    }
+  }
+  outs().flush();
 }
 
 } // namespace tools

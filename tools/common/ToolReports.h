@@ -1,6 +1,6 @@
 // What the tools print on request about a compiled model: after compiling, the pass
 // statistics, memory plan, phase times and dumps the flags ask for; after running, with
-// -profile, each instruction's time.
+// -profile, each instruction's time; with -topk, the best classes of a model's scores.
 #ifndef EMBER_TOOLS_COMMON_TOOLREPORTS_H
 #define EMBER_TOOLS_COMMON_TOOLREPORTS_H
 
@@ -17,6 +17,17 @@ llvm::Error printCompileReports(const CompileSummary &summary, double loadMillis
 /// With -profile: each computing instruction's time over \p runs runs of the compiled function,
 /// slowest first, with its share of the total and its output type.
 void printProfile(const CompiledModel &cm, unsigned runs);
+
+/// The \p k best classes of each item of \p scores, output \p name, best first (ties: the
+/// lower class first) with their scores and, when \p labels is not empty, the label of each
+/// (labels[class]). The items are dim 0 of a tensor of two or more dims (the batch), each
+/// item's scores the rest; a tensor of fewer dims is one item. \p itemNames (when one per
+/// item: the image files) name the items.
+void printTopK(llvm::StringRef name, const Tensor &scores, size_t k,
+               llvm::ArrayRef<std::string> labels, llvm::ArrayRef<std::string> itemNames);
+
+/// The number of items and the classes of each in \p scores, as printTopK splits it.
+std::pair<size_t, size_t> topKItemsAndClasses(const Tensor &scores);
 
 } // namespace tools
 } // namespace ember

@@ -11,6 +11,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -35,6 +36,13 @@ DEFINE_int32(iterations, 0,
              "Also run the compiled function N more times and print the median and minimum "
              "latency of one run (the compiled function alone: no copying of inputs or outputs)");
 
+DEFINE_int32(topk, 0,
+             "Print the K best classes of each batch item of the model's first output (its "
+             "dim 0 the items), with their scores");
+DEFINE_string(labels, "",
+              "With -topk: a text file of the class labels, one per line (line 1: class 0), "
+              "printed beside each class");
+
 DEFINE_string(dump_profile, "",
               "Record the range and histogram of every float value over the runs (the -input "
               "run, then one per entry of -profile-inputs) and write them to this YAML file, "
@@ -45,6 +53,43 @@ DEFINE_string(profile_inputs, "",
               "directory holding NAME.npy (or NAME.pb) for each input");
 
 namespace {
+
+/// -labels: the file's lines (a last empty line dropped), one per class of \p classes.
+Expected<std::vector<std::string>> readLabels(size_t classes, StringRef output) {
+  std::vector<std::string> labels;
+  if (FLAGS_labels.empty())
+    return std::move(labels);
+  auto buffer = MemoryBuffer::getFile(FLAGS_labels, /*IsText=*/true);
+  if (!buffer)
+    return makeError(FLAGS_labels + ": " + buffer.getError().message());
+  SmallVector<StringRef, 16> lines;
+  (*buffer)->getBuffer().split(lines, '\n');
+  if (!lines.empty() && lines.back().empty())
+    lines.pop_back();
+  for (StringRef line : lines)
+    labels.push_back(line.rtrim("\r").str());
+  if (labels.size() != classes)
+    return makeError(FLAGS_labels + ": " + Twine(labels.size()) + " labels, but output '" +
+                     output + "' has " + Twine(classes) + " classes");
+  return std::move(labels);
+}
+
+/// -topk: the best classes of the first output, each batch item named after its image when
+/// the model's first image input has one image per item.
+Error printTopClasses(CompiledModel &cm, const std::vector<GraphValue> &outputs,
+                      const std::vector<tools::InputFile> &inputs) {
+  if (outputs.empty() || !outputs[0].isTensor())
+    return makeError("-topk: the first output is not a tensor");
+  EMBER_ASSIGN_OR_RETURN(Tensor scores, cm.getOutput(outputs[0].name));
+  size_t classes = tools::topKItemsAndClasses(scores).second;
+  EMBER_ASSIGN_OR_RETURN(std::vector<std::string> labels, readLabels(classes, outputs[0].name));
+  std::vector<std::string> itemNames;
+  for (const tools::InputFile &f : inputs)
+    if (!f.images.empty() && itemNames.empty())
+      itemNames = f.images;
+  tools::printTopK(outputs[0].name, scores, size_t(FLAGS_topk), labels, itemNames);
+  return Error::success();
+}
 
 /// \p name with every character outside [A-Za-z0-9_.-] replaced by '_': an output's or
 /// an input's name as a file name.
@@ -198,6 +243,10 @@ Error runMain() {
   std::vector<GraphValue> outputs;
   if (!FLAGS_profile_inputs.empty() && FLAGS_dump_profile.empty())
     return makeError("-profile-inputs needs -dump-profile");
+  if (FLAGS_topk < 0)
+    return makeError("-topk must not be negative");
+  if (!FLAGS_labels.empty() && FLAGS_topk == 0)
+    return makeError("-labels needs -topk=K");
   EMBER_ASSIGN_OR_RETURN(auto cm, tools::loadAndCompile(inputs, bound, outputs,
                                                         !FLAGS_dump_profile.empty()));
   std::vector<Placeholder *> modelInputs = cm->getInputs();
@@ -256,8 +305,11 @@ Error runMain() {
     // The outputs printed below are then those of the last profiled run.
     EMBER_TRY(writeProfileOfRuns(*cm));
   }
-  for (const GraphValue &out : tools::graphOutputsOf(*cm, std::move(outputs)))
+  std::vector<GraphValue> graphOutputs = tools::graphOutputsOf(*cm, std::move(outputs));
+  for (const GraphValue &out : graphOutputs)
     EMBER_TRY(writeOutput(*cm, out));
+  if (FLAGS_topk > 0)
+    EMBER_TRY(printTopClasses(*cm, graphOutputs, inputs));
   return Error::success();
 }
 
@@ -269,6 +321,8 @@ int main(int argc, char **argv) {
                           "  model-runner -model=m.onnx -input=x=in.npy -output-dir=out/\n"
                           "  model-runner -model=predict_net.pb -model=init_net.pb "
                           "-model-input=data,float,[1,3,224,224]\n"
+                          "  model-runner -model=m.onnx -input=image=cat.png -topk=5 "
+                          "-labels=labels.txt\n"
                           "  model-runner -model=m.onnx -dump-graph -dump-ir");
   if (argc > 1) {
     errs() << "error: unexpected argument '" << argv[1] << "'\n";

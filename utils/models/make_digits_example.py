@@ -10,6 +10,7 @@ no download), pixels scaled to [0, 1], split 80/20 into training and held-out im
     examples/digits/images/digit_<k>.npy            test image of digit k, the exact model input
     examples/digits/images/digit_<k>.txt            ASCII-art rendering plus "label: <k>"
     examples/digits/images/digit_<k>.expected.npy   torch's probabilities for that image
+    examples/digits/images/digit_<k>.png, labels.txt  make_digits_pngs.py: the image as a PNG
     examples/digits/README.md
 
 Deterministic (seed 0, one thread) and idempotent. Takes well under a minute. Run:
@@ -26,6 +27,7 @@ import torch
 from torch import nn
 
 from digits_data import digits_split
+import make_digits_pngs
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODEL_PATH = os.path.join(REPO, "examples", "models", "digits_cnn.onnx")
@@ -130,6 +132,8 @@ def main():
         print("digit_%d: sklearn index %d, predicted %d (p=%.3f)"
               % (k, int(test_idx[j]), int(probs.argmax()), float(probs.max())))
 
+    make_digits_pngs.main()
+
     with open(os.path.join(DIGITS_DIR, "README.md"), "w") as f:
         f.write(README.format(test_acc=100 * test_acc, n_test=len(y_test),
                               n_train=len(y_train), epochs=EPOCHS, batch=BATCH, lr=LR))
@@ -154,6 +158,23 @@ from 0..16 to [0, 1]).
 `images/digit_<k>.npy` is the first test-split image of digit `k`, exactly as fed to the
 model; `images/digit_<k>.txt` draws it in ASCII; `images/digit_<k>.expected.npy` holds
 PyTorch's probabilities for it.
+
+`images/digit_<k>.png` is the same image as an 8x8 grayscale PNG (each value times 255,
+rounded: `utils/models/make_digits_pngs.py`) and `images/labels.txt` names the ten classes, so
+model-runner classifies a picture directly (`utils/run-example.sh` does so too):
+
+    build/tools/model-runner -model=examples/models/digits_cnn.onnx -image-mode=0to1 \\
+        -input=image=examples/digits/images/digit_3.png -topk=3 \\
+        -labels=examples/digits/images/labels.txt
+
+`-image-mode=0to1` feeds `pixel / 255`, within 1/510 of the `.npy` values, and prints
+
+    top 3 of output 'probabilities' for item 0 (examples/digits/images/digit_3.png):
+      1. class 3 score 0.9998802 three
+      2. class 9 score 0.0001048975 nine
+      3. class 2 score 6.656887e-06 two
+
+The model's batch is 1: `-input=image=a.png,image=b.png` is refused with the reason.
 
 Regenerate the model and everything in this folder with:
 

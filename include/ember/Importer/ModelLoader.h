@@ -146,6 +146,20 @@ llvm::Expected<std::unique_ptr<Module>> loadCaffe2Model(llvm::StringRef predictN
 /// model that is not ONNX (a Caffe2 net's inputs are tensors).
 llvm::Expected<std::vector<GraphValue>> readGraphInputKinds(llvm::ArrayRef<std::string> paths);
 
+/// A tensor graph input as the model declares it, for a tool that builds its value from
+/// something other than a tensor file (an image): its element kind and dims, -1 for a dim that
+/// is symbolic or unknown.
+struct DeclaredTensorInput {
+  std::string name;
+  std::optional<ElemKind> kind; ///< none: not declared
+  std::optional<std::vector<int64_t>> dims; ///< none: no shape declared
+};
+
+/// The tensor graph inputs (not initializers) of the ONNX model \p paths in order, as declared.
+/// Empty for a model that is not ONNX (a Caffe2 net declares no input types).
+llvm::Expected<std::vector<DeclaredTensorInput>>
+readDeclaredTensorInputs(llvm::ArrayRef<std::string> paths);
+
 /// The operator types the Caffe2 loader knows, sorted (for docs and -help).
 std::vector<std::string> caffe2OperatorNames();
 

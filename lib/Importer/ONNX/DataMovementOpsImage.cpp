@@ -1,8 +1,9 @@
 // ImageDecoder (opset 20), decoded at compile time: the encoded bytes must be known then (a
 // Constant, or a graph input the tools bind to its file's value through the
 // CompileTimeInputsError constantInput gives), and the result is a Constant uint8
-// [height, width, channels]. The decoding (PNG, JPEG) is ../ImageDecoding.cpp.
-#include "../ImageDecoding.h"
+// [height, width, channels]. The decoding (PNG, JPEG) is ../ImageDecoding.cpp,
+// shared with the tools' image inputs.
+#include "ember/Importer/ImageDecoding.h"
 #include "DataMovementOps.h"
 
 #include "ember/Support/Error.h"

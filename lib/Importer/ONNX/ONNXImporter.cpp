@@ -537,26 +537,60 @@ Error ONNXImporter::loadOutputs() {
 
 } // namespace
 
-Expected<std::vector<GraphValue>> readGraphInputKinds(ArrayRef<std::string> paths) {
-  // Only an ONNX model, one file, has sequences and optionals (as loadModelFiles tells the
-  // formats apart: a Caffe2 model is two files or a directory).
+namespace {
+
+/// Calls \p each on every graph input of the ONNX model \p paths that is not an initializer,
+/// in order; on none for a model that is not ONNX (only an ONNX model is one file, as
+/// loadModelFiles tells the formats apart: a Caffe2 model is two files or a directory).
+Error forEachGraphInput(ArrayRef<std::string> paths,
+                        function_ref<Error(const onnx::ValueInfoProto &)> each) {
   if (paths.size() != 1 || sys::fs::is_directory(paths[0]))
-    return std::vector<GraphValue>();
+    return Error::success();
   auto model = readModelProto(paths[0]);
   if (!model)
     return withContext(model.takeError(), paths[0]);
   StringSet<> initializers;
   for (const auto &init : model->graph().initializer())
     initializers.insert(init.name());
+  for (const auto &vi : model->graph().input())
+    if (!initializers.count(vi.name()))
+      if (Error err = each(vi))
+        return withContext(std::move(err), paths[0] + ": input '" + vi.name() + "'");
+  return Error::success();
+}
+
+} // namespace
+
+Expected<std::vector<GraphValue>> readGraphInputKinds(ArrayRef<std::string> paths) {
   std::vector<GraphValue> inputs;
-  for (const auto &vi : model->graph().input()) {
-    if (initializers.count(vi.name()))
-      continue;
-    auto kind = graphValueKind(vi.name(), vi.type());
-    if (!kind)
-      return withContext(kind.takeError(), paths[0] + ": input '" + vi.name() + "'");
-    inputs.push_back(std::move(*kind));
-  }
+  EMBER_TRY(forEachGraphInput(paths, [&](const onnx::ValueInfoProto &vi) -> Error {
+    EMBER_ASSIGN_OR_RETURN(GraphValue kind, graphValueKind(vi.name(), vi.type()));
+    inputs.push_back(std::move(kind));
+    return Error::success();
+  }));
+  return inputs;
+}
+
+Expected<std::vector<DeclaredTensorInput>> readDeclaredTensorInputs(ArrayRef<std::string> paths) {
+  std::vector<DeclaredTensorInput> inputs;
+  EMBER_TRY(forEachGraphInput(paths, [&](const onnx::ValueInfoProto &vi) -> Error {
+    if (!vi.type().has_tensor_type())
+      return Error::success();
+    const auto &tt = vi.type().tensor_type();
+    DeclaredTensorInput in;
+    in.name = vi.name();
+    if (tt.elem_type() != 0) {
+      EMBER_ASSIGN_OR_RETURN(ElemKind kind, elemKindFromONNX(tt.elem_type()));
+      in.kind = kind;
+    }
+    if (tt.has_shape()) {
+      in.dims.emplace();
+      for (const auto &d : tt.shape().dim())
+        in.dims->push_back(d.has_dim_value() ? d.dim_value() : -1);
+    }
+    inputs.push_back(std::move(in));
+    return Error::success();
+  }));
   return inputs;
 }
 

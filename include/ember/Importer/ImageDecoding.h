@@ -1,10 +1,11 @@
-// Decoding encoded images (ONNX's ImageDecoder, decoded at compile time): PNG through libpng
-// and JPEG through libjpeg-turbo, into uint8 [height, width, channels] with the channels of
-// the ONNX reference (PIL): RGB, BGR, or Grayscale as PIL's convert("L") computes it. Other
-// formats are recognized by their magic bytes and refused by name; damaged or truncated data
-// is an error, never a crash and never a partial image.
-#ifndef EMBER_LIB_IMPORTER_IMAGEDECODING_H
-#define EMBER_LIB_IMPORTER_IMAGEDECODING_H
+// Decoding encoded images (ONNX's ImageDecoder, decoded at compile time; the tools' image
+// -input files): PNG through libpng and JPEG through libjpeg-turbo, into uint8 [height, width,
+// channels] with the channels of the ONNX reference (PIL): RGB, BGR, or Grayscale as PIL's
+// convert("L") computes it; or with the channels the image stores. Other formats are
+// recognized by their magic bytes and refused by name; damaged or truncated data is an error,
+// never a crash and never a partial image.
+#ifndef EMBER_IMPORTER_IMAGEDECODING_H
+#define EMBER_IMPORTER_IMAGEDECODING_H
 
 #include "ember/Base/Tensor.h"
 
@@ -37,6 +38,13 @@ using PixelAllocator = llvm::function_ref<llvm::Expected<Tensor>(const Type &)>;
 /// as PIL rounds it). 16-bit samples keep their high byte, as PIL's 8-bit modes do.
 llvm::Expected<Tensor> decodeImage(llvm::ArrayRef<uint8_t> encoded, PixelFormat format,
                                    PixelAllocator allocate);
+
+/// \p encoded decoded with the channels it stores: uint8 [height, width, 1] for a gray image
+/// (with or without alpha), [height, width, 3] in RGB order for the others (a palette
+/// expanded, alpha dropped). \p what names the data in messages ("the file is a BMP image").
+llvm::Expected<Tensor> decodeImageAsStored(llvm::ArrayRef<uint8_t> encoded,
+                                           PixelAllocator allocate,
+                                           llvm::StringRef what = "the encoded stream");
 
 } // namespace ember
 
