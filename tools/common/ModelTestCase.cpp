@@ -121,7 +121,7 @@ CaseResult runModelTestCase(StringRef dir, StringRef backend, const Tolerance &t
     // optional is read as the model declares its input (InputBinding.h).
     std::vector<InputFile> inputs;
     for (const std::string &f : numberedFiles(set, "input_"))
-      inputs.push_back({"", f, {}, {}});
+      inputs.push_back({"", f, {}, {}, {}});
     if (Error e = readInputValues(inputs, {*modelPath}, /*storedNames=*/true))
       return refuse(std::move(e));
     ImportOptions opts;
