@@ -21,6 +21,7 @@ from ._ember import Error, RunMemory  # noqa: F401  (RunMemory: the base of run(
 from . import _ember
 
 __all__ = ["compile", "Model", "Error", "TensorInfo"]
+Error.__module__ = RunMemory.__module__ = __name__  # as users name them: ember.Error
 
 TensorInfo = collections.namedtuple("TensorInfo", "name shape dtype type")
 TensorInfo.__doc__ = ("An input or output: its name, shape (a tuple), numpy dtype (None where "

@@ -15,6 +15,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <mutex>
 #include <stdexcept>
 
@@ -67,7 +68,15 @@ class Model;
 struct RunMemory {
   std::shared_ptr<Model> model; ///< the compiled code the context belongs to
   std::unique_ptr<ExecutionContext> context;
+  /// When the compiled code started and finished, in seconds on time.monotonic()'s clock
+  /// (CLOCK_MONOTONIC, steady_clock's): the run alone, without Python's share of run().
+  double started = 0, finished = 0;
 };
+
+double monotonicSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 class Model : public std::enable_shared_from_this<Model> {
   std::string path_;
@@ -159,7 +168,9 @@ public:
       memory->context = check(compiled_.model->createContext());
       for (auto &[name, array, ty] : arrays)
         check(memory->context->setInput(name, ty, array.data()));
+      memory->started = monotonicSeconds();
       check(memory->context->run());
+      memory->finished = monotonicSeconds();
     }
     std::vector<std::pair<std::string, uint8_t *>> data;
     for (const std::string &name : compiled_.outputNames)
@@ -247,7 +258,9 @@ PYBIND11_MODULE(_ember, m) {
         auto region = r.context->mutableRegion();
         return py::buffer_info(region.data(), 1, py::format_descriptor<uint8_t>::format(),
                                py::ssize_t(region.size()));
-      });
+      })
+      .def_readonly("started", &RunMemory::started)
+      .def_readonly("finished", &RunMemory::finished);
 
   py::class_<Model, std::shared_ptr<Model>>(m, "Model")
       .def(py::init<std::string, FlagList>(), py::arg("path"), py::arg("flags"))

@@ -77,3 +77,15 @@ def test_tool_flags_by_name_in_either_spelling(tmp_path):
     assert model.inputs[0].shape == (5, 3)
     x = np.linspace(-1, 1, 15, dtype=np.float32).reshape(5, 3)
     np.testing.assert_array_equal(model.run({"x": x})["y"], np.maximum(x, 0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_backend_argument_reaches_the_backend(mlp_path, backend, capfd):
+    # Only the CPU backend has LLVM IR to print; the others refuse the flag, each in its words.
+    path, _, _ = mlp_path
+    if backend == "CPU":
+        ember.compile(path, backend=backend, dump_llvm_ir=True)
+        assert "define " in capfd.readouterr().out
+    else:
+        with pytest.raises(ember.Error, match=f"^the {backend} backend takes no "):
+            ember.compile(path, backend=backend, dump_llvm_ir=True)

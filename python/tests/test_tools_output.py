@@ -1,9 +1,10 @@
 """What the module returns that the tools print or write: the graph and IR dumps, the profile,
 bundles."""
 import numpy as np
+from onnx import TensorProto, helper, numpy_helper
 
 import ember
-from conftest import run_tool
+from conftest import make_model, run_tool, save
 
 
 def test_dump_graph_and_dump_ir_are_what_model_runner_prints(mlp_path):
@@ -19,13 +20,21 @@ def test_dump_graph_and_dump_ir_are_what_model_runner_prints(mlp_path):
     assert graph != ir
 
 
-def test_profile_gives_each_instructions_time(mlp_path):
-    path, _, _ = mlp_path
-    model = ember.compile(path, backend="CPU")
-    x = np.ones((2, 8), np.float32)
+def test_profile_gives_each_instructions_time(tmp_path):
+    # A product, then element-wise work and a transpose: instructions of different costs.
+    w = np.random.default_rng(0).standard_normal((256, 256)).astype(np.float32)
+    m = make_model([helper.make_node("MatMul", ["x", "w"], ["h"]),
+                    helper.make_node("Sigmoid", ["h"], ["s"]),
+                    helper.make_node("Transpose", ["s"], ["t"]),
+                    helper.make_node("Softmax", ["t"], ["y"])],
+                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 256])],
+                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [256, 64])],
+                   [numpy_helper.from_array(w, "w")])
+    model = ember.compile(save(m, tmp_path / "p.onnx"), backend="CPU")
+    x = np.ones((64, 256), np.float32)
     rows = model.profile({"x": x}, iterations=5)
     ir = model.dump_ir()
-    assert rows
+    assert len(rows) >= 3
     for row in rows:
         assert set(row) == {"name", "kind", "ms", "share", "gflops", "type"}
         assert row["ms"] >= 0 and f"%{row['name']}" in ir
@@ -34,7 +43,7 @@ def test_profile_gives_each_instructions_time(mlp_path):
     # The product's rate: FLOPs over time.
     assert any(r["gflops"] > 0 for r in rows)
     # The model itself still runs unprofiled, with its own results.
-    assert model.run({"x": x})["y"].shape == (2, 16)
+    assert model.run({"x": x})["y"].shape == (256, 64)
 
 
 def test_emit_bundle_writes_the_bundle_files(mlp_path, tmp_path):
