@@ -11,6 +11,7 @@
 #include "ember/Support/MemoryBudget.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
 
@@ -48,6 +49,7 @@ Error withToolFlags(const std::string &modelPath, const FlagList &flags,
   };
   Error err = run();
   setMemoryBudget(budget);
+  outs().flush(); // what the flags printed, before Python prints more
   return err;
 }
 

@@ -52,7 +52,9 @@ def test_two_threads_run_at_once(tmp_path):
     overlap = min(s[1] for s in spans) - max(s[0] for s in spans)
     shortest = min(s[1] - s[0] for s in spans)
     print(f"runs {[round((e - s) * 1e3, 1) for s, e in spans]} ms, overlap {overlap * 1e3:.1f} ms")
-    assert overlap > 0.5 * shortest
+    # Held, the GIL would make the overlap negative; a quarter leaves room for a thread that a
+    # loaded machine wakes late.
+    assert overlap > 0.25 * shortest
     # The clock is time.monotonic()'s.
     assert spans[0][0] <= time.monotonic() and time.monotonic() - spans[0][1] < 60
     for x, y in zip(xs, outs):
