@@ -22,6 +22,8 @@ packages=(
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
   # only to (re)generate test models and expected outputs
   python3-onnx python3-numpy python3-torch python3-torchvision python3-sklearn libopenblas0-pthread
+  # the Python module ember (python/, docs/python.md) for /usr/bin/python3, and its pytest suite
+  pybind11-dev python3-pybind11 python3-dev python3-pytest
   # the build tree's Python environment (utils/python-env.sh)
   python3-venv
 )

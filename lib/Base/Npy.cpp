@@ -46,6 +46,31 @@ Expected<StringRef> headerField(StringRef header, StringRef key) {
 
 } // namespace
 
+const char *npyDescr(ElemKind k) {
+  if (k == ElemKind::QInt8)
+    k = ElemKind::Int8;
+  if (k == ElemKind::QUInt8)
+    k = ElemKind::UInt8;
+  for (const DescrKind &d : kDescrs)
+    if (d.kind == k)
+      return d.descr;
+  return nullptr;
+}
+
+bool npyDescrKind(StringRef descr, ElemKind &k) {
+  // '=' and '<' mean the same on a little-endian host; '|' for byte types.
+  std::string norm = descr.str();
+  if (!norm.empty() && norm[0] == '=')
+    norm[0] = '<';
+  for (const DescrKind &d : kDescrs)
+    if (norm == d.descr || (norm.size() == 3 && norm[1] == d.descr[1] && norm[2] == d.descr[2] &&
+                            d.descr[0] == '|' && (norm[0] == '<' || norm[0] == '|'))) {
+      k = d.kind;
+      return true;
+    }
+  return false;
+}
+
 Expected<Tensor> parseNpy(StringRef bytes) {
   if (bytes.size() < 10 || !bytes.starts_with("\x93NUMPY"))
     return makeError("not an .npy file (bad magic)");
@@ -71,16 +96,8 @@ Expected<Tensor> parseNpy(StringRef bytes) {
 
   EMBER_ASSIGN_OR_RETURN(StringRef descr, headerField(header, "descr"));
   descr = descr.trim("'\" ");
-  // '=' and '<' mean the same on a little-endian host; '|' for byte types.
-  std::string norm = descr.str();
-  if (!norm.empty() && norm[0] == '=')
-    norm[0] = '<';
-  const DescrKind *dk = nullptr;
-  for (const DescrKind &d : kDescrs)
-    if (norm == d.descr || (norm.size() == 3 && norm[1] == d.descr[1] && norm[2] == d.descr[2] &&
-                            d.descr[0] == '|' && (norm[0] == '<' || norm[0] == '|')))
-      dk = &d;
-  if (!dk)
+  ElemKind kind;
+  if (!npyDescrKind(descr, kind))
     return makeError("unsupported .npy dtype '" + descr + "'");
   EMBER_ASSIGN_OR_RETURN(StringRef order, headerField(header, "fortran_order"));
   if (order != "False")
@@ -99,7 +116,7 @@ Expected<Tensor> parseNpy(StringRef bytes) {
       return makeError("bad .npy shape '" + shapeText + "'");
     dims.push_back(v);
   }
-  EMBER_ASSIGN_OR_RETURN(Type ty, Type::checked(dk->kind, dims));
+  EMBER_ASSIGN_OR_RETURN(Type ty, Type::checked(kind, dims));
   if (data.size() != ty.sizeInBytes())
     return makeError(".npy data has " + Twine(data.size()) + " bytes, shape " +
                      dimsToString(ty.dims) + " of " + elemKindName(ty.kind) + " needs " +
@@ -128,14 +145,7 @@ Expected<Tensor> readNpyFile(StringRef path) {
 
 Error writeNpyFile(StringRef path, const Tensor &t) {
   ElemKind k = t.getType().kind;
-  if (k == ElemKind::QInt8)
-    k = ElemKind::Int8;
-  if (k == ElemKind::QUInt8)
-    k = ElemKind::UInt8;
-  const char *descr = nullptr;
-  for (const DescrKind &d : kDescrs)
-    if (d.kind == k)
-      descr = d.descr;
+  const char *descr = npyDescr(k);
   if (!descr)
     return makeError(path + ": cannot write " + elemKindName(k) + " as .npy" +
                      // numpy has no such dtype (ml_dtypes' are not in the .npy format).

@@ -82,12 +82,21 @@ Expected<const WeightVar *> CompiledModel::findPlaceholderVar(StringRef name) co
 }
 
 Error ExecutionContext::setInput(StringRef name, const Tensor &t) {
+  return setInput(name, t.getType(), t.data());
+}
+
+Error ExecutionContext::setInput(StringRef name, const Type &ty, const void *data) {
   EMBER_ASSIGN_OR_RETURN(const WeightVar *w, model_.findPlaceholderVar(name));
-  if (w->getType() != t.getType())
-    return makeError("input '" + name + "': got " + t.getType().str() + ", the model expects " +
+  if (w->getType() != ty)
+    return makeError("input '" + name + "': got " + ty.str() + ", the model expects " +
                      w->getType().str());
-  std::memcpy(mutable_.memory.get() + w->offset, t.data(), t.sizeInBytes());
+  std::memcpy(mutable_.memory.get() + w->offset, data, ty.sizeInBytes());
   return Error::success();
+}
+
+Expected<uint8_t *> ExecutionContext::placeholderData(StringRef name) {
+  EMBER_ASSIGN_OR_RETURN(const WeightVar *w, model_.findPlaceholderVar(name));
+  return mutable_.memory.get() + w->offset;
 }
 
 Error ExecutionContext::run() {

@@ -58,6 +58,61 @@ void printHelp(const char *usage) {
 
 } // namespace
 
+Expected<gflags::CommandLineFlagInfo> findToolFlag(StringRef rawName, StringRef spelling) {
+  std::string name = normalizeFlagName(rawName.str());
+  gflags::CommandLineFlagInfo info;
+  if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info) ||
+      info.filename.find("tools/") == std::string::npos)
+    return makeError("unknown flag '" + spelling + "'");
+  return std::move(info);
+}
+
+Error ToolFlagAssigner::assign(const gflags::CommandLineFlagInfo &flag, StringRef value,
+                               StringRef spelling, StringRef rawName) {
+  // The repeatable flags, each occurrence's value joined to the ones before it by the flag's
+  // separator; any other flag given twice is a mistake (gflags kept the last value silently,
+  // so -input=a=a.npy -input=b=b.npy ran with no data for 'a').
+  static const StringMap<const char *> separators = {{"onnx_define_symbol", ";"},
+                                                     {"onnx_define_input", ";"},
+                                                     {"model", "\n"}, // Caffe2: two files
+                                                     {"model_input", ";"},
+                                                     {"input", ","}};
+  std::string all = value.str();
+  auto separator = separators.find(flag.name);
+  if (separator != separators.end()) {
+    std::string &joined = joined_[flag.name];
+    joined += (joined.empty() ? "" : separator->second) + all;
+    all = joined;
+  } else if (auto [first, isNew] = given_.try_emplace(flag.name, spelling.str()); !isNew) {
+    return makeError("flag '" + spelling + "' given twice (first as '" + first->second +
+                     "'); only -model, -model-input, -input, -onnx-define-symbol and "
+                     "-onnx-define-input may repeat");
+  }
+  if (gflags::SetCommandLineOption(flag.name.c_str(), all.c_str()).empty())
+    return makeError("invalid value '" + all + "' for flag '-" + rawName + "' (" + flag.type +
+                     ")");
+  return Error::success();
+}
+
+Error applyMaxMemoryFlag() {
+  if (FLAGS_max_memory.empty())
+    return Error::success();
+  StringRef spec = FLAGS_max_memory;
+  uint64_t scale = 1, bytes = 0;
+  if (spec.consume_back_insensitive("k"))
+    scale = 1ull << 10;
+  else if (spec.consume_back_insensitive("m"))
+    scale = 1ull << 20;
+  else if (spec.consume_back_insensitive("g"))
+    scale = 1ull << 30;
+  else if (spec.consume_back_insensitive("t"))
+    scale = 1ull << 40;
+  if (spec.getAsInteger(10, bytes) || bytes == 0 || bytes > ~0ull / scale)
+    return makeError("-max-memory=" + FLAGS_max_memory + ": expected a size such as 512M or 8G");
+  setMemoryBudget(bytes * scale);
+  return Error::success();
+}
+
 void parseCommandLine(int &argc, char **&argv, const char *usage) {
   // Flags are set one by one through gflags so that every mistake gets ember's own
   // "error: ..." and exit code 1 instead of gflags' messages.
@@ -68,16 +123,7 @@ void parseCommandLine(int &argc, char **&argv, const char *usage) {
     errs() << "error: " << msg << " (see -help)\n";
     std::exit(1);
   };
-  // The repeatable flags, each occurrence's value joined to the ones before it by the flag's
-  // separator; any other flag given twice is a mistake (gflags kept the last value silently,
-  // so -input=a=a.npy -input=b=b.npy ran with no data for 'a').
-  StringMap<std::string> joined;
-  const StringMap<const char *> separators = {{"onnx_define_symbol", ";"},
-                                              {"onnx_define_input", ";"},
-                                              {"model", "\n"}, // a Caffe2 model is two files
-                                              {"model_input", ";"},
-                                              {"input", ","}};
-  StringMap<std::string> given; // flag name -> its first spelling
+  ToolFlagAssigner flags;
   for (int i = 1; i < argc; ++i) {
     StringRef arg = argv[i];
     if (!arg.starts_with("-") || arg == "-") {
@@ -97,13 +143,12 @@ void parseCommandLine(int &argc, char **&argv, const char *usage) {
       printHelp(usage);
       std::exit(0);
     }
-    gflags::CommandLineFlagInfo info;
-    if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info) ||
-        info.filename.find("tools/") == std::string::npos)
-      fail("unknown flag '" + arg + "'");
+    Expected<gflags::CommandLineFlagInfo> info = findToolFlag(rawName, arg);
+    if (!info)
+      fail(errorToString(info.takeError()));
     std::string value = rawValue.str();
     if (!hasValue) {
-      if (info.type == "bool") {
+      if (info->type == "bool") {
         value = "true";
       } else if (i + 1 < argc) {
         value = argv[++i]; // "-flag value"
@@ -111,34 +156,11 @@ void parseCommandLine(int &argc, char **&argv, const char *usage) {
         fail("flag '" + arg + "' needs a value");
       }
     }
-    auto separator = separators.find(name);
-    if (separator != separators.end()) {
-      std::string &all = joined[name];
-      all += (all.empty() ? "" : separator->second) + value;
-      value = all;
-    } else if (auto [first, isNew] = given.try_emplace(name, arg.str()); !isNew) {
-      fail("flag '" + arg + "' given twice (first as '" + first->second +
-           "'); only -model, -model-input, -input, -onnx-define-symbol and -onnx-define-input "
-           "may repeat");
-    }
-    if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty())
-      fail("invalid value '" + value + "' for flag '-" + rawName + "' (" + info.type + ")");
+    if (Error err = flags.assign(*info, value, arg, rawName))
+      fail(errorToString(std::move(err)));
   }
-  if (!FLAGS_max_memory.empty()) {
-    StringRef spec = FLAGS_max_memory;
-    uint64_t scale = 1, bytes = 0;
-    if (spec.consume_back_insensitive("k"))
-      scale = 1ull << 10;
-    else if (spec.consume_back_insensitive("m"))
-      scale = 1ull << 20;
-    else if (spec.consume_back_insensitive("g"))
-      scale = 1ull << 30;
-    else if (spec.consume_back_insensitive("t"))
-      scale = 1ull << 40;
-    if (spec.getAsInteger(10, bytes) || bytes == 0 || bytes > ~0ull / scale)
-      fail("-max-memory=" + FLAGS_max_memory + ": expected a size such as 512M or 8G");
-    setMemoryBudget(bytes * scale);
-  }
+  if (Error err = applyMaxMemoryFlag())
+    fail(errorToString(std::move(err)));
   positional.push_back(nullptr);
   argc = int(positional.size()) - 1;
   argv = positional.data();

@@ -49,11 +49,8 @@ Error printCompileReports(const CompileSummary &s, double loadMillis, const Func
     }
     outs() << format("  %-20s %10.1f ms\n", static_cast<const char *>("total"), total);
   }
-  if (FLAGS_dump_graph) {
-    F.dump(outs());
-    for (const Function *body : nestedBodies(F)) // If's branches, Loop bodies
-      body->dump(outs());
-  }
+  if (FLAGS_dump_graph)
+    printGraph(F, outs());
   if (!FLAGS_dump_graph_DAG.empty()) {
     std::error_code ec;
     raw_fd_ostream os(FLAGS_dump_graph_DAG, ec, sys::fs::OF_Text);
@@ -64,6 +61,12 @@ Error printCompileReports(const CompileSummary &s, double loadMillis, const Func
   if (FLAGS_dump_ir)
     IR.dump(outs());
   return Error::success();
+}
+
+void printGraph(const Function &F, raw_ostream &os) {
+  F.dump(os);
+  for (const Function *body : nestedBodies(F)) // If's branches, Loop bodies
+    body->dump(os);
 }
 
 void printProfile(const CompiledModel &cm, unsigned runs) {

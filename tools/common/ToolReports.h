@@ -14,6 +14,10 @@ namespace tools {
 llvm::Error printCompileReports(const CompileSummary &summary, double loadMillis,
                                 const Function &F, const IRFunction &IR);
 
+/// The graph as -dump-graph prints it: \p F, then the bodies nested in it (If's branches, Loop
+/// bodies).
+void printGraph(const Function &F, llvm::raw_ostream &os);
+
 /// With -profile: each computing instruction's time over \p runs runs of the compiled function,
 /// slowest first, with its share of the total and its output type.
 void printProfile(const CompiledModel &cm, unsigned runs);

@@ -731,7 +731,7 @@ def check_text(case_dir):
     for stem in ("predict_net", "init_net"):
         with open(os.path.join(case_dir, stem + ".pbtxt"), "rb") as src:
             enc = subprocess.run(["protoc", "--proto_path=" + SCHEMA_DIR,
-                                  "--encode=caffe2.NetDef", "caffe2.proto"], stdin=src,
+                                  "--encode=ember.caffe2.NetDef", "caffe2.proto"], stdin=src,
                                  stdout=subprocess.PIPE, check=True).stdout
         with open(os.path.join(case_dir, stem + ".pb"), "rb") as f:
             if f.read() != enc:

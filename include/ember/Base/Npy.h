@@ -9,6 +9,12 @@
 
 namespace ember {
 
+/// numpy's dtype string of \p k ("<f4", "|b1"; a quantized kind's storage type), or nullptr
+/// where numpy has none (bfloat16, the narrow kinds).
+const char *npyDescr(ElemKind k);
+/// The element kind of numpy dtype string \p descr (byte order '<', '=' or '|'); false if none.
+bool npyDescrKind(llvm::StringRef descr, ElemKind &k);
+
 /// Parses an .npy image (versions 1-3, C order, little-endian numeric and bool dtypes).
 llvm::Expected<Tensor> parseNpy(llvm::StringRef bytes);
 llvm::Expected<Tensor> readNpyFile(llvm::StringRef path);

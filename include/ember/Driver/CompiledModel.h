@@ -81,9 +81,18 @@ class ExecutionContext {
 public:
   /// Copies \p t into input \p name; its type must match the placeholder's exactly.
   llvm::Error setInput(llvm::StringRef name, const Tensor &t);
+  /// The same from a caller's memory: \p ty's bytes at \p data (a Python array, uncopied).
+  llvm::Error setInput(llvm::StringRef name, const Type &ty, const void *data);
   llvm::Error run();
   /// A copy of output (or input) placeholder \p name's current contents.
   llvm::Expected<Tensor> getOutput(llvm::StringRef name) const;
+  /// Where placeholder \p name lives in this context's mutable region, which run() reads its
+  /// inputs from and writes its outputs to: valid as long as the context.
+  llvm::Expected<uint8_t *> placeholderData(llvm::StringRef name);
+  /// The whole mutable region: every input's and output's memory.
+  llvm::MutableArrayRef<uint8_t> mutableRegion() {
+    return {mutable_.memory.get(), size_t(mutable_.size)};
+  }
 };
 
 class CompiledModel {
