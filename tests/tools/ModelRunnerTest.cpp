@@ -564,6 +564,11 @@ TEST_F(ModelRunner, TraceIsChromeTraceEventJSON) {
     }
     EXPECT_EQ(instrs.size(), runs.size() * profiled.size());
   }
+  // A file that cannot be written is a clean error naming it, before the model runs.
+  RunResult bad = runTool({"-model=" + lsModel(), "-input=" + lsInput(),
+                           "-trace=" + tmp + "/no-such-dir/t.json"});
+  expectCleanError(bad, {"-trace=" + tmp + "/no-such-dir/t.json", "No such file or directory"});
+  EXPECT_EQ(bad.out, "") << bad.describe();
 }
 
 TEST_F(ModelRunner, TargetOptionMistakesAreClean) {

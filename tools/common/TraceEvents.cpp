@@ -8,6 +8,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -37,11 +38,23 @@ json::Object spanEvent(StringRef name, StringRef cat, double ts, double dur, int
 
 } // namespace
 
-TraceEvents::TraceEvents(StringRef processName)
-    : pid_(int64_t(sys::Process::getProcessId())), tid_(int64_t(get_threadid())) {
+Expected<std::unique_ptr<TraceEvents>> TraceEvents::create(StringRef path,
+                                                          StringRef processName) {
+  std::error_code ec;
+  auto file = std::make_unique<ToolOutputFile>(path, ec, sys::fs::OF_Text);
+  if (ec)
+    return makeError("-trace=" + path + ": " + ec.message());
+  return std::unique_ptr<TraceEvents>(new TraceEvents(std::move(file), processName));
+}
+
+TraceEvents::TraceEvents(std::unique_ptr<ToolOutputFile> file, StringRef processName)
+    : file_(std::move(file)), pid_(int64_t(sys::Process::getProcessId())),
+      tid_(int64_t(get_threadid())) {
   events_.push_back(nameEvent("process_name", pid_, tid_, processName));
   events_.push_back(nameEvent("thread_name", pid_, tid_, "main"));
 }
+
+TraceEvents::~TraceEvents() = default;
 
 void TraceEvents::addPhases(double importMillis, const PhaseTimes &phases) {
   events_.push_back(spanEvent("import", "compile", 0, importMillis * 1000, pid_, tid_, {}));
@@ -85,17 +98,14 @@ void TraceEvents::addRun(unsigned index, double startMicros, double runMicros,
   }
 }
 
-Error TraceEvents::write(StringRef path) const {
-  std::error_code ec;
-  raw_fd_ostream os(path, ec, sys::fs::OF_Text);
-  if (ec)
-    return makeError("-trace=" + path + ": " + ec.message());
-  json::Value file = json::Object{{"traceEvents", json::Array(events_)},
-                                  {"displayTimeUnit", "ms"}};
+Error TraceEvents::write() {
+  json::Value file = json::Object{{"traceEvents", std::move(events_)}, {"displayTimeUnit", "ms"}};
+  raw_fd_ostream &os = file_->os();
   os << formatv("{0:1}", file) << "\n";
   os.close();
   if (os.has_error())
-    return makeError("-trace=" + path + ": " + os.error().message());
+    return makeError("-trace=" + file_->getFilename() + ": " + os.error().message());
+  file_->keep();
   return Error::success();
 }
 

@@ -8,8 +8,13 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace llvm {
+class ToolOutputFile;
+}
 
 namespace ember {
 namespace tools {
@@ -17,12 +22,19 @@ namespace tools {
 /// Gathers the events of one process and writes them as {"traceEvents": [...]}. Times are
 /// microseconds from the start of the model's import.
 class TraceEvents {
+  std::unique_ptr<llvm::ToolOutputFile> file_;
   llvm::json::Array events_;
   int64_t pid_, tid_;
 
+  TraceEvents(std::unique_ptr<llvm::ToolOutputFile> file, llvm::StringRef processName);
+
 public:
-  /// \p processName names the process in the viewer (the model).
-  explicit TraceEvents(llvm::StringRef processName);
+  /// Opens \p path now, so that a path that cannot be written fails before the compile and the
+  /// runs; \p processName names the process in the viewer (the model). The file is removed
+  /// unless write() completes it.
+  static llvm::Expected<std::unique_ptr<TraceEvents>> create(llvm::StringRef path,
+                                                             llvm::StringRef processName);
+  ~TraceEvents();
 
   /// The import (\p importMillis, from time 0) and then \p phases (CompileSummary::phaseMillis)
   /// one after the other; a phase's parts (indented) start where it starts.
@@ -35,8 +47,8 @@ public:
   void addRun(unsigned index, double startMicros, double runMicros,
               llvm::ArrayRef<InstructionTime> before, llvm::ArrayRef<InstructionTime> after);
 
-  /// Writes the file; an error names it.
-  llvm::Error write(llvm::StringRef path) const;
+  /// Writes the events to the file; an error names it.
+  llvm::Error write();
 };
 
 } // namespace tools

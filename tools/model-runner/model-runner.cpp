@@ -20,7 +20,6 @@
 #include <chrono>
 #include <cctype>
 #include <cmath>
-#include <optional>
 
 using namespace ember;
 using namespace llvm;
@@ -253,22 +252,24 @@ Error runMain() {
     return makeError("-topk must not be negative");
   if (!FLAGS_labels.empty() && FLAGS_topk == 0)
     return makeError("-labels needs -topk=K");
+  std::unique_ptr<tools::TraceEvents> trace;
+  if (!FLAGS_trace.empty()) { // opened first: a path that cannot be written fails early
+    EMBER_ASSIGN_OR_RETURN(trace, tools::TraceEvents::create(FLAGS_trace,
+                                                             "model-runner " + FLAGS_model));
+  }
   // -trace's time 0: the import starts just after.
   const auto origin = std::chrono::steady_clock::now();
   double importMillis = 0;
   EMBER_ASSIGN_OR_RETURN(auto cm, tools::loadAndCompile(inputs, bound, outputs,
                                                         !FLAGS_dump_profile.empty(),
-                                                        !FLAGS_trace.empty(), &importMillis));
-  std::optional<tools::TraceEvents> trace;
-  if (!FLAGS_trace.empty()) {
-    trace.emplace("model-runner " + FLAGS_model);
+                                                        bool(trace), &importMillis));
+  if (trace)
     trace->addPhases(importMillis, cm->getSummary().phaseMillis);
-  }
   std::vector<Placeholder *> modelInputs = cm->getInputs();
   bool dumpOnly = inputs.empty() && !modelInputs.empty() &&
                   (FLAGS_dump_graph || FLAGS_dump_ir || !FLAGS_dump_graph_DAG.empty());
-  if (dumpOnly)
-    return Error::success();
+  if (dumpOnly) // -trace: the compile alone
+    return trace ? trace->write() : Error::success();
   std::vector<tools::GivenInput> given = tools::givenTensors(inputs);
   if (inputs.size() == 1 && inputs[0].name.empty() && bound.empty() && modelInputs.size() != 1)
     return makeError("-input=" + inputs[0].path + " names no input, but the model has " +
@@ -331,7 +332,7 @@ Error runMain() {
   if (FLAGS_profile)
     tools::printProfile(*cm, unsigned(FLAGS_iterations) + 1);
   if (trace)
-    EMBER_TRY(trace->write(FLAGS_trace));
+    EMBER_TRY(trace->write());
   if (!FLAGS_dump_profile.empty()) {
     // The outputs printed below are then those of the last profiled run.
     EMBER_TRY(writeProfileOfRuns(*cm));
