@@ -3,6 +3,9 @@
 // clean "error: ..." and exit code 1: never a crash (signal), never a hang.
 #include "ToolTestUtils.h"
 
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -12,6 +15,8 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -447,6 +452,123 @@ TEST_F(ModelRunner, ProfileListsInstructionsSlowestFirst) {
     EXPECT_NE(row.find(" GFLOP/s "), std::string::npos) << row;
     EXPECT_NE(row.find("% of peak "), std::string::npos) << row;
   }
+}
+
+/// An instruction as a row of -profile shows it: "... [<rate> GFLOP/s ]<kind> %<name>[ -> <type>]".
+struct ProfileRow {
+  std::string kind;
+  bool hasRate;
+};
+
+/// The rows of -profile in \p out, by instruction name.
+std::map<std::string, ProfileRow> profileRows(const std::string &out) {
+  std::map<std::string, ProfileRow> rows;
+  size_t header = out.find("profile: ");
+  if (header == std::string::npos)
+    return rows;
+  std::istringstream lines(out.substr(header));
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line) && line.rfind("  ", 0) == 0) {
+    size_t pct = line.find(" %", line.find("% ") + 2);
+    size_t arrow = line.find(" -> ", pct);
+    std::string name = line.substr(pct + 2, arrow == std::string::npos ? arrow : arrow - pct - 2);
+    size_t kindAt = line.rfind(' ', pct - 1) + 1;
+    rows[name] = {line.substr(kindAt, pct - kindAt), line.find(" GFLOP/s ") < pct};
+  }
+  return rows;
+}
+
+TEST_F(ModelRunner, TraceIsChromeTraceEventJSON) {
+  // The JSON Object Format of the Trace Event Format: every event has ph, name, pid and tid; a
+  // complete event ("X") has ts and dur in microseconds. The compile phases come before the
+  // runs; each run holds one event per instruction -profile lists, inside the run's span. A
+  // small CNN: convolutions (split over 2 threads on the CPU), pools, a matrix product.
+  std::string cnn = kModels + "/small_cnn";
+  for (const char *backend : {"-backend=CPU", "-backend=Interpreter"}) {
+    SCOPED_TRACE(backend);
+    std::string path = tmp + "/trace.json";
+    std::vector<std::string> args = {"-model=" + cnn + "/model.onnxtxt",
+                                     "-input=" + cnn + "/test_data_set_0/input_0.pb",
+                                     "-iterations=2", "-profile", "-trace=" + path, backend};
+    if (std::string(backend) == "-backend=CPU")
+      args.push_back("-threads=2");
+    RunResult r = runTool(args);
+    EXPECT_SUCCESS(r);
+    std::map<std::string, ProfileRow> profiled = profileRows(r.out);
+    ASSERT_GE(profiled.size(), 4u) << r.describe();
+    llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(readFile(path));
+    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+    const llvm::json::Object *top = parsed->getAsObject();
+    ASSERT_TRUE(top);
+    EXPECT_EQ(top->getString("displayTimeUnit").value_or(""), "ms");
+    const llvm::json::Array *events = top->getArray("traceEvents");
+    ASSERT_TRUE(events);
+    struct Span {
+      double ts, dur;
+    };
+    std::vector<Span> runs;
+    std::vector<std::pair<std::string, Span>> instrs;
+    double phasesEnd = 0;
+    std::map<std::string, int> named; // metadata events
+    for (const llvm::json::Value &v : *events) {
+      const llvm::json::Object *e = v.getAsObject();
+      ASSERT_TRUE(e);
+      std::string ph = e->getString("ph").value_or("").str();
+      std::string name = e->getString("name").value_or("").str();
+      ASSERT_FALSE(name.empty());
+      ASSERT_TRUE(e->getInteger("pid") && e->getInteger("tid")) << name;
+      if (ph == "M") {
+        const llvm::json::Object *args = e->getObject("args");
+        ASSERT_TRUE(args && args->getString("name")) << name;
+        ++named[name];
+        continue;
+      }
+      ASSERT_EQ(ph, "X") << name;
+      std::optional<double> ts = e->getNumber("ts"), dur = e->getNumber("dur");
+      ASSERT_TRUE(ts && dur) << name;
+      EXPECT_GE(*ts, 0) << name;
+      EXPECT_GE(*dur, 0) << name;
+      std::string cat = e->getString("cat").value_or("").str();
+      if (cat == "compile") {
+        EXPECT_TRUE(runs.empty()) << "phase " << name << " after a run";
+        phasesEnd = std::max(phasesEnd, *ts + *dur);
+      } else if (cat == "run") {
+        runs.push_back({*ts, *dur});
+      } else {
+        ASSERT_EQ(cat, "instruction") << name;
+        const llvm::json::Object *args = e->getObject("args");
+        ASSERT_TRUE(args) << name;
+        ASSERT_TRUE(profiled.count(name)) << name << " is not an instruction -profile lists";
+        EXPECT_EQ(args->getString("kind").value_or(""), profiled[name].kind) << name;
+        const llvm::json::Array *outputs = args->getArray("outputs");
+        ASSERT_TRUE(outputs && !outputs->empty() && (*outputs)[0].getAsString()) << name;
+        // Products carry their rate, as -profile prints it; the others do not.
+        EXPECT_EQ(args->getNumber("GFLOP/s").has_value(), profiled[name].hasRate) << name;
+        instrs.push_back({name, {*ts, *dur}});
+      }
+    }
+    EXPECT_EQ(named["process_name"], 1);
+    EXPECT_EQ(named["thread_name"], 1);
+    EXPECT_GT(phasesEnd, 0);
+    ASSERT_EQ(runs.size(), 3u); // the -input run and the 2 iterations
+    EXPECT_LE(phasesEnd, runs[0].ts);
+    // Each run holds every instruction once, within its span.
+    for (const Span &run : runs) {
+      std::map<std::string, int> seen;
+      for (const auto &[name, span] : instrs)
+        if (span.ts >= run.ts && span.ts + span.dur <= run.ts + run.dur + 1e-3)
+          ++seen[name];
+      for (const auto &[name, row] : profiled)
+        EXPECT_EQ(seen[name], 1) << row.kind << " %" << name << " in the run at " << run.ts;
+    }
+    EXPECT_EQ(instrs.size(), runs.size() * profiled.size());
+  }
+  // A file that cannot be written is a clean error naming it, before the model runs.
+  RunResult bad = runTool({"-model=" + lsModel(), "-input=" + lsInput(),
+                           "-trace=" + tmp + "/no-such-dir/t.json"});
+  expectCleanError(bad, {"-trace=" + tmp + "/no-such-dir/t.json", "No such file or directory"});
+  EXPECT_EQ(bad.out, "") << bad.describe();
 }
 
 TEST_F(ModelRunner, TargetOptionMistakesAreClean) {

@@ -64,12 +64,17 @@ Expected<CompileOptions> compileOptionsFromFlags() {
 Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputFile> &inputs,
                                                       std::vector<BoundInput> &bound,
                                                       std::vector<GraphValue> &outputs,
-                                                      bool instrumentForProfiling) {
+                                                      bool instrumentForProfiling,
+                                                      bool timeInstructions,
+                                                      double *importMillis) {
   double loadMillis = 0;
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M,
                          loadModelFromFlags(inputs, loadMillis, &bound, &outputs));
   EMBER_ASSIGN_OR_RETURN(CompileOptions co, compileOptionsFromFlags());
   co.instrumentForProfiling = instrumentForProfiling;
+  co.backendOptions.profile |= timeInstructions;
+  if (importMillis)
+    *importMillis = loadMillis;
   EMBER_ASSIGN_OR_RETURN(auto cm, CompiledModel::compile(std::move(M), co));
   EMBER_TRY(printCompileReports(cm->getSummary(), loadMillis, cm->getFunction(), cm->getIR()));
   return std::move(cm);

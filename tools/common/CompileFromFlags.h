@@ -18,10 +18,13 @@ namespace tools {
 llvm::Expected<CompileOptions> compileOptionsFromFlags();
 /// loadModelFromFlags (binding the inputs needed at compile time: \p bound), CompiledModel::compile
 /// with compileOptionsFromFlags, then the reports; \p outputs gets the graph's outputs. With
-/// \p instrumentForProfiling, every float value is saved for a profile (CompileOptions).
+/// \p instrumentForProfiling, every float value is saved for a profile (CompileOptions). With
+/// \p timeInstructions, every instruction is timed as -profile times it (for -trace).
+/// \p importMillis, if given, gets the import's time.
 llvm::Expected<std::unique_ptr<CompiledModel>>
 loadAndCompile(const std::vector<InputFile> &inputs, std::vector<BoundInput> &bound,
-               std::vector<GraphValue> &outputs, bool instrumentForProfiling = false);
+               std::vector<GraphValue> &outputs, bool instrumentForProfiling = false,
+               bool timeInstructions = false, double *importMillis = nullptr);
 
 } // namespace tools
 } // namespace ember

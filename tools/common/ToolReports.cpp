@@ -69,6 +69,11 @@ void printGraph(const Function &F, raw_ostream &os) {
     body->dump(os);
 }
 
+double productGflops(const Instruction &I, double millis) {
+  int64_t flops = productFlops(I);
+  return flops && millis > 0 ? double(flops) / (millis * 1e6) : 0;
+}
+
 void printProfile(const CompiledModel &cm, unsigned runs) {
   std::vector<InstructionTime> rows = cm.getProfile();
   double total = 0;
@@ -85,8 +90,7 @@ void printProfile(const CompiledModel &cm, unsigned runs) {
     double millis = runs ? r.millis / runs : 0.0;
     outs() << format("  %9.3f ms %5.1f%%  ", millis, total > 0 ? 100 * r.millis / total : 0.0);
     // Products: their rate, and with -peak-gflops its share of the machine's peak.
-    int64_t flops = productFlops(I);
-    double gflops = flops && millis > 0 ? double(flops) / (millis * 1e6) : 0;
+    double gflops = productGflops(I, millis);
     if (gflops > 0)
       outs() << format("%7.1f GFLOP/s ", gflops);
     if (gflops > 0 && FLAGS_peak_gflops > 0)

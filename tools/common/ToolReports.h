@@ -22,6 +22,9 @@ void printGraph(const Function &F, llvm::raw_ostream &os);
 /// slowest first, with its share of the total and its output type.
 void printProfile(const CompiledModel &cm, unsigned runs);
 
+/// The rate of product \p I (productFlops) when one run of it took \p millis; 0 for the others.
+double productGflops(const Instruction &I, double millis);
+
 /// The \p k best classes of each item of \p scores, output \p name, best first (ties: the
 /// lower class first) with their scores and, when \p labels is not empty, the label of each
 /// (labels[class]). The items are dim 0 of a tensor of two or more dims (the batch), each

@@ -4,6 +4,7 @@
 #include "ModelLoading.h"
 #include "ToolFlags.h"
 #include "ToolReports.h"
+#include "TraceEvents.h"
 
 #include "ember/Base/Npy.h"
 #include "ember/Importer/TensorFiles.h"
@@ -35,6 +36,10 @@ DEFINE_string(list_operators, "",
 DEFINE_int32(iterations, 0,
              "Also run the compiled function N more times and print the median and minimum "
              "latency of one run (the compiled function alone: no copying of inputs or outputs)");
+DEFINE_string(trace, "",
+              "Write a Chrome Trace Event file (chrome://tracing, ui.perfetto.dev): the compile "
+              "phases, then the run and each of -iterations with one event per instruction "
+              "(its kind, outputs and, for products, GFLOP/s), timed as -profile times them");
 
 DEFINE_int32(topk, 0,
              "Print the K best classes of each batch item of the model's first output (its "
@@ -247,13 +252,24 @@ Error runMain() {
     return makeError("-topk must not be negative");
   if (!FLAGS_labels.empty() && FLAGS_topk == 0)
     return makeError("-labels needs -topk=K");
+  std::unique_ptr<tools::TraceEvents> trace;
+  if (!FLAGS_trace.empty()) { // opened first: a path that cannot be written fails early
+    EMBER_ASSIGN_OR_RETURN(trace, tools::TraceEvents::create(FLAGS_trace,
+                                                             "model-runner " + FLAGS_model));
+  }
+  // -trace's time 0: the import starts just after.
+  const auto origin = std::chrono::steady_clock::now();
+  double importMillis = 0;
   EMBER_ASSIGN_OR_RETURN(auto cm, tools::loadAndCompile(inputs, bound, outputs,
-                                                        !FLAGS_dump_profile.empty()));
+                                                        !FLAGS_dump_profile.empty(),
+                                                        bool(trace), &importMillis));
+  if (trace)
+    trace->addPhases(importMillis, cm->getSummary().phaseMillis);
   std::vector<Placeholder *> modelInputs = cm->getInputs();
   bool dumpOnly = inputs.empty() && !modelInputs.empty() &&
                   (FLAGS_dump_graph || FLAGS_dump_ir || !FLAGS_dump_graph_DAG.empty());
-  if (dumpOnly)
-    return Error::success();
+  if (dumpOnly) // -trace: the compile alone
+    return trace ? trace->write() : Error::success();
   std::vector<tools::GivenInput> given = tools::givenTensors(inputs);
   if (inputs.size() == 1 && inputs[0].name.empty() && bound.empty() && modelInputs.size() != 1)
     return makeError("-input=" + inputs[0].path + " names no input, but the model has " +
@@ -281,17 +297,31 @@ Error runMain() {
     if (!sys::fs::is_directory(FLAGS_output_dir))
       return makeError(FLAGS_output_dir + ": exists and is not a directory");
   }
-  EMBER_TRY(cm->run());
+  // One run of the compiled function: its time in ms, and with -trace, its events (the
+  // profile's totals before and after it, read outside the time measured).
+  unsigned runIndex = 0;
+  auto timedRun = [&]() -> Expected<double> {
+    std::vector<InstructionTime> before;
+    if (trace)
+      before = cm->getProfile();
+    auto start = std::chrono::steady_clock::now();
+    EMBER_TRY(cm->run());
+    auto end = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(end - start).count();
+    if (trace)
+      trace->addRun(runIndex, std::chrono::duration<double, std::micro>(start - origin).count(),
+                    ms * 1000, before, cm->getProfile());
+    ++runIndex;
+    return ms;
+  };
   if (FLAGS_iterations < 0)
     return makeError("-iterations must not be negative");
+  EMBER_TRY(timedRun().takeError());
   if (FLAGS_iterations > 0) {
     std::vector<double> ms;
     for (int i = 0; i < FLAGS_iterations; ++i) {
-      auto start = std::chrono::steady_clock::now();
-      EMBER_TRY(cm->run());
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                             start)
-                       .count());
+      EMBER_ASSIGN_OR_RETURN(double runMs, timedRun());
+      ms.push_back(runMs);
     }
     std::sort(ms.begin(), ms.end());
     double median = ms.size() % 2 ? ms[ms.size() / 2]
@@ -301,6 +331,8 @@ Error runMain() {
   }
   if (FLAGS_profile)
     tools::printProfile(*cm, unsigned(FLAGS_iterations) + 1);
+  if (trace)
+    EMBER_TRY(trace->write());
   if (!FLAGS_dump_profile.empty()) {
     // The outputs printed below are then those of the last profiled run.
     EMBER_TRY(writeProfileOfRuns(*cm));
