@@ -23,8 +23,10 @@ constexpr int kMaxSpatial = 8;
 /// accumulators stay in registers/L1 while the taps stream over them.
 constexpr i64 kBlock = 64;
 
-/// What products and sums accumulate in, as the Interpreter's FloatAccum / ProductArith: double
-/// for double, float for float and the 16-bit floats, wrapping u64 for the integers.
+/// What products and sums accumulate in: double for double, float for float and the 16-bit
+/// floats (the Interpreter's FloatAccum is double for every float kind: the reference rounds
+/// each sum once, a backend is within the tests' tolerance of it), wrapping u64 for the
+/// integers, as the Interpreter's ProductArith.
 template <typename T> struct AccOf {
   typedef u64 type;
 };
