@@ -2,7 +2,8 @@
 """Generate ember's test cases for the importer-lowered operator families under tests/models/:
 
     cf_*       control flow: Scan (opset 8 and 16), Loop, sequences through Loop/If/SequenceMap;
-               If, Loop and Scan decided at run time (loops in the IR)
+               If, Loop and Scan decided at run time (loops in the IR); LSTMs and GRUs in
+               nested run-time Ifs and in a Loop (cf_recurrent_cases.py)
     signal_*   DFT, STFT, the windows and MelWeightMatrix (opset 17)
     tfidf_*    TfIdfVectorizer (opset 9)
 
@@ -77,6 +78,7 @@ class Case:
         assert name.startswith(FAMILIES), name
         self.name, self.opset = name, opset
         self.nodes, self.inputs, self.outputs, self.inits = [], [], [], []
+        self.tolerance = None  # the case's absolute tolerance when not the tests' 1e-5
 
     def input(self, name, arr):
         """Declares graph input `name` with test data `arr`; returns the array."""
@@ -115,6 +117,9 @@ class Case:
             model.SerializeToString(), self.name
         with open(os.path.join(case_dir, "model.onnxtxt"), "w") as f:
             f.write(txt)
+        if self.tolerance is not None:
+            with open(os.path.join(case_dir, "tolerance"), "w") as f:
+                f.write("%g\n" % self.tolerance)
         for kind, items in (("input", self.inputs), ("output", self.outputs)):
             for i, (n, arr) in enumerate(items):
                 # (not np.ascontiguousarray: it makes a scalar 1-D)
@@ -280,7 +285,8 @@ def cf_cases():
     c.output("z", np.stack([w * 1, w * 2]))
     c.output("n", np.array(2, np.int64))
     cases.append(c)
-    return cases + cf_runtime_cases()
+    from cf_recurrent_cases import cf_recurrent_cases  # it imports this module's helpers
+    return cases + cf_runtime_cases() + cf_recurrent_cases()
 
 
 def cf_runtime_cases():

@@ -7,7 +7,7 @@
 //    Interpreter gathers backwards; both skip taps that land in padding (so an inf/NaN in the
 //    filter never meets a padded zero);
 //  - each output element sums, after its bias, over the group's input channels and then the
-//    kernel taps in row-major order, in float (double for float64), rounds once to the result
+//    kernel taps in row-major order, in double, rounds once to the result
 //    kind and then applies FusedConv's activation, as the reference does.
 // The loops run over one output row (all coordinates but the last fixed) in blocks of
 // nn::kBlock accumulators; every (channel, tap) then adds one input row segment times one

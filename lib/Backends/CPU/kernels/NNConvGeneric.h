@@ -23,22 +23,22 @@ constexpr int kMaxSpatial = 8;
 /// accumulators stay in registers/L1 while the taps stream over them.
 constexpr i64 kBlock = 64;
 
-/// What products and sums accumulate in, as the Interpreter's FloatAccum / ProductArith: double
-/// for double, float for float and the 16-bit floats, wrapping u64 for the integers.
+/// What products and sums accumulate in, as the Interpreter's FloatAccum and ProductArith:
+/// double for every float kind, each sum rounded once; wrapping u64 for the integers.
 template <typename T> struct AccOf {
   typedef u64 type;
 };
 template <> struct AccOf<float> {
-  typedef float type;
+  typedef double type;
 };
 template <> struct AccOf<double> {
   typedef double type;
 };
 template <> struct AccOf<f16> {
-  typedef float type;
+  typedef double type;
 };
 template <> struct AccOf<bf16> {
-  typedef float type;
+  typedef double type;
 };
 template <typename T> using Acc = typename AccOf<T>::type;
 

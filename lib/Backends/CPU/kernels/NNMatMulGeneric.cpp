@@ -1,6 +1,6 @@
 // MatMul, FusedMatMul and FullyConnected for the element kinds the float32 GEMM (NNGemm.cpp) does
-// not take, with the Interpreter's semantics (lib/Backends/Interpreter/NNMatMul.cpp): float64 sums
-// in double, float16/bfloat16 in float, integers modulo 2^64 and wrapped to the result's width
+// not take, with the Interpreter's semantics (lib/Backends/Interpreter/NNMatMul.cpp): float64,
+// float16 and bfloat16 sums in double, integers modulo 2^64 and wrapped to the result's width
 // (two's complement, as numpy). Every element sums its products in ascending k, as the
 // reference does; the i-k-j loop order keeps the right-hand rows and the accumulators
 // contiguous, in blocks of nn::kBlock columns.

@@ -8,10 +8,10 @@
 //    floats, which have no finite `lowest` in the reference) and index -1; indices count over
 //    the whole input (N and C included), the spatial part row-major or, with storage order 1,
 //    column-major;
-//  - AvgPool divides the float (double for float64) sum by the real cells, or with
+//  - AvgPool divides the sum (in double, nn::Acc) by the real cells, or with
 //    count_include_pad by the window cells inside the padded input (cells past the end padding
 //    in ceil mode count in neither); an empty count gives 0;
-//  - LpPool: (sum of |x|^p)^(1/p), powf for float and the 16-bit floats, pow for float64.
+//  - LpPool: (sum of |x|^p)^(1/p), in double.
 #include "NNConvGeneric.h"
 #include "ember/Semantics/Pool.h"
 

@@ -1,12 +1,12 @@
 // Convolutions and matrix products (Nodes/NN.def); the pools are in NNPool.cl. Common.cl says
-// how kernels are called. Float kinds accumulate as the Interpreter's FloatAccum does: in float
-// for float32 and the 16-bit floats, in double for float64; integer products modulo 2^64, kept
-// to the result's width.
+// how kernels are called. Float kinds accumulate as the Interpreter's FloatAccum does: in
+// double, rounded once to the result's kind; integer products modulo 2^64, kept to the result's
+// width. (The GEMM path, Gemm.cl, sums float32 in float with FMA.)
 
-#define NN_ACC_f32 float
+#define NN_ACC_f32 double
 #define NN_ACC_f64 double
-#define NN_ACC_f16 float
-#define NN_ACC_bf16 float
+#define NN_ACC_f16 double
+#define NN_ACC_bf16 double
 
 // Element i of a product or convolution result after its accumulator was stored: the bias
 // (FullyConnected: added in the compute type to the stored product, as Add would) and the
