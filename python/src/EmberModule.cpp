@@ -224,8 +224,7 @@ public:
       row["kind"] = I->getKindName().str();
       row["ms"] = millis;
       row["share"] = total > 0 ? millis / total : 0.0;
-      int64_t flops = productFlops(*I);
-      row["gflops"] = flops && millis > 0 ? double(flops) / (millis * 1e6) : 0.0;
+      row["gflops"] = tools::productGflops(*I, millis);
       row["type"] = I->getNumOperands() ? I->getOperand(0)->getType().str() : std::string();
       out.append(row);
     }

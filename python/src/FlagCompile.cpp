@@ -87,11 +87,7 @@ Expected<std::vector<std::string>> emitBundleWithFlags(const std::string &modelP
     EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M, tools::loadModelFromFlags({}, loadMillis));
     BundleOptions b;
     b.outputDir = dir;
-    b.networkName =
-        networkName.empty() ? legalizeCIdentifier(tools::defaultNetworkName()) : networkName;
-    if (legalizeCIdentifier(b.networkName) != b.networkName)
-      return makeError("network name '" + b.networkName +
-                       "' is not a C identifier ([A-Za-z_][A-Za-z0-9_]*)");
+    EMBER_ASSIGN_OR_RETURN(b.networkName, tools::bundleNetworkName(networkName, "network name"));
     b.modelPath = modelPath;
     EMBER_ASSIGN_OR_RETURN(CompileOptions co, tools::compileOptionsFromFlags());
     EMBER_ASSIGN_OR_RETURN(BundleResult r, writeBundle(std::move(M), co, b));

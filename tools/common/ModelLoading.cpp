@@ -2,6 +2,7 @@
 #include "ImageInputs.h"
 #include "ToolFlags.h"
 
+#include "ember/Driver/Bundle.h"
 #include "ember/Importer/TensorFiles.h"
 #include "ember/Support/Error.h"
 
@@ -46,6 +47,13 @@ std::string defaultNetworkName() {
   if (paths.size() == 2 && stem.contains("predict_net") && !parent.empty() && parent != ".")
     return parent.str();
   return stem.str();
+}
+
+Expected<std::string> bundleNetworkName(const std::string &given, StringRef what) {
+  std::string name = given.empty() ? legalizeCIdentifier(defaultNetworkName()) : given;
+  if (legalizeCIdentifier(name) != name)
+    return makeError(what + " '" + name + "' is not a C identifier ([A-Za-z_][A-Za-z0-9_]*)");
+  return std::move(name);
 }
 
 Expected<std::vector<InputFile>> readInputFiles() {

@@ -23,6 +23,9 @@ void applyImportFlags(ImportOptions &opts);
 std::vector<std::string> modelPaths();
 /// The name a bundle of the -model gets by default: the file's stem; a Caffe2 model's folder.
 std::string defaultNetworkName();
+/// A bundle's network name: \p given, or when empty defaultNetworkName() made a C identifier;
+/// a given name that is not a C identifier is an error naming it as \p what (the flag).
+llvm::Expected<std::string> bundleNetworkName(const std::string &given, llvm::StringRef what);
 
 /// Reads every file named by -input (NAME=FILE; a lone FILE has no name: the model's only
 /// input), each as its input's value (InputBinding.h: a tensor, a sequence, an optional).

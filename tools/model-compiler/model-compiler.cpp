@@ -69,12 +69,8 @@ Error compileMain() {
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<Module> M, tools::loadModelFromFlags(inputs, loadMillis));
 
   b.outputDir = FLAGS_emit_bundle;
-  b.networkName = FLAGS_network_name.empty()
-                      ? legalizeCIdentifier(tools::defaultNetworkName())
-                      : FLAGS_network_name;
-  if (legalizeCIdentifier(b.networkName) != b.networkName)
-    return makeError("-network-name '" + b.networkName +
-                     "' is not a C identifier ([A-Za-z_][A-Za-z0-9_]*)");
+  EMBER_ASSIGN_OR_RETURN(b.networkName,
+                         tools::bundleNetworkName(FLAGS_network_name, "-network-name"));
   b.entryName = FLAGS_main_entry_name;
   b.dynamicAPI = FLAGS_bundle_api == "dynamic";
   b.modelPath = tools::modelPaths().front();
