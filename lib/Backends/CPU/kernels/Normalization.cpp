@@ -124,11 +124,11 @@ EMBER_KERNEL EMBER_NOINLINE void ember_layernorm_f32(float *out, float *meanOut,
   });
 }
 
-/// Inference batch norm over axis 1 of [N, C, inner], then (\p relu nonzero) the relu that
-/// overwrote its result in place (CodeGenNormalization.cpp), as FusedActivations.def's relu row
-/// (Activation.h) gives it.
 constexpr Activation kRelu{ActRelu, 0.f, 0.f};
 
+/// Inference batch norm over axis 1 of [N, C, inner], then (\p Relu) the relu that
+/// overwrote its result in place (CodeGenNormalization.cpp), as FusedActivations.def's relu row
+/// (Activation.h) gives it.
 template <bool Relu>
 EMBER_INLINE void batchNorm(float *out, const float *in, const float *scale, const float *bias,
                             const float *mean, const float *var, i64 N, i64 C, i64 inner,
