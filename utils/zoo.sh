@@ -113,6 +113,17 @@ for name in $models; do
     echo "  $name: the activations region is larger than the largest node's inputs and outputs"
     status=1
   fi
+  # Every backend, every model, kernel scratch included: the region within the bytes live at
+  # the model's busiest node, from ONNX shape inference (utils/models/memory_bound.py).
+  bound=$("$build/venv/bin/python" "$root/utils/models/memory_bound.py" "$dir/model.onnx")
+  bound_bytes=$(cut -d' ' -f2 <<<"$bound")
+  awk -v n="$name" -v a="$acts" -v b="$bound_bytes" -v at="${bound##* }" 'BEGIN {
+    printf "bound    %s: activations %.3f MiB, live at the busiest node %.3f MiB (%s), %.2fx\n",
+           n, a / 1048576, b / 1048576, at, a / b }'
+  if [ "$acts" -gt "$bound_bytes" ]; then
+    echo "  $name: the activations region is larger than the bytes live at the busiest node"
+    status=1
+  fi
 done
 passed=$(grep -c '^pass' "$results" || true)
 total=$(grep -vc '^summary:' "$results" || true)

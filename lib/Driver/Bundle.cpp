@@ -254,6 +254,9 @@ void writeManifest(raw_ostream &os, const IRFunction &IR, const BundleOptions &b
       j.attribute("constant", int64_t(IR.constantSize));
       j.attribute("mutable", int64_t(IR.mutableSize));
       j.attribute("activations", int64_t(IR.activationsSize));
+      // Of which kernel scratch: what the values alone would take, and the largest scratch.
+      j.attribute("activationsValues", int64_t(IR.activationsValuesSize));
+      j.attribute("scratchLargest", int64_t(IR.scratchLargest));
       j.attribute("alignment", int64_t(kTensorAlignment));
     });
     j.attributeArray("placeholders", [&] {

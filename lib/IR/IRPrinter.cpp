@@ -46,6 +46,10 @@ void IRFunction::printMemorySummary(raw_ostream &os) const {
        << format("%.1f%%", 100.0 * activationsPeakLive / activationsSize)
        << " of the region), sum of all " << activationsSum << " ("
        << format("%.2fx", double(activationsSum) / activationsSize) << " the region)";
+  if (scratchLargest)
+    os << "\n  scratch:     largest " << scratchLargest << " bytes (" << mib(scratchLargest)
+       << ", %" << scratchLargestAt << "); the values alone take " << activationsValuesSize
+       << " bytes (" << mib(activationsValuesSize) << ")";
   os << "\n  largest node: " << largestNodeFootprint()
      << " bytes of non-constant inputs and outputs (" << mib(largestNodeFootprint()) << ")\n}\n";
 }

@@ -53,6 +53,15 @@ Error planMemory(IRFunction &IR) {
   Packing packing = packBuffers(buffers, kTensorAlignment);
   for (size_t i = 0; i < scratchUsers.size(); ++i)
     scratchUsers[i]->scratchOffset = packing.offsets[numAllocs + i];
+  IR.activationsValuesSize =
+      packBuffers(ArrayRef<LiveBuffer>(buffers).take_front(numAllocs), kTensorAlignment).peak;
+  IR.scratchLargest = 0;
+  IR.scratchLargestAt.clear();
+  for (Instruction *I : scratchUsers)
+    if (I->scratchSize > IR.scratchLargest) {
+      IR.scratchLargest = I->scratchSize;
+      IR.scratchLargestAt = I->getName();
+    }
   uint64_t sum = 0;
   for (size_t i = 0; i < allocs.size(); ++i) {
     allocs[i]->offset = packing.offsets[i];

@@ -282,6 +282,11 @@ TEST(Bundle, ManifestAgreesWithHeaderAndWeights) {
   EXPECT_EQ(macro(header, "DIGITS_CNN_ACTIVATIONS_MEM_SIZE"), *mem->getInteger("activations"));
   EXPECT_EQ(macro(header, "DIGITS_CNN_MEM_ALIGN"), *mem->getInteger("alignment"));
   EXPECT_EQ(*mem->getInteger("alignment"), 64);
+  // Scratch apart from values: the digits CNN's convolutions take some, so the values alone
+  // fit in less than the region, and the largest scratch fits in it.
+  EXPECT_GT(*mem->getInteger("scratchLargest"), 0);
+  EXPECT_LE(*mem->getInteger("scratchLargest"), *mem->getInteger("activations"));
+  EXPECT_LT(*mem->getInteger("activationsValues"), *mem->getInteger("activations"));
   EXPECT_NE(header.find("int digits_cnn(uint8_t *constantWeight, uint8_t *mutableWeight, "
                         "uint8_t *activations);"),
             std::string::npos);

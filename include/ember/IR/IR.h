@@ -198,6 +198,10 @@ public:
   /// Activations, set by the memory planner: the sum of all allocation sizes (no reuse at all)
   /// and the most bytes live at one instruction (what no placement can beat).
   uint64_t activationsSum = 0, activationsPeakLive = 0;
+  /// Kernel scratch apart from values, set by the memory planner: the region the values alone
+  /// would take (packed without any scratch), and the largest one instruction's scratch.
+  uint64_t activationsValuesSize = 0, scratchLargest = 0;
+  std::string scratchLargestAt;
 
   explicit IRFunction(const Function *graph) : graph_(graph) {}
   const Function *getGraph() const { return graph_; }

@@ -41,25 +41,26 @@ EMBER_INLINE void validRange(i64 off, i64 s, i64 inLen, i64 outLen, i64 &lo, i64
   hi = minI(maxI(hi, lo), outLen);
 }
 
+/// Row \p y of the convolution's zero-padded input plane (\p plane, H x W) into \p d (Wp
+/// floats): zeros, the input row's columns that land inside, zeros.
+EMBER_INLINE void padRow(float *d, const float *plane, const ConvShape &s, i64 y, i64 Wp) {
+  i64 first = minI(s.PW, Wp), count = maxI(0, minI(s.W, Wp - s.PW)), ih = y - s.PH;
+  if (ih < 0 || ih >= s.H || count == 0) {
+    __builtin_memset(d, 0, (unsigned long)(Wp) * sizeof(float));
+    return;
+  }
+  __builtin_memset(d, 0, (unsigned long)(first) * sizeof(float));
+  __builtin_memcpy(d + first, plane + ih * s.W, (unsigned long)(count) * sizeof(float));
+  __builtin_memset(d + first + count, 0, (unsigned long)(Wp - first - count) * sizeof(float));
+}
+
 /// Copies channels [0, Cg) of \p image into \p padded ([Cg][Hp][Wp]) with the convolution's
-/// padding, row by row: zeros, the input row's columns that land inside, zeros.
+/// padding, row by row.
 EMBER_INLINE void padImage(float *padded, const float *image, i64 Cg, const ConvShape &s, i64 Hp,
                            i64 Wp) {
-  i64 first = minI(s.PW, Wp), count = maxI(0, minI(s.W, Wp - s.PW));
   for (i64 c = 0; c < Cg; ++c)
-    for (i64 y = 0; y < Hp; ++y) {
-      float *d = padded + (c * Hp + y) * Wp;
-      i64 ih = y - s.PH;
-      if (ih < 0 || ih >= s.H || count == 0) {
-        __builtin_memset(d, 0, (unsigned long)(Wp) * sizeof(float));
-        continue;
-      }
-      __builtin_memset(d, 0, (unsigned long)(first) * sizeof(float));
-      __builtin_memcpy(d + first, image + (c * s.H + ih) * s.W,
-                       (unsigned long)(count) * sizeof(float));
-      __builtin_memset(d + first + count, 0,
-                       (unsigned long)(Wp - first - count) * sizeof(float));
-    }
+    for (i64 y = 0; y < Hp; ++y)
+      padRow(padded + (c * Hp + y) * Wp, image + c * s.H * s.W, s, y, Wp);
 }
 
 /// The 16 floats from \p p on, a horizontal stride of SW apart: one load (stride 1), or the even

@@ -113,10 +113,6 @@ template <int SW> struct PaddedPacker {
   }
 };
 
-/// A flat convolution's product (convFlat) at most this many floats at a time (192 KB), so that
-/// each chunk is copied out of L2 rather than memory.
-constexpr i64 kFlatChunkFloats = 48 * 1024;
-
 /// A convolution with strides of 1 or 2 (not a plain 1x1) as the GEMM of the filters with the
 /// padded image read in place. Each input channel is split into its phase planes (PhasePlanes.h;
 /// one plane, the padded image itself, for strides of 1). On the grid of a phase plane's rows
@@ -168,7 +164,7 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
       Epilogue ep{bias + g * Kg, 0, act};
       const float *A = filter + g * Kg * kDepth;
       float *C = out + (b * s.K + g * Kg) * s.OH * s.OW;
-      i64 chunkRows = maxI(1, kFlatChunkFloats / (Kg * p.Wq));
+      i64 chunkRows = scratch::convFlatChunkRows(Kg, s.OW, s.KW, SW, s.DW);
       if (chunkRows < s.OH) {
         // A product larger than the chunk goes a few output rows at a time, each chunk copied
         // out while it is still in cache: whole, a network's stem (64 x 111 x 112 floats in
@@ -176,8 +172,8 @@ EMBER_INLINE void convFlat(float *out, const float *in, const float *filter, con
         // A part takes an even share of the rows in chunks of even size, with a chunk's buffer
         // of its own: whole chunks a part left 39 of 55 rows to one thread and 16 to the other,
         // and a map of fewer than two chunks' rows (inception_v3's 5x5 convolutions on 35x35)
-        // did not split at all. The buffers fit in the product's rows plus parts - 1
-        // (scratch::convFlatFloats).
+        // did not split at all. The buffers fit in scratch::convFlatProductRows: parts of
+        // bufferRows <= chunkRows, and parts * bufferRows <= OH + parts - 1.
         i64 parts = minI(parallel::partsFor(team, 2 * Kg * grid * kDepth), s.OH);
         i64 bufferRows = minI(chunkRows, (s.OH + parts - 1) / parts);
         parallel::forEachRange(team, parts, s.OH, 1, [&](i64 part, i64 begin, i64 end) {

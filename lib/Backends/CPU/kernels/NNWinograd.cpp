@@ -129,7 +129,7 @@ template <> struct Tiles<2> {
 };
 
 /// The input transform of channel \p c's tiles in tile row \p ty (tx < TW): the row's tiles of
-/// the padded plane (rows Wp apart, read up to 68 floats past a row's last tile) to V's rows of
+/// the padded rows (rows Wp apart, read up to 68 floats past a row's last tile) to V's rows of
 /// this channel (ldv floats apart), from column \p t0, in whole vectors: up to 15 columns past
 /// the row's tiles, which the next row of tiles overwrites (or, after a block's last, the
 /// caller; V's rows have room for them). sums: N * N rows of TWv = roundUp16(TW) floats.
@@ -204,29 +204,38 @@ EMBER_INLINE void transformOutputRow(const float *M, i64 K, i64 cols, i64 k, i64
 
 /// Where a call's working memory is (scratch::winogradScratchFloats), and its geometry.
 struct WinogradScratch {
-  i64 TH, TW, Hp, Wp, plane, blockRows, cols, ldv, rowFloats, vFloats;
-  float *padded, *V, *M, *sums; ///< V: a part's, vFloats apart; sums: rowFloats apart
+  i64 TH, TW, Wp, blockRows, cols, ldv, rowFloats, vFloats, padFloats;
+  /// pads: a part's padded input rows, padFloats apart; V: a part's transformed input, vFloats
+  /// apart; sums: a part's, rowFloats apart.
+  float *pads, *V, *M, *sums;
   i64 *bOff;
 };
 
+/// The working memory of a call with \p inputs transformed inputs (one per part when split by
+/// filters) and \p parts parts.
 template <int m>
-EMBER_INLINE WinogradScratch winogradScratch(const ConvShape &s, float *mem, i64 parts) {
+EMBER_INLINE WinogradScratch winogradScratch(const ConvShape &s, float *mem, i64 inputs,
+                                             i64 parts) {
   using namespace scratch;
   WinogradScratch w;
   const i64 C = s.C, K = s.K;
   w.TH = winogradTiles(s.OH, m);
   w.TW = winogradTiles(s.OW, m);
-  w.Hp = winogradPaddedRows(s.OH, m);
   w.Wp = winogradPaddedCols(s.OW, m);
-  w.plane = w.Hp * w.Wp;
   w.blockRows = minOf(winogradBlockRows(C, K, s.OW, m), w.TH);
   w.cols = winogradBlockColumns(C, K, s.OH, s.OW, m);
   w.ldv = winogradInputRowFloats(C, K, s.OH, s.OW, m);
   w.rowFloats = winogradRowFloats(s.OW, m);
   w.vFloats = winogradPoints(m) * C * w.ldv;
-  w.padded = mem;
-  w.V = w.padded + roundUp16(C * w.plane + kWinogradPadSlack);
-  w.M = w.V + parts * w.vFloats;
+  w.padFloats = winogradPadFloats(s.OW, m);
+  w.pads = mem;
+  // What the transform reads past a tile row's padded rows: zeros, not whatever scratch held
+  // (denormals there would cost the unused lanes microcode).
+  for (i64 p = 0; p < parts; ++p)
+    for (i64 i = (m + 2) * w.Wp; i < w.padFloats; ++i)
+      w.pads[p * w.padFloats + i] = 0.f;
+  w.V = w.pads + parts * w.padFloats;
+  w.M = w.V + inputs * w.vFloats;
   w.bOff = reinterpret_cast<i64 *>(w.M + winogradPoints(m) * K * w.cols);
   w.sums = reinterpret_cast<float *>(w.bOff) + roundUp16(2 * C);
   for (i64 c = 0; c < C; ++c)
@@ -239,25 +248,24 @@ EMBER_INLINE i64 transformParts(parallel::Team *team, i64 planes, i64 plane) {
   return minI(parallel::partsForMoving(team, 0, planes * plane), planes);
 }
 
-/// The padded copy of \p image, its channels split over \p parts of \p team.
-EMBER_INLINE void padImageOnTeam(const WinogradScratch &w, const ConvShape &s, const float *image,
-                                 i64 parts, parallel::Team *team) {
-  parallel::forEachRange(team, parts, s.C, 1, [&](i64, i64 begin, i64 end) {
-    if (begin < end)
-      padImage(w.padded + begin * w.plane, image + begin * s.H * s.W, end - begin, s, w.Hp, w.Wp);
-  });
-}
-
-/// Channels [c0, c1) of the input tiles of the block of tile rows [ty0, ty0 + rows) into \p V.
+/// Channels [c0, c1) of \p image's input tiles of the block of tile rows [ty0, ty0 + rows) into
+/// \p V. Each tile row's m + 2 rows are padded into \p pads just before their transform: a
+/// padded copy of the whole image was scratch as large as the input (2.8 MB beside
+/// inception_v3's Conv2d_2b_3x3), and the rows now stay in L1 between the copy and the
+/// transform; the two rows tile rows share are copied twice.
 template <int m>
-EMBER_INLINE void transformInputs(const WinogradScratch &w, const ConvShape &s, float *V,
-                                  float *sums, i64 ty0, i64 rows, i64 c0, i64 c1) {
+EMBER_INLINE void transformInputs(const WinogradScratch &w, const ConvShape &s,
+                                  const float *image, float *V, float *sums, float *pads, i64 ty0,
+                                  i64 rows, i64 c0, i64 c1) {
   constexpr i64 points = scratch::winogradPoints(m);
   const i64 tiles = rows * w.TW;
   for (i64 c = c0; c < c1; ++c) {
-    for (i64 ty = ty0; ty < ty0 + rows; ++ty)
-      transformInputRow<m>(w.padded + c * w.plane, w.Wp, ty, w.TW, sums, V, s.C, w.ldv, c,
-                           (ty - ty0) * w.TW);
+    const float *plane = image + c * s.H * s.W;
+    for (i64 ty = ty0; ty < ty0 + rows; ++ty) {
+      for (i64 i = 0; i < m + 2; ++i)
+        padRow(pads + i * w.Wp, plane, s, m * ty + i, w.Wp);
+      transformInputRow<m>(pads, w.Wp, 0, w.TW, sums, V, s.C, w.ldv, c, (ty - ty0) * w.TW);
+    }
     // The columns past the block's tiles, which the GEMM reads whole panels of: zeros
     // (whatever scratch held could be denormals, which cost the products microcode).
     for (i64 x = 0; x < points; ++x)
@@ -306,19 +314,19 @@ EMBER_INLINE void convWinogradByFilters(float *out, const float *in, const float
                                         float *scratchMem, parallel::Team *team) {
   constexpr i64 points = scratch::winogradPoints(m);
   const i64 threads = team ? team->size : 1;
-  const WinogradScratch w = winogradScratch<m>(s, scratchMem, threads);
-  const i64 channelParts = transformParts(team, s.C, w.plane);
+  const WinogradScratch w = winogradScratch<m>(s, scratchMem, threads, threads);
   const i64 filterParts = minI(parallel::partsFor(team, 2 * points * s.K * s.C * w.TH * w.TW),
                                (s.K + MR - 1) / MR);
   for (i64 b = 0; b < s.N; ++b) {
-    padImageOnTeam(w, s, in + b * s.C * s.H * s.W, channelParts, team);
+    const float *image = in + b * s.C * s.H * s.W;
     parallel::forEachRange(team, filterParts, s.K, MR, [&](i64 part, i64 k0, i64 k1) {
       if (k0 >= k1)
         return;
       float *V = w.V + part * w.vFloats, *sums = w.sums + part * w.rowFloats;
       for (i64 ty0 = 0; ty0 < w.TH; ty0 += w.blockRows) {
         const i64 rows = minI(w.blockRows, w.TH - ty0);
-        transformInputs<m>(w, s, V, sums, ty0, rows, 0, s.C);
+        transformInputs<m>(w, s, image, V, sums, w.pads + part * w.padFloats, ty0, rows, 0,
+                           s.C);
         multiplyPoints<MR, NV>(w, s, U, V, 0, points, k0, k1);
         transformOutputs<m>(w, s, out, bias, act, sums, b, ty0, rows, k0, k1);
       }
@@ -335,15 +343,18 @@ EMBER_INLINE void convWinogradBySteps(float *out, const float *in, const float *
                                       const float *bias, const ConvShape &s, Activation act,
                                       float *scratchMem, parallel::Team *team) {
   constexpr i64 points = scratch::winogradPoints(m);
-  const WinogradScratch w = winogradScratch<m>(s, scratchMem, 1);
-  const i64 channelParts = transformParts(team, s.C, w.plane);
-  const i64 filterParts = transformParts(team, s.K, w.plane);
+  const i64 threads = team ? team->size : 1;
+  const WinogradScratch w = winogradScratch<m>(s, scratchMem, 1, threads);
+  const i64 plane = s.H * s.W;
+  const i64 channelParts = transformParts(team, s.C, plane);
+  const i64 filterParts = transformParts(team, s.K, plane);
   for (i64 b = 0; b < s.N; ++b) {
-    padImageOnTeam(w, s, in + b * s.C * s.H * s.W, channelParts, team);
+    const float *image = in + b * s.C * s.H * s.W;
     for (i64 ty0 = 0; ty0 < w.TH; ty0 += w.blockRows) {
       const i64 rows = minI(w.blockRows, w.TH - ty0);
       parallel::forEachRange(team, channelParts, s.C, 1, [&](i64 part, i64 begin, i64 end) {
-        transformInputs<m>(w, s, w.V, w.sums + part * w.rowFloats, ty0, rows, begin, end);
+        transformInputs<m>(w, s, image, w.V, w.sums + part * w.rowFloats,
+                           w.pads + part * w.padFloats, ty0, rows, begin, end);
       });
       i64 pointParts = minI(parallel::partsFor(team, 2 * points * s.K * s.C * w.cols), points);
       parallel::forEachRange(team, pointParts, points, 1, [&](i64, i64 begin, i64 end) {

@@ -181,10 +181,26 @@ constexpr idx convFlatPlanesFloats(idx Cg, idx OH, idx OW, idx KH, idx KW, idx S
                                    idx DH, idx DW) {
   return roundUp16(Cg * phasedSetFloats(OH, OW, KH, KW, SH, SW, DH, DW));
 }
+/// A flat convolution's product at most this many floats at a time a part (192 KB), so that
+/// each chunk is copied out of L2 rather than memory; and the rows of a chunk.
+constexpr idx kFlatChunkFloats = 48 * 1024;
+constexpr idx convFlatChunkRows(idx Kg, idx OW, idx KW, idx SW, idx DW) {
+  return maxOf(1, kFlatChunkFloats / (Kg * phasedCols(OW, KW, SW, DW)));
+}
+/// Rows of the product's grid in scratch: the whole grid when it fits one chunk, else a chunk
+/// a part (parts of at most ceil(OH / parts) rows: never more than OH + parts - 1 in all).
+/// Before, the grid was always whole: 5.6 MB beside inception_v3's Conv2d_2b_3x3, where the
+/// chunks use 0.38 MB.
+constexpr idx convFlatProductRows(idx Kg, idx OH, idx OW, idx KW, idx SW, idx DW, idx threads) {
+  idx parts = threads < 1 ? 1 : threads, chunk = convFlatChunkRows(Kg, OW, KW, SW, DW);
+  return chunk < OH ? minOf(parts * chunk, OH + parts - 1) : OH + parts - 1;
+}
 constexpr idx convFlatFloats(idx Cg, idx Kg, idx OH, idx OW, idx KH, idx KW, idx SH, idx SW,
                              idx DH, idx DW, idx threads) {
   return convFlatPlanesFloats(Cg, OH, OW, KH, KW, SH, SW, DH, DW) + roundUp16(2 * Cg * KH * KW) +
-         Kg * (OH + (threads < 1 ? 0 : threads - 1)) * phasedCols(OW, KW, SW, DW) + 4 * kMaxNR;
+         Kg * convFlatProductRows(Kg, OH, OW, KW, SW, DW, threads) *
+             phasedCols(OW, KW, SW, DW) +
+         4 * kMaxNR;
 }
 
 /// A plain 1x1 convolution (convIsPointwise) with at most 128 output channels a group and at
@@ -282,8 +298,7 @@ constexpr idx winogradTile(idx C, idx K, idx OH, idx OW, idx KH, idx KW, idx SH,
     return 2;
   return 0;
 }
-/// The padded input a Winograd convolution reads: every input tile, whole.
-constexpr idx winogradPaddedRows(idx OH, idx m) { return m * winogradTiles(OH, m) + 2; }
+/// The columns of the padded input rows a Winograd convolution reads: every input tile, whole.
 constexpr idx winogradPaddedCols(idx OW, idx m) { return m * winogradTiles(OW, m) + 2; }
 /// Columns of a block's transformed input and products: its tiles, rounded up to whole
 /// register tiles (the GEMM reads them in place, kMaxNR at a time); 16 when the block has at
@@ -304,7 +319,7 @@ constexpr idx winogradInputRowFloats(idx C, idx K, idx OH, idx OW, idx m) {
 constexpr idx winogradRowFloats(idx OW, idx m) {
   return winogradPoints(m) * roundUp16(winogradTiles(OW, m));
 }
-/// Floats the input transform reads past the padded image's last row (NNWinograd.cpp: whole
+/// Floats the input transform reads past a tile row's last padded row (NNWinograd.cpp: whole
 /// vectors of 16 tiles m columns apart, plus the two columns of the next tile).
 constexpr idx kWinogradPadSlack = 80;
 /// Whether a team splits a Winograd convolution by filters (NNWinograd.cpp), each part with a
@@ -317,16 +332,20 @@ constexpr bool winogradByFilters(idx C, idx K, idx OH, idx OW, idx m) {
   return winogradBlockRows(C, K, OW, m) >= winogradTiles(OH, m) &&
          winogradPoints(m) * C * winogradBlockColumns(C, K, OH, OW, m) <= 5 * (idx(1) << 16);
 }
-/// Floats of a Winograd convolution's scratch: the padded image; the transformed input of a
-/// block [points][C][winogradInputRowFloats], one per part when split by filters; the block's
-/// products [points][K][columns] (the last row of products read up to 15 floats past its end,
-/// into what follows); the offsets of the transformed input's rows (C i64s); and each part's
-/// intermediate sums.
+/// Floats of a part's padded input rows: the m + 2 rows of one tile row, and what the
+/// transform reads past them.
+constexpr idx winogradPadFloats(idx OW, idx m) {
+  return roundUp16((m + 2) * winogradPaddedCols(OW, m) + kWinogradPadSlack);
+}
+/// Floats of a Winograd convolution's scratch: each part's padded rows; the transformed input
+/// of a block [points][C][winogradInputRowFloats], one per part when split by filters; the
+/// block's products [points][K][columns] (the last row of products read up to 15 floats past
+/// its end, into what follows); the offsets of the transformed input's rows (C i64s); and each
+/// part's intermediate sums.
 constexpr idx winogradScratchFloats(idx C, idx K, idx OH, idx OW, idx m, idx threads) {
   idx cols = winogradBlockColumns(C, K, OH, OW, m), parts = threads < 1 ? 1 : threads;
   idx inputs = winogradByFilters(C, K, OH, OW, m) ? parts : 1;
-  return roundUp16(C * winogradPaddedRows(OH, m) * winogradPaddedCols(OW, m) +
-                   kWinogradPadSlack) +
+  return winogradPadFloats(OW, m) * parts +
          winogradPoints(m) * (inputs * C * winogradInputRowFloats(C, K, OH, OW, m) + K * cols) +
          roundUp16(2 * C) + winogradRowFloats(OW, m) * parts;
 }
