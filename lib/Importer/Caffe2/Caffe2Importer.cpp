@@ -141,9 +141,8 @@ Expected<Type> Caffe2Importer::inputType(StringRef name, size_t numInputs) {
     if (file != opts_.inputShapes.end() &&
         ArrayRef<int64_t>(file->second.dims) !=
             ArrayRef<int64_t>(std::vector<int64_t>(t.dims.begin(), t.dims.end())))
-      return makeError(file->second.source + " has shape [" +
-                       intsToString(file->second.dims) + "], " + declaredBy + " declares " +
-                       t.str());
+      return makeError(file->second.source + " has shape " + intsToString(file->second.dims) +
+                       ", " + declaredBy + " declares " + t.str());
     return t;
   }
   if (file != opts_.inputShapes.end()) {
