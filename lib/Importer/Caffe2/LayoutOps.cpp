@@ -54,17 +54,23 @@ Error loadShape(OpContext &ctx) {
   return ctx.setOutput(0, ctx.createConstant(std::move(t), "")->getResult());
 }
 
+/// `order` (default NCHW): whether it is NCHW; an error unless NCHW or NHWC.
+Expected<bool> isNCHW(OpContext &ctx) {
+  std::string order = ctx.getString("order", "NCHW");
+  if (order != "NCHW" && order != "NHWC")
+    return ctx.fail("order '" + order + "' must be NCHW or NHWC");
+  return order == "NCHW";
+}
+
 /// ChannelShuffle: the C = G * K channels of `order` (NCHW: dim 1, NHWC: the last) seen as
 /// [G, K] and transposed to [K, G]; `group` G defaults to 1.
 Error loadChannelShuffle(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   ArrayRef<dim_t> dims = x.getType().dims;
-  std::string order = ctx.getString("order", "NCHW");
-  if (order != "NCHW" && order != "NHWC")
-    return ctx.fail("order '" + order + "' must be NCHW or NHWC");
+  EMBER_ASSIGN_OR_RETURN(bool nchw, isNCHW(ctx));
   if (dims.size() < 2)
     return ctx.fail("needs at least 2 dims, got " + x.getType().str());
-  size_t axis = order == "NCHW" ? 1 : dims.size() - 1;
+  size_t axis = nchw ? 1 : dims.size() - 1;
   int64_t g = ctx.getInt("group", 1);
   if (g < 1 || dims[axis] % dim_t(g))
     return ctx.fail("C % G == 0 fails: " + Twine(dims[axis]) + " channels, group " + Twine(g));
@@ -91,9 +97,7 @@ Expected<NodeValue> gatherConstant(OpContext &ctx, NodeValue x, int64_t axis,
 Error loadResizeNearest(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   ArrayRef<dim_t> dims = x.getType().dims;
-  std::string order = ctx.getString("order", "NCHW");
-  if (order != "NCHW" && order != "NHWC")
-    return ctx.fail("order '" + order + "' must be NCHW or NHWC");
+  EMBER_ASSIGN_OR_RETURN(bool nchw, isNCHW(ctx));
   if (dims.size() != 4)
     return ctx.fail("X must be 4-D, got " + x.getType().str());
   float scales[2] = {ctx.getFloat("height_scale", 1), ctx.getFloat("width_scale", 1)};
@@ -108,7 +112,7 @@ Error loadResizeNearest(OpContext &ctx) {
     scales[0] = s->dataAs<float>()[0];
     scales[1] = s->dataAs<float>()[1];
   }
-  int64_t hAxis = order == "NCHW" ? 2 : 1;
+  int64_t hAxis = nchw ? 2 : 1;
   NodeValue y = x;
   for (int64_t i = 0; i < 2; ++i) {
     int in = int(dims[size_t(hAxis + i)]);
