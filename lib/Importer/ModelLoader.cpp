@@ -2,6 +2,8 @@
 // predict_net and an init_net, given as two files or as the directory holding them.
 #include "ember/Importer/ModelLoader.h"
 
+#include "ember/Importer/Caffe2Folder.h"
+
 #include "ember/Support/Error.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -12,21 +14,6 @@ using namespace llvm;
 namespace ember {
 
 namespace {
-
-/// DIR/<stem>.pb or DIR/<stem>.pbtxt, whichever exists (an error if both or neither do).
-Expected<std::string> findNetFile(StringRef dir, StringRef stem) {
-  SmallString<256> pb(dir), pbtxt(dir);
-  sys::path::append(pb, stem + ".pb");
-  sys::path::append(pbtxt, stem + ".pbtxt");
-  bool hasPb = sys::fs::exists(pb), hasText = sys::fs::exists(pbtxt);
-  if (hasPb && hasText)
-    return makeError(dir + ": holds both " + stem + ".pb and " + stem +
-                     ".pbtxt; give the two files with -model=PREDICT -model=INIT");
-  if (!hasPb && !hasText)
-    return makeError(dir + ": is a directory, but not a Caffe2 model's: it holds no " + stem +
-                     ".pb or " + stem + ".pbtxt");
-  return (hasPb ? pb : pbtxt).str().str();
-}
 
 bool looksLikeCaffe2Net(StringRef path) {
   StringRef name = sys::path::filename(path);
@@ -46,9 +33,9 @@ Expected<std::unique_ptr<Module>> loadModelFiles(ArrayRef<std::string> paths,
     return loadCaffe2Model(paths[0], paths[1], opts);
   StringRef path = paths[0];
   if (sys::fs::is_directory(path)) {
-    EMBER_ASSIGN_OR_RETURN(std::string predict, findNetFile(path, "predict_net"));
-    EMBER_ASSIGN_OR_RETURN(std::string init, findNetFile(path, "init_net"));
-    return loadCaffe2Model(predict, init, opts);
+    EMBER_ASSIGN_OR_RETURN(Caffe2Folder folder, readCaffe2Folder(path));
+    return loadCaffe2ModelWithDefaults(folder.predictNet, folder.initNet, opts,
+                                       folder.inputTypes, folder.valueInfo);
   }
   if (looksLikeCaffe2Net(path) && !path.ends_with(".onnx") && !path.ends_with(".onnxtxt"))
     return makeError(path + ": a Caffe2 model needs both nets: -model=predict_net.pb "

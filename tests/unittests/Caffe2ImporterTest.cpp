@@ -1,8 +1,11 @@
-// The Caffe2 importer on small hand-written nets: how a model's files are found, how inputs get
-// their types, in-place operators, and the errors a broken model gets. The operators' numbers
+// The Caffe2 importer on small hand-written nets: how a model's files are found (a zoo folder
+// included), which blobs are inputs and how they get their types, in-place operators, and the
+// errors a broken model gets (Caffe2OperatorRefusalsTest.cpp: those an operator's source
+// enforces). The operators' numbers
 // are checked by the cases in tests/models/caffe2 (ModelCasesTest).
 #include "TestUtils.h"
 
+#include "ember/Importer/Caffe2Folder.h"
 #include "ember/Importer/ModelLoader.h"
 
 using namespace ember;
@@ -95,16 +98,100 @@ TEST(Caffe2Importer, ListsEveryUnsupportedOperatorAtOnce) {
   EXPECT_NE(err.find("operator 'y' (BarOp)"), std::string::npos) << err;
 }
 
-TEST(Caffe2Importer, BlobNeverProducedNamesItsReader) {
+TEST(Caffe2Importer, BlobsReadBeforeWrittenAreInputsListedOrNot) {
+  // 'w_free' is read, filled by nothing and listed nowhere: an input all the same, typed like
+  // any other (its error names it), after the listed ones.
+  TempDir dir;
+  dir.write("predict_net.pbtxt", R"(
+    external_input: "data" external_output: "y"
+    op { input: "data" input: "w_free" input: "b" output: "y" name: "fc" type: "FC" })");
+  dir.write("init_net.pbtxt", kInit);
+  std::string err = errorOf(loadModel(dir.path(), withDataType()));
+  EXPECT_NE(err.find("input 'w_free': Caffe2 nets do not declare input types: give "
+                     "-model-input=w_free,float,[d0,d1,...]"),
+            std::string::npos)
+      << err;
+  ImportOptions opts = withDataType();
+  opts.declaredInputs["w_free"] = Type(ElemKind::Float32, {2, 3});
+  ASSERT_OK_AND_ASSIGN(auto m, loadModel(dir.path(), opts));
+  EXPECT_EQ(m->getPlaceholder("w_free")->getType(), Type(ElemKind::Float32, {2, 3}));
+  EXPECT_EQ(m->getPlaceholder("y")->getType(), Type(ElemKind::Float32, {4, 2}));
+  // A net listing no external input at all.
+  TempDir none;
+  none.write("predict_net.pbtxt", R"(external_output: "y"
+    op { input: "x" output: "y" type: "Relu" })");
+  none.write("init_net.pbtxt", "");
+  ImportOptions byFile;
+  byFile.inputShapes["x"] = {{3}, "x.npy", ElemKind::Float32};
+  ASSERT_OK_AND_ASSIGN(auto m2, loadModel(none.path(), byFile));
+  EXPECT_EQ(m2->getPlaceholder("x")->getType(), Type(ElemKind::Float32, {3}));
+}
+
+TEST(Caffe2Importer, BlobLeftUndefinedNamesItsReader) {
   TempDir dir;
   std::string predict = dir.write("predict_net.pbtxt", R"(
     external_input: "data" external_output: "y"
-    op { input: "data" input: "w_missing" input: "b" output: "y" name: "fc" type: "FC" })");
-  dir.write("init_net.pbtxt", kInit);
+    op { input: "data" output: "d" output: "mask" type: "Dropout" arg { name: "is_test" i: 1 } }
+    op { input: "mask" output: "y" name: "reader" type: "Relu" })");
+  dir.write("init_net.pbtxt", "");
   std::string err = errorOf(loadModel(dir.path(), withDataType()));
-  EXPECT_NE(err.find(predict + ": operator 'fc' (FC): input 1 ('w_missing') is produced by "
+  EXPECT_NE(err.find(predict + ": operator 'reader' (Relu): input 0 ('mask') is produced by "
                                "neither the init_net, an earlier operator, nor an external input"),
             std::string::npos)
+      << err;
+}
+
+/// A copy of tests/models/caffe2/zoo_folder (binary and text nets, value_info.json) whose text
+/// nets are made unreadable, so that loading proves which pair is read.
+struct ZooFolder {
+  TempDir dir;
+  ZooFolder() {
+    std::string src = sourcePath("tests/models/caffe2/zoo_folder");
+    for (const char *f : {"predict_net.pb", "init_net.pb", "value_info.json"})
+      std::system(("cp '" + src + "/" + f + "' '" + dir.path() + "/'").c_str());
+    dir.write("predict_net.pbtxt", "not a net");
+    dir.write("init_net.pbtxt", "not a net");
+  }
+};
+
+TEST(Caffe2Importer, ZooFolderReadsTheBinaryPairTypedByValueInfo) {
+  ZooFolder zoo;
+  ASSERT_OK_AND_ASSIGN(auto m, loadModel(zoo.dir.path()));
+  EXPECT_EQ(m->getPlaceholder("data")->getType(), Type(ElemKind::Float32, {1, 3, 4}));
+  ASSERT_OK_AND_ASSIGN(Caffe2Folder folder, readCaffe2Folder(zoo.dir.path()));
+  std::string note = caffe2FolderNote(zoo.dir.path(), folder);
+  EXPECT_NE(note.find("reading " + zoo.dir.path() + "/predict_net.pb and " + zoo.dir.path() +
+                      "/init_net.pb, input types from " + zoo.dir.path() + "/value_info.json"),
+            std::string::npos)
+      << note;
+  // An explicit -model-input wins over value_info.json.
+  ImportOptions declared;
+  declared.declaredInputs["data"] = Type(ElemKind::Float32, {2, 3, 4});
+  ASSERT_OK_AND_ASSIGN(auto m2, loadModel(zoo.dir.path(), declared));
+  EXPECT_EQ(m2->getPlaceholder("prob")->getType(), Type(ElemKind::Float32, {2, 3, 4}));
+  // An input file of another shape than value_info.json's is refused naming both.
+  ImportOptions file;
+  file.inputShapes["data"] = {{2, 3, 4}, "x.npy", ElemKind::Float32};
+  std::string err = errorOf(loadModel(zoo.dir.path(), file));
+  EXPECT_NE(err.find("x.npy has shape [2, 3, 4], " + zoo.dir.path() +
+                     "/value_info.json declares float32<1 x 3 x 4>"),
+            std::string::npos)
+      << err;
+}
+
+TEST(Caffe2Importer, BrokenValueInfoIsRefusedNamingTheFile) {
+  ZooFolder zoo;
+  std::string info = zoo.dir.write("value_info.json", "{\"data\": [1, [1, 3, 4]]");
+  std::string err = errorOf(loadModel(zoo.dir.path()));
+  EXPECT_NE(err.find(info + ": not valid JSON"), std::string::npos) << err;
+  zoo.dir.write("value_info.json", "{\"data\": [99, [1, 3, 4]]}");
+  err = errorOf(loadModel(zoo.dir.path()));
+  EXPECT_NE(err.find(info + ": input 'data': Caffe2 data type 99 (unknown) is not supported"),
+            std::string::npos)
+      << err;
+  zoo.dir.write("value_info.json", "{\"data\": [1, 3]}");
+  err = errorOf(loadModel(zoo.dir.path()));
+  EXPECT_NE(err.find(info + ": input 'data': expected [elem_type, [dims]]"), std::string::npos)
       << err;
 }
 
@@ -166,12 +253,10 @@ TEST(Caffe2Importer, MalformedNetsAreRefused) {
   EXPECT_NE(err.find(predict + ": not a valid Caffe2 NetDef in text format: line 1"),
             std::string::npos)
       << err;
-  TempDir both;
-  both.write("predict_net.pb", "");
-  both.write("predict_net.pbtxt", "");
-  err = errorOf(loadModel(both.path()));
-  EXPECT_NE(err.find("holds both predict_net.pb and predict_net.pbtxt"), std::string::npos)
-      << err;
+  TempDir neither;
+  neither.write("predict_net.pb", "");
+  err = errorOf(loadModel(neither.path()));
+  EXPECT_NE(err.find("it holds no init_net.pb or init_net.pbtxt"), std::string::npos) << err;
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "ToolFlags.h"
 
 #include "ember/Driver/Bundle.h"
+#include "ember/Importer/Caffe2Folder.h"
 #include "ember/Importer/TensorFiles.h"
 #include "ember/Support/Error.h"
 
@@ -233,6 +234,14 @@ Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile
     opts.graphOutputs = [outputs](const std::vector<GraphValue> &values) { *outputs = values; };
   applyImportFlags(opts);
   opts.warn = [](const std::string &msg) { errs() << "warning: " << msg << "\n"; };
+  // A Caffe2 folder: which of its files are read (binary or text, value_info.json); a folder
+  // that does not read is reported by the load itself.
+  if (modelPaths().size() == 1 && sys::fs::is_directory(modelPaths()[0])) {
+    if (auto folder = readCaffe2Folder(modelPaths()[0]))
+      errs() << "note: " << caffe2FolderNote(modelPaths()[0], *folder) << "\n";
+    else
+      consumeError(folder.takeError());
+  }
   // model-runner binds the inputs needed at compile time to their -input files; for
   // model-compiler they can only come from -onnx-define-input.
   std::vector<GivenInput> given;

@@ -8,10 +8,12 @@ Each case is a folder in the layout the Caffe2 loader and the model-case harness
     tests/models/caffe2/<case>/test_data_set_0/input_<i>.pb    ONNX TensorProto per run-time input
     tests/models/caffe2/<case>/test_data_set_0/output_<i>.pb   ONNX TensorProto per external output
     tests/models/caffe2/<case>/tolerance           (int8 cases only) absolute tolerance, one number
+    tests/models/caffe2/<case>/value_info.json     (zoo_folder only) the input's type, as the zoo
 
-predict_net.external_input lists the run-time inputs and the weight blobs (as Caffe2 zoo nets do);
-init_net.external_output lists the weights. input_<i> are the run-time inputs (the external inputs
-init_net does not produce) in external_input order, each named after its blob; output_<i> follow
+predict_net.external_input lists the run-time inputs and the weight blobs (as Caffe2 zoo nets do),
+except the inputs a case leaves unlisted on purpose; init_net.external_output lists the weights.
+input_<i> are the run-time inputs (the external inputs init_net does not produce, in
+external_input order, then the unlisted ones), each named after its blob; output_<i> follow
 predict_net.external_output. The float cases use the harness default tolerance
 |got - want| <= 1e-5 + 1e-4 * |want|; an int8 case's tolerance file holds one quantization step of
 its (dequantized) output.
@@ -34,6 +36,7 @@ tests/models/caffe2/ entirely. Run from anywhere:
     /usr/bin/python3 utils/models/make_caffe2_test_models.py
 """
 
+import json
 import os
 import shutil
 import sys
@@ -43,6 +46,7 @@ from google.protobuf import text_format
 from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from caffe2_math_cases import math_cases  # noqa: E402  (cases of the element-wise ops)
 from caffe2_numpy import (  # noqa: E402  (the numpy references, from this folder)
     CAFFE_LEGACY_POOLING, DT_BOOL, DT_FLOAT, DT_INT32, DT_UINT8, F32, SAME, VALID, caffe2_pb2,
     legacy_broadcast_sizes, pool_geometry, q_add, q_avgpool, q_conv, q_dequantize, q_dwconv, q_fc,
@@ -94,17 +98,23 @@ def make_arg(name, value):
 class Case:
     """One test net: predict_net, init_net, run-time inputs and expected external outputs."""
 
-    def __init__(self, name, binary=False, tolerance=None):
+    def __init__(self, name, binary=False, tolerance=None, also_text=False, value_info=None):
         self.name = name
         self.binary = binary
+        self.also_text = also_text    # write the .pbtxt pair beside the binary one (the zoo's)
+        self.value_info = value_info  # {blob: [DataType, [dims]]}, written as value_info.json
         self.tolerance = tolerance
         self.predict = C2.NetDef(name=name)
         self.init = C2.NetDef(name=name + "_init")
         self.inputs = []     # (blob, array)
+        self.unlisted = []   # run-time inputs external_input leaves out
         self.outputs = []    # (blob, array)
 
-    def input(self, name, arr):
-        self.predict.external_input.append(name)
+    def input(self, name, arr, listed=True):
+        if listed:
+            self.predict.external_input.append(name)
+        else:
+            self.unlisted.append(name)
         self.inputs.append((name, np.ascontiguousarray(arr)))
         return name
 
@@ -145,6 +155,12 @@ class Case:
             op.arg.append(make_arg("dtype", dtype))
         return self._weight(name, op)
 
+    def fill(self, name, kind, **args):
+        """A weight made by the fill operator `kind` with the given arguments."""
+        op = C2.OperatorDef(type=kind, output=[name])
+        op.arg.extend(make_arg(k, v) for k, v in args.items())
+        return self._weight(name, op)
+
     def int8_weight(self, name, q, scale, zero_point):
         """Int8GivenTensorFill (quantized/int8_given_tensor_fill_op.h): `values` one byte
         string of uint8 (GetSingleArgument<string>: the s field), `shape`, `Y_scale`,
@@ -173,14 +189,15 @@ class Case:
 
     def output(self, name, arr):
         self.predict.external_output.append(name)
-        self.outputs.append((name, np.ascontiguousarray(arr)))
+        # reshape: ascontiguousarray makes a scalar (SumElements' [] result) a [1].
+        self.outputs.append((name, np.ascontiguousarray(arr).reshape(np.shape(arr))))
 
     def check(self):
         produced = set(self.init.external_output)
-        runtime = [b for b in self.predict.external_input if b not in produced]
+        runtime = [b for b in self.predict.external_input if b not in produced] + self.unlisted
         assert runtime == [n for n, _ in self.inputs], (self.name, runtime)
         assert set(self.init.external_output) <= set(self.predict.external_input), self.name
-        defined = set(self.predict.external_input)
+        defined = set(self.predict.external_input) | set(self.unlisted)
         for o in self.predict.op:
             for i in o.input:
                 assert i in defined, (self.name, o.type, i)
@@ -198,6 +215,9 @@ class Case:
         data_dir = os.path.join(case_dir, "test_data_set_0")
         os.makedirs(data_dir)
         for net, stem in ((self.predict, "predict_net"), (self.init, "init_net")):
+            if self.also_text:
+                with open(os.path.join(case_dir, stem + ".pbtxt"), "w") as f:
+                    f.write(text_format.MessageToString(net))
             if self.binary:
                 blob = net.SerializeToString()
                 assert C2.NetDef.FromString(blob) == net
@@ -214,6 +234,10 @@ class Case:
                 t = numpy_helper.from_array(arr, name=n)
                 with open(os.path.join(data_dir, "%s_%d.pb" % (kind, i)), "wb") as f:
                     f.write(t.SerializeToString())
+        if self.value_info is not None:
+            with open(os.path.join(case_dir, "value_info.json"), "w") as f:
+                json.dump(self.value_info, f)
+                f.write("\n")
         if self.tolerance is not None:
             with open(os.path.join(case_dir, "tolerance"), "w") as f:
                 f.write(repr(float(self.tolerance)) + "\n")
@@ -1231,6 +1255,7 @@ def make_cases():
     elementwise_cases(new)
     shape_cases(new)
     int8_cases(new)
+    math_cases(new)
     return cases
 
 

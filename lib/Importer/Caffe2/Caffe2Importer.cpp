@@ -1,17 +1,18 @@
 // The Caffe2 importer: reads a predict_net and an init_net (binary or text NetDefs), runs the
-// init_net's fill operators into Constants, makes Placeholders of the external inputs that are
-// read (typed by -model-input or the input files, since Caffe2 nets declare no types), and
-// builds the graph through the operator loaders in c2::OpRegistry.
+// init_net's fill operators into Constants, makes Placeholders of the blobs the predict_net
+// reads before anything writes them (typed by -model-input, a folder's value_info.json or the
+// input files, since Caffe2 nets declare no types), and builds the graph through the operator
+// loaders in c2::OpRegistry.
 #include "../ProtoFile.h"
 #include "OpContext.h"
+
+#include "ember/Importer/Caffe2Folder.h"
 
 #include "ember/Importer/ModelLoader.h"
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
-
-
 
 using namespace llvm;
 
@@ -40,6 +41,8 @@ class Caffe2Importer {
   const caffe2::NetDef &predict_, &init_;
   StringRef predictPath_, initPath_;
   const ImportOptions &opts_;
+  const StringMap<Type> &defaultTypes_; ///< value_info.json's, below -model-input
+  StringRef defaultsFrom_;
   std::unique_ptr<Module> module_ = std::make_unique<Module>();
   Function *fn_ = module_->createFunction(kMainFunctionName);
   StringMap<NodeValue> blobs_;
@@ -54,9 +57,10 @@ class Caffe2Importer {
 
 public:
   Caffe2Importer(const caffe2::NetDef &predict, StringRef predictPath,
-                 const caffe2::NetDef &init, StringRef initPath, const ImportOptions &opts)
+                 const caffe2::NetDef &init, StringRef initPath, const ImportOptions &opts,
+                 const StringMap<Type> &defaultTypes, StringRef defaultsFrom)
       : predict_(predict), init_(init), predictPath_(predictPath), initPath_(initPath),
-        opts_(opts) {}
+        opts_(opts), defaultTypes_(defaultTypes), defaultsFrom_(defaultsFrom) {}
 
   Expected<std::unique_ptr<Module>> run() {
     EMBER_TRY(checkNetRoles());
@@ -119,19 +123,26 @@ Error Caffe2Importer::runNet(const caffe2::NetDef &net, StringRef path) {
   return Error::success();
 }
 
-/// "float32<1 x 3>" from -model-input, else the input file's kind and dims.
+/// The type -model-input declares, else value_info.json's, else the input file's kind and dims.
 Expected<Type> Caffe2Importer::inputType(StringRef name, size_t numInputs) {
-  auto declared = opts_.declaredInputs.find(name);
   auto file = opts_.inputShapes.find(name);
   if (file == opts_.inputShapes.end() && numInputs == 1)
     file = opts_.inputShapes.find("");
-  if (declared != opts_.declaredInputs.end()) {
-    const Type &t = declared->second;
+  const Type *declared = nullptr;
+  std::string declaredBy = "-model-input";
+  if (auto it = opts_.declaredInputs.find(name); it != opts_.declaredInputs.end()) {
+    declared = &it->second;
+  } else if (auto d = defaultTypes_.find(name); d != defaultTypes_.end()) {
+    declared = &d->second;
+    declaredBy = defaultsFrom_.str();
+  }
+  if (declared) {
+    const Type &t = *declared;
     if (file != opts_.inputShapes.end() &&
         ArrayRef<int64_t>(file->second.dims) !=
             ArrayRef<int64_t>(std::vector<int64_t>(t.dims.begin(), t.dims.end())))
-      return makeError(file->second.source + " has shape [" +
-                       intsToString(file->second.dims) + "], -model-input declares " + t.str());
+      return makeError(file->second.source + " has shape " + intsToString(file->second.dims) +
+                       ", " + declaredBy + " declares " + t.str());
     return t;
   }
   if (file != opts_.inputShapes.end()) {
@@ -144,16 +155,31 @@ Expected<Type> Caffe2Importer::inputType(StringRef name, size_t numInputs) {
 }
 
 Error Caffe2Importer::loadInputs() {
-  // External inputs the init_net does not fill are the model's inputs; those no operator reads
-  // are leftovers (zoo nets carry some) and ignored.
-  StringSet<> read;
-  for (const auto &op : predict_.op())
-    for (const std::string &in : op.input())
+  // The inputs: the blobs an operator reads before any operator writes them and the init_net
+  // does not fill, whether or not external_input lists them (Caffe2 runs such a net once the
+  // blob is fed), and the listed external inputs that are read. Listed ones come first, in
+  // their order, then the others as first read. External inputs no operator reads are
+  // leftovers (zoo nets carry some) and ignored.
+  StringSet<> read, written, readFirst;
+  std::vector<std::string> unlisted;
+  for (const auto &op : predict_.op()) {
+    for (const std::string &in : op.input()) {
+      if (in.empty())
+        continue;
       read.insert(in);
+      if (!blobs_.count(in) && !written.count(in) && readFirst.insert(in).second)
+        unlisted.push_back(in);
+    }
+    for (const std::string &out : op.output())
+      written.insert(out);
+  }
   std::vector<std::string> inputs;
   StringSet<> seen;
   for (const std::string &name : predict_.external_input())
     if (!blobs_.count(name) && read.count(name) && seen.insert(name).second)
+      inputs.push_back(name);
+  for (const std::string &name : unlisted)
+    if (seen.insert(name).second)
       inputs.push_back(name);
   for (const std::string &name : inputs) {
     auto ty = inputType(name, inputs.size());
@@ -206,13 +232,20 @@ Error Caffe2Importer::loadOutputs() {
 
 Expected<std::unique_ptr<Module>> loadCaffe2Model(StringRef predictPath, StringRef initPath,
                                                   const ImportOptions &opts) {
+  return loadCaffe2ModelWithDefaults(predictPath, initPath, opts, {}, "");
+}
+
+Expected<std::unique_ptr<Module>>
+loadCaffe2ModelWithDefaults(StringRef predictPath, StringRef initPath, const ImportOptions &opts,
+                            const StringMap<Type> &defaults, StringRef defaultsFrom) {
   auto predict = readNetDef(predictPath);
   if (!predict)
     return withContext(predict.takeError(), predictPath);
   auto init = readNetDef(initPath);
   if (!init)
     return withContext(init.takeError(), initPath);
-  return Caffe2Importer(*predict, predictPath, *init, initPath, opts).run();
+  return Caffe2Importer(*predict, predictPath, *init, initPath, opts, defaults, defaultsFrom)
+      .run();
 }
 
 std::vector<std::string> caffe2OperatorNames() { return c2::OpRegistry::get().names(); }

@@ -1,7 +1,9 @@
 // Caffe2's element-wise operators: activations (relu_op.cc, sigmoid_op.cc, tanh_op.cc,
-// clip_op.cc), arithmetic with both broadcasting rules (elementwise_ops.h,
-// elementwise_ops_utils.cc), Sum (utility_ops.h), Cast (cast_op.cc) and the identities
-// (Copy, Alias, Dropout in test mode).
+// clip_op.cc), arithmetic, comparisons and logic with both broadcasting rules (elementwise_ops.h,
+// elementwise_ops_utils.cc, elementwise_ops_schema.cc), Sum (utility_ops.h), Max and Min
+// (minmax_ops.h), Mean (mean_op.h), Cast (cast_op.cc), HalfToFloat (half_float_ops.cc), the
+// identities (Copy, Alias, Dropout in test mode, the device copies and gradient markers) and
+// Free (free_op.cc).
 #include "OpContext.h"
 
 #include "ember/Support/Error.h"
@@ -21,7 +23,9 @@ template <NodeKind K> Error loadUnary(OpContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
-/// Copy, Alias, EnsureCPUOutput, StopGradient: the output is the input.
+/// Copy, Alias, Identity, the device copies (EnsureCPUOutput, CopyCPUToMKL, CopyMKLToCPU),
+/// EnsureDense of a dense tensor, and the gradient markers StopGradient and ScaleGradient
+/// (identities in the forward pass): the output is the input.
 Error loadIdentity(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   return ctx.setOutput(0, x);
@@ -61,6 +65,11 @@ Error loadClip(OpContext &ctx) {
 /// its leading and trailing 1s, match A's from `axis` (default: B aligned to A's end).
 Expected<NodeValue> legacyBroadcast(OpContext &ctx, NodeValue a, NodeValue b) {
   ArrayRef<dim_t> ad = a.getType().dims, bd = b.getType().dims;
+  // BinaryElementwiseWithArgsOp takes a one-element B as a scalar before looking at dims.
+  if (b.getType().numElements() == 1) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue s, ctx.reshape(b, {}));
+    return ctx.broadcastTo(s, ad);
+  }
   if (bd.size() > ad.size())
     return ctx.fail("with broadcast = 1, B " + b.getType().str() +
                     " must not have more dims than A " + a.getType().str());
@@ -111,20 +120,101 @@ Error numpyBroadcast(OpContext &ctx, NodeValue &a, NodeValue &b) {
   return Error::success();
 }
 
-/// Add, Sub, Mul, Div: `broadcast = 1` selects the legacy rule (B into A), otherwise numpy's.
-template <NodeKind K> Error loadBinary(OpContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(2));
-  NodeValue a = in[0], b = in[1];
+} // namespace
+
+Error broadcastOperands(OpContext &ctx, NodeValue &a, NodeValue &b) {
   if (a.getType().kind != b.getType().kind)
     return ctx.fail("operands " + a.getType().str() + " and " + b.getType().str() +
                     " have different element types");
   if (ctx.getInt("broadcast", 0)) {
     EMBER_ASSIGN_OR_RETURN(b, legacyBroadcast(ctx, a, b));
-  } else {
-    EMBER_TRY(numpyBroadcast(ctx, a, b));
+    return Error::success();
   }
+  return numpyBroadcast(ctx, a, b);
+}
+
+namespace {
+
+/// Add, Sub, Mul, Div, the comparisons (bool results) and the logical operators: `broadcast = 1`
+/// selects the legacy rule (B into A), otherwise numpy's.
+template <NodeKind K> Error loadBinary(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(2));
+  NodeValue a = in[0], b = in[1];
+  EMBER_TRY(broadcastOperands(ctx, a, b));
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(K, {a, b}));
   return ctx.setOutput(0, y);
+}
+
+/// NE: not EQ (elementwise_ops.h has no node of its own for it).
+Error loadNotEqual(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(2));
+  NodeValue a = in[0], b = in[1];
+  EMBER_TRY(broadcastOperands(ctx, a, b));
+  EMBER_ASSIGN_OR_RETURN(NodeValue eq, ctx.create(NodeKind::Equal, {a, b}, {}, "eq"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Unary, {eq},
+                                                 AttrList().set<AttrKind::Function>("not")));
+  return ctx.setOutput(0, y);
+}
+
+/// And, Or, Xor: registered for bool tensors only (BoolTypes).
+template <NodeKind K> Error loadLogical(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(2));
+  for (unsigned i = 0; i < 2; ++i)
+    if (in[i].getType().kind != ElemKind::Bool)
+      return ctx.fail("input " + Twine(i) + " must be bool, got " + in[i].getType().str());
+  return loadBinary<K>(ctx);
+}
+
+/// Max, Min (minmax_ops.h): inputs of one shape, combined left to right. (MaxOp's check compares
+/// input 0 with the output, so a mismatched input would be read out of bounds; ember refuses it.)
+template <NodeKind K> Error loadSelect(OpContext &ctx) {
+  if (ctx.numInputs() == 0)
+    return ctx.fail("needs at least one input");
+  EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(ctx.numInputs()));
+  NodeValue y = in[0];
+  for (size_t i = 1; i < in.size(); ++i) {
+    if (in[i].getType() != y.getType())
+      return ctx.fail("Input #" + Twine(i) + ", input dimension: " + in[i].getType().str() +
+                      " should match output dimension: " + y.getType().str());
+    EMBER_ASSIGN_OR_RETURN(y, ctx.create(K, {y, in[i]}, {},
+                                         i + 1 == in.size() ? "" : "step" + std::to_string(i)));
+  }
+  return ctx.setOutput(0, y);
+}
+
+/// Mean (mean_op.h): float inputs broadcast together by numpy's rules, added left to right, then
+/// scaled by the float 1 / n (a product, as math::Scale computes it, not a division).
+Error loadMean(OpContext &ctx) {
+  if (ctx.numInputs() == 0)
+    return ctx.fail("needs at least one input");
+  EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(ctx.numInputs()));
+  if (in[0].getType().kind != ElemKind::Float32)
+    return ctx.fail("Mean operator only supports 32-bit float, but input was of type " +
+                    in[0].getType().str());
+  NodeValue y = in[0];
+  for (size_t i = 1; i < in.size(); ++i) {
+    NodeValue x = in[i];
+    EMBER_TRY(numpyBroadcast(ctx, y, x));
+    EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Add, {y, x}, {}, "sum" + std::to_string(i)));
+  }
+  EMBER_ASSIGN_OR_RETURN(NodeValue scale, ctx.splat(y, double(1.0f / float(in.size())), "scale"));
+  EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Mul, {y, scale}));
+  return ctx.setOutput(0, y);
+}
+
+/// Free (free_op.cc): its outputs are its inputs, one to one in place, and hold nothing after it;
+/// a later reader of one is refused by name.
+Error loadFree(OpContext &ctx) {
+  if (ctx.numInputs() != ctx.numOutputs())
+    return ctx.fail("the input and output blobs should be one-to-one inplace");
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    if (ctx.proto().input(int(i)) != ctx.proto().output(int(i)))
+      return ctx.fail("the input and output blobs should be one-to-one inplace: input " +
+                      Twine(i) + " is '" + ctx.proto().input(int(i)) + "', output " + Twine(i) +
+                      " '" + ctx.proto().output(int(i)) + "'");
+    ctx.leaveUndefined(i);
+  }
+  return Error::success();
 }
 
 /// Sum: the element-wise sum of inputs of one shape, added left to right.
@@ -172,6 +262,15 @@ Error loadCast(OpContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
+/// HalfToFloat (half_float_ops.cc): float16 widened to float, exactly.
+Error loadHalfToFloat(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  if (x.getType().kind != ElemKind::Float16)
+    return ctx.fail("takes a float16 tensor, got " + x.getType().str());
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.castTo(x, ElemKind::Float32, ""));
+  return ctx.setOutput(0, y);
+}
+
 } // namespace
 
 void registerElementwiseOps(OpRegistry &r) {
@@ -184,9 +283,25 @@ void registerElementwiseOps(OpRegistry &r) {
   r.add("Mul", loadBinary<NodeKind::Mul>);
   r.add("Div", loadBinary<NodeKind::Div>);
   r.add("Sum", loadSum);
+  r.add("EQ", loadBinary<NodeKind::Equal>);
+  r.add("NE", loadNotEqual);
+  r.add("LT", loadBinary<NodeKind::Less>);
+  r.add("Less", loadBinary<NodeKind::Less>); // Glow's spelling of LT
+  r.add("LE", loadBinary<NodeKind::LessOrEqual>);
+  r.add("GT", loadBinary<NodeKind::Greater>);
+  r.add("GE", loadBinary<NodeKind::GreaterOrEqual>);
+  r.add("And", loadLogical<NodeKind::And>);
+  r.add("Or", loadLogical<NodeKind::Or>);
+  r.add("Xor", loadLogical<NodeKind::Xor>);
+  r.add("Max", loadSelect<NodeKind::Max>);
+  r.add("Min", loadSelect<NodeKind::Min>);
+  r.add("Mean", loadMean);
+  r.add("Free", loadFree);
   r.add("Cast", loadCast);
+  r.add("HalfToFloat", loadHalfToFloat);
   r.add("Dropout", loadDropout);
-  for (const char *name : {"Copy", "Alias", "EnsureCPUOutput", "StopGradient"})
+  for (const char *name : {"Copy", "Alias", "Identity", "EnsureCPUOutput", "CopyCPUToMKL",
+                           "CopyMKLToCPU", "EnsureDense", "StopGradient", "ScaleGradient"})
     r.add(name, loadIdentity);
 }
 

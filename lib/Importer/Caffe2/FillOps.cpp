@@ -1,5 +1,5 @@
 // Caffe2's fill operators: how an init_net holds the weights (GivenTensor*Fill with literal
-// values, ConstantFill), as caffe2/operators/given_tensor_fill_op.h,
+// values, ConstantFill), as caffe2/operators/given_tensor_fill_op.h (and .cc, the Fp16 form),
 // given_tensor_byte_string_to_uint8_fill_op.h, filler_op.h and quantized/int8_given_tensor_fill_op.h
 // define them. Each output becomes a Constant named after its blob.
 #include "OpContext.h"
@@ -49,6 +49,17 @@ template <ElemKind K, typename T> Error loadGivenFloats(OpContext &ctx) {
   Tensor t(ty);
   for (size_t i = 0; i < values.size(); ++i)
     t.dataAs<T>()[i] = T(values[i]);
+  return bindConstant(ctx, std::move(t));
+}
+
+/// GivenTensorFp16Fill: float `values` rounded to float16 (to nearest even, as at::Half does).
+Error loadGivenFp16(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(Type ty, fillType(ctx, ElemKind::Float16));
+  std::vector<float> values = ctx.getFloats("values");
+  EMBER_TRY(checkCount(ctx, values.size(), ty));
+  Tensor t(ty);
+  for (size_t i = 0; i < values.size(); ++i)
+    t.setElementFromDouble(i, double(values[i]));
   return bindConstant(ctx, std::move(t));
 }
 
@@ -143,6 +154,7 @@ Error loadInt8GivenIntTensorFill(OpContext &ctx) {
 void registerFillOps(OpRegistry &r) {
   r.add("GivenTensorFill", loadGivenFloats<ElemKind::Float32, float>);
   r.add("GivenTensorDoubleFill", loadGivenFloats<ElemKind::Float64, double>);
+  r.add("GivenTensorFp16Fill", loadGivenFp16);
   r.add("GivenTensorIntFill", loadGivenInts<ElemKind::Int32, int32_t>);
   r.add("GivenTensorInt16Fill", loadGivenInts<ElemKind::Int16, int16_t>);
   r.add("GivenTensorInt64Fill", loadGivenInts<ElemKind::Int64, int64_t>);

@@ -23,9 +23,12 @@ const OpRegistry &OpRegistry::get() {
     OpRegistry r;
     registerFillOps(r);
     registerElementwiseOps(r);
+    registerElementwiseMathOps(r);
     registerNNOps(r);
     registerNormalizationOps(r);
     registerDataMovementOps(r);
+    registerLayoutOps(r);
+    registerReductionOps(r);
     registerQuantizedOps(r);
     return r;
   }();
@@ -68,6 +71,11 @@ std::string OpContext::baseName() const {
 }
 
 Error OpContext::fail(const Twine &why) const { return makeError(why); }
+
+Expected<NodeValue> OpContext::splat(NodeValue like, double value, StringRef suffix) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue scalar, createFilled(like.getType().kind, {}, value, suffix));
+  return broadcastTo(scalar, like.getType().dims);
+}
 
 Expected<NodeValue> OpContext::input(unsigned i) {
   if (int(i) >= op_.input_size())

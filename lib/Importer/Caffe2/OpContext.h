@@ -48,9 +48,12 @@ public:
 
 void registerFillOps(OpRegistry &r);
 void registerElementwiseOps(OpRegistry &r);
+void registerElementwiseMathOps(OpRegistry &r);
 void registerNNOps(OpRegistry &r);
 void registerNormalizationOps(OpRegistry &r);
 void registerDataMovementOps(OpRegistry &r);
+void registerLayoutOps(OpRegistry &r);
+void registerReductionOps(OpRegistry &r);
 void registerQuantizedOps(OpRegistry &r);
 
 class OpContext : public NodeBuilder {
@@ -109,7 +112,15 @@ public:
 
   /// An error about this operator's inputs or arguments (the importer adds op and file).
   llvm::Error fail(const llvm::Twine &why) const;
+
+  /// \p value in \p like's element kind, broadcast to its dims (one element in memory).
+  llvm::Expected<NodeValue> splat(NodeValue like, double value, llvm::StringRef suffix);
 };
+
+/// The operands of a binary operator of elementwise_ops.h (BinaryElementwiseWithArgsOp): with
+/// `broadcast = 1`, B laid into A's shape by the legacy rule (a one-element B is a scalar);
+/// otherwise both broadcast by numpy's rules. Both must have one element kind.
+llvm::Error broadcastOperands(OpContext &ctx, NodeValue &a, NodeValue &b);
 
 /// "operator 'conv1' (Conv)": how errors name a Caffe2 operator (its name, else its first
 /// output blob).

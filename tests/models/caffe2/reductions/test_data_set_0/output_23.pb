@@ -1,0 +1,1 @@
+BY_sum_elementsJc/„@

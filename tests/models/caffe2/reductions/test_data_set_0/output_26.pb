@@ -1,0 +1,1 @@
+BY_averaged_lossJ/?0>

@@ -1,0 +1,1 @@
+BY_l1_norm_avgJdär?

@@ -1,0 +1,104 @@
+// The conditions Caffe2's operator sources enforce (CAFFE_ENFORCE and the like), each refused
+// at load time with the source's reason, naming the operator. Part of Caffe2ImporterTest.
+#include "TestUtils.h"
+
+#include "ember/Importer/ModelLoader.h"
+
+using namespace ember;
+using namespace ember::test;
+
+namespace {
+
+struct Refusal {
+  const char *what;   ///< the condition and its source
+  const char *ops;    ///< the predict_net's operators; they read "x" (and "i", "b") and write "y"
+  const char *reason; ///< expected in the error, after "operator 'y' (Type): "
+};
+
+const Refusal kRefusals[] = {
+    {"pow_op.h: axis without broadcast",
+     R"(op { input: "x" input: "x" output: "y" type: "Pow" arg { name: "axis" i: 1 } })",
+     "(Pow): Do not specify axis or axis_str if broadcast is not enabled."},
+    {"pow_op.h: shapes differ without broadcast",
+     R"(op { input: "x" input: "v" output: "y" type: "Pow" })",
+     "(Pow): Dimension mismatch - did you forget to set broadcast=1?"},
+    {"pow_op.h: neither exponent nor a second input",
+     R"(op { input: "x" output: "y" type: "Pow" })",
+     "(Pow): Only a tensor with an argument or two input tensors are supported"},
+    {"mod_op.h: divisor 0", R"(op { input: "i" output: "y" type: "Mod" })",
+     "(Mod): divisor must not be 0"},
+    {"prelu_op.cc: one slope per channel",
+     R"(op { input: "x" input: "v" output: "y" type: "PRelu" })",
+     "(PRelu): C == W.size() fails: 3 channels in X float32<2 x 3 x 4>, 4 slopes"},
+    {"elementwise_linear_op.cc: a of D",
+     R"(op { input: "x" input: "v" input: "v" output: "y" type: "ElementwiseLinear" })",
+     "(ElementwiseLinear): a float32<4> must be a vector of D = 12"},
+    {"minmax_ops.h: inputs of one shape",
+     R"(op { input: "x" input: "v" output: "y" type: "Max" })",
+     "(Max): Input #1, input dimension: float32<4> should match output dimension: "
+     "float32<2 x 3 x 4>"},
+    {"mean_op.h: float only", R"(op { input: "i" input: "i" output: "y" type: "Mean" })",
+     "(Mean): Mean operator only supports 32-bit float"},
+    {"order_switch_ops.cc: at least 3 dims",
+     R"(op { input: "v" output: "y" type: "NCHW2NHWC" })",
+     "(NCHW2NHWC): Input for NCHW2NHWC must be >= 3 dimensional"},
+    {"shape_op.h: axis in range",
+     R"(op { input: "x" output: "y" type: "Shape" arg { name: "axes" ints: 3 } })",
+     "(Shape): Axis out of range: 3"},
+    {"shape_op.h: axis non-negative",
+     R"(op { input: "x" output: "y" type: "Shape" arg { name: "axes" ints: -1 } })",
+     "(Shape): Each axis should be non-negative"},
+    {"channel_shuffle_op.cc: C % G == 0",
+     R"(op { input: "x" output: "y" type: "ChannelShuffle" arg { name: "group" i: 2 } })",
+     "(ChannelShuffle): C % G == 0 fails: 3 channels, group 2"},
+    {"resize_op.h: positive scales",
+     R"(op { input: "x4" output: "y" type: "ResizeNearest"
+             arg { name: "height_scale" f: 0 } })",
+     "(ResizeNearest): width_scale > 0 and height_scale > 0 fail"},
+    {"batch_gather_ops.h: DATA at least 2-D",
+     R"(op { input: "v" input: "i" output: "y" type: "BatchGather" })",
+     "(BatchGather): DATA should be at least 2-D"},
+    {"free_op.cc: one-to-one in place",
+     R"(op { input: "x" output: "x" type: "Relu" } op { input: "x" output: "y" type: "Free" })",
+     "(Free): the input and output blobs should be one-to-one inplace"},
+    {"elementwise_ops.h: And on bool only",
+     R"(op { input: "x" input: "x" output: "y" type: "And" })",
+     "(And): input 0 must be bool, got float32<2 x 3 x 4>"},
+    {"reduce_front_back_sum_mean_ops.h: num_reduce_dim in [0, N]",
+     R"(op { input: "x" output: "y" type: "ReduceBackSum" arg { name: "num_reduce_dim" i: 4 } })",
+     "(ReduceBackSum): For N-dim input tensor, support num_reduce_dims in range [0, N]"},
+    {"lpnorm_op.cc: p of 1 or 2",
+     R"(op { input: "x" output: "y" type: "LpNorm" arg { name: "p" i: 3 } })",
+     "(LpNorm): p 3 must be 1 or 2"},
+    {"utility_ops.h: ScatterAssign in place",
+     R"(op { input: "x" input: "i" input: "x" output: "y" type: "ScatterAssign" })",
+     "(ScatterAssign): In place operation is required"},
+    {"elementwise_ops_utils.cc: legacy broadcast dims",
+     R"(op { input: "x" input: "v" output: "y" type: "Add" arg { name: "broadcast" i: 1 }
+             arg { name: "axis" i: 1 } })",
+     "(Add): B float32<4> does not match A float32<2 x 3 x 4> from axis 1"},
+};
+
+TEST(Caffe2OperatorRefusals, EachEnforcedConditionIsRefusedWithItsReason) {
+  for (const Refusal &r : kRefusals) {
+    SCOPED_TRACE(r.what);
+    TempDir dir;
+    std::string predict =
+        dir.write("predict_net.pbtxt", std::string(r.ops) + " external_output: \"y\"");
+    dir.write("init_net.pbtxt", "");
+    ImportOptions opts;
+    opts.declaredInputs["x"] = Type(ElemKind::Float32, {2, 3, 4});
+    opts.declaredInputs["x4"] = Type(ElemKind::Float32, {1, 3, 4, 4});
+    opts.declaredInputs["v"] = Type(ElemKind::Float32, {4});
+    opts.declaredInputs["i"] = Type(ElemKind::Int32, {4});
+    // Only the inputs a net reads may be declared.
+    for (const char *name : {"x", "x4", "v", "i"})
+      if (!llvm::StringRef(r.ops).contains("input: \"" + std::string(name) + "\""))
+        opts.declaredInputs.erase(name);
+    std::string err = errorOf(loadModel(dir.path(), opts));
+    EXPECT_NE(err.find(predict + ": operator 'y' "), std::string::npos) << err;
+    EXPECT_NE(err.find(r.reason), std::string::npos) << err;
+  }
+}
+
+} // namespace

@@ -1,0 +1,353 @@
+"""The Caffe2 test nets of the element-wise math, comparison, logic, identity, layout and
+reduction operators, the unlisted inputs and the zoo-shaped folder; written by make_caffe2_test_models.py (which holds the
+Case class these functions fill through `new`). Expected outputs come from caffe2_numpy_math.py,
+whose references are written from Caffe2's operator source (each cites its file)."""
+
+import numpy as np
+
+from caffe2_numpy import DT_FLOAT, F32
+from caffe2_numpy_math import (
+    ref_batch_gather, ref_channel_shuffle, ref_compare, ref_elementwise_linear, ref_fp16_fill,
+    ref_arg, ref_gelu, ref_logit, ref_max_min, ref_mean, ref_mod, ref_nchw2nhwc, ref_nhwc2nchw,
+    ref_pow, ref_prelu, ref_reduce, ref_reduce_front_back, ref_replace_nan, ref_resize_nearest,
+    ref_lengths_to_ranges, ref_lp_norm, ref_scale, ref_sum_elements, ref_scatter_assign, ref_shape, ref_unary)
+
+
+def rand(rng, shape, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, size=shape).astype(F32)
+
+
+def unary_cases(new):
+    # --- math_unary: every one-operand function on values inside each one's domain (Log,
+    # Sqrt, Log1p on positives), Gelu both ways, Logit with the default and a wide eps
+    # (clamping both ends), Scale, and ReplaceNaN of the NaNs Sqrt makes of negatives.
+    rng = np.random.default_rng(8001)
+    c = new("math_unary")
+    x = rand(rng, [2, 3, 4], -3.0, 3.0)
+    p = rand(rng, [2, 3, 4], 0.05, 4.0)
+    q = rand(rng, [3, 5], -0.2, 1.2)
+    c.input("X", x)
+    c.input("P", p)
+    c.input("Q", q)
+    for op in ("Abs", "Ceil", "Floor", "Exp", "Negative", "Sign", "Reciprocal", "Softplus",
+               "Sqr", "Swish"):
+        c.op(op, ["X"], ["Y_" + op.lower()])
+        c.output("Y_" + op.lower(), ref_unary(op, x))
+    for op in ("Log", "Sqrt", "Log1p"):
+        c.op(op, ["P"], ["Y_" + op.lower()])
+        c.output("Y_" + op.lower(), ref_unary(op, p))
+    c.op("Gelu", ["X"], ["Y_gelu"])
+    c.op("Gelu", ["X"], ["Y_gelu_fast"], fast_gelu=1)
+    c.output("Y_gelu", ref_gelu(x))
+    c.output("Y_gelu_fast", ref_gelu(x, fast_gelu=True))
+    c.op("Logit", ["Q"], ["Y_logit"])
+    c.op("Logit", ["Q"], ["Y_logit_eps"], eps=0.1)
+    c.output("Y_logit", ref_logit(q))
+    c.output("Y_logit_eps", ref_logit(q, 0.1))
+    c.op("Scale", ["X"], ["Y_scale"], scale=-0.75)
+    c.output("Y_scale", ref_scale(x, -0.75))
+    c.op("Sqrt", ["X"], ["X_sqrt"])  # NaN where X < 0
+    c.op("ReplaceNaN", ["X_sqrt"], ["Y_replace_nan"], value=-1.5)
+    c.op("ReplaceNaN", ["X_sqrt"], ["Y_replace_nan0"])
+    with np.errstate(invalid="ignore"):
+        sq = ref_unary("Sqrt", x)
+    assert np.isnan(sq).any()
+    c.output("Y_replace_nan", ref_replace_nan(sq, -1.5))
+    c.output("Y_replace_nan0", ref_replace_nan(sq))
+
+    # --- math_binary: Pow with `exponent`, with two inputs of one shape, and broadcast=1 with
+    # axis=1 and with a one-element exponent; Mod with both sign rules on int32 and int64;
+    # PRelu per channel NCHW and NHWC and shared; ElementwiseLinear at the default axis 1 and
+    # at axis 2.
+    rng = np.random.default_rng(8002)
+    c = new("math_binary")
+    base = rand(rng, [2, 3, 4], 0.2, 2.0)
+    e_full, e_mid = rand(rng, [2, 3, 4], -2.0, 2.0), rand(rng, [3], -2.0, 2.0)
+    e_one = np.array([1.5], F32)
+    c.input("Base", base)
+    c.input("E_full", e_full)
+    c.weight("E_mid", e_mid)
+    c.weight("E_one", e_one)
+    c.op("Pow", ["Base"], ["Y_pow_arg"], exponent=2.5)
+    c.op("Pow", ["Base", "E_full"], ["Y_pow_same"])
+    c.op("Pow", ["Base", "E_mid"], ["Y_pow_axis"], broadcast=1, axis=1)
+    c.op("Pow", ["Base", "E_one"], ["Y_pow_one"], broadcast=1)
+    c.output("Y_pow_arg", ref_pow(base, exponent=2.5))
+    c.output("Y_pow_same", ref_pow(base, e_full))
+    c.output("Y_pow_axis", ref_pow(base, e_mid, broadcast=True, axis=1))
+    c.output("Y_pow_one", ref_pow(base, e_one, broadcast=True))
+    i32 = rng.integers(-20, 21, size=[3, 5]).astype(np.int32)
+    i64 = rng.integers(-(1 << 40), 1 << 40, size=[4]).astype(np.int64)
+    c.input("I32", i32)
+    c.input("I64", i64)
+    c.op("Mod", ["I32"], ["Y_mod"], divisor=7)
+    c.op("Mod", ["I32"], ["Y_mod_neg_div"], divisor=-4, sign_follow_divisor=1)
+    c.op("Mod", ["I32"], ["Y_mod_follow"], divisor=6, sign_follow_divisor=1)
+    c.op("Mod", ["I64"], ["Y_mod64"], divisor=1000003)
+    c.output("Y_mod", ref_mod(i32, 7))
+    c.output("Y_mod_neg_div", ref_mod(i32, -4, True))
+    c.output("Y_mod_follow", ref_mod(i32, 6, True))
+    c.output("Y_mod64", ref_mod(i64, 1000003))
+    x, xh = rand(rng, [2, 3, 2, 2]), rand(rng, [2, 2, 2, 3])
+    w, w1 = rand(rng, [3], 0.05, 0.5), np.array([0.2], F32)
+    c.input("X", x)
+    c.input("XH", xh)
+    c.weight("W", w)
+    c.weight("W1", w1)
+    c.op("PRelu", ["X", "W"], ["Y_prelu"])
+    c.op("PRelu", ["XH", "W"], ["Y_prelu_nhwc"], order="NHWC")
+    c.op("PRelu", ["X", "W1"], ["Y_prelu_shared"])
+    c.output("Y_prelu", ref_prelu(x, w))
+    c.output("Y_prelu_nhwc", ref_prelu(xh, w, "NHWC"))
+    c.output("Y_prelu_shared", ref_prelu(x, w1))
+    a12, b12, a4, b4 = rand(rng, [12]), rand(rng, [12]), rand(rng, [4]), rand(rng, [4])
+    for n, v in (("A12", a12), ("B12", b12), ("A4", a4), ("B4", b4)):
+        c.weight(n, v)
+    c.op("ElementwiseLinear", ["Base", "A12", "B12"], ["Y_linear"])
+    c.op("ElementwiseLinear", ["Base", "A4", "B4"], ["Y_linear_axis2"], axis=2)
+    c.output("Y_linear", ref_elementwise_linear(base, a12, b12))
+    c.output("Y_linear_axis2", ref_elementwise_linear(base, a4, b4, 2))
+
+
+def compare_cases(new):
+    # --- compare_logic: EQ, NE, LT (and Glow's spelling Less), LE, GT, GE on float values
+    # with ties (multiples of 0.5), numpy broadcasting and broadcast=1 with axis; int32
+    # comparisons; And, Or, Xor (numpy and legacy broadcasting), Not on bool inputs.
+    rng = np.random.default_rng(8003)
+    c = new("compare_logic")
+    a = (rng.integers(-3, 4, size=[2, 3, 4]) * 0.5).astype(F32)
+    b = (rng.integers(-3, 4, size=[3, 1]) * 0.5).astype(F32)
+    m = (rng.integers(-3, 4, size=[3]) * 0.5).astype(F32)
+    ia, ib = rng.integers(-3, 4, size=[4, 5]).astype(np.int32), \
+        rng.integers(-3, 4, size=[5]).astype(np.int32)
+    c.input("A", a)
+    c.input("B", b)
+    c.weight("M", m)
+    c.input("IA", ia)
+    c.input("IB", ib)
+    for op, fn in (("EQ", np.equal), ("NE", np.not_equal), ("LT", np.less), ("Less", np.less),
+                   ("LE", np.less_equal), ("GT", np.greater), ("GE", np.greater_equal)):
+        c.op(op, ["A", "B"], ["Y_" + op.lower()])
+        c.output("Y_" + op.lower(), ref_compare(fn, a, b))
+    c.op("EQ", ["A", "M"], ["Y_eq_axis"], broadcast=1, axis=1)
+    c.op("GT", ["A", "M"], ["Y_gt_axis"], broadcast=1, axis=1)
+    c.op("LE", ["IA", "IB"], ["Y_le_int"], broadcast=1)
+    c.output("Y_eq_axis", ref_compare(np.equal, a, m, True, 1))
+    c.output("Y_gt_axis", ref_compare(np.greater, a, m, True, 1))
+    c.output("Y_le_int", ref_compare(np.less_equal, ia, ib, True))
+    assert c.outputs[0][1].any() and not c.outputs[0][1].all()
+    p, q = rng.random([2, 3, 4]) > 0.5, rng.random([3, 4]) > 0.5
+    r = rng.random([3]) > 0.5
+    c.input("P", p)
+    c.input("Q", q)
+    c.input("R", r)
+    for op, fn in (("And", np.logical_and), ("Or", np.logical_or), ("Xor", np.logical_xor)):
+        c.op(op, ["P", "Q"], ["Y_" + op.lower()])
+        c.output("Y_" + op.lower(), ref_compare(fn, p, q))
+    c.op("Xor", ["P", "R"], ["Y_xor_axis"], broadcast=1, axis=1)
+    c.output("Y_xor_axis", ref_compare(np.logical_xor, p, r, True, 1))
+    c.op("Not", ["P"], ["Y_not"])
+    c.output("Y_not", np.logical_not(p))
+
+    # --- max_min_mean: Max and Min of three inputs of one shape (and of one), Mean of inputs
+    # broadcast together and of one.
+    rng = np.random.default_rng(8004)
+    c = new("max_min_mean")
+    xs = [rand(rng, [2, 3, 4]) for _ in range(3)]
+    for i, xi in enumerate(xs):
+        c.input("X%d" % i, xi)
+    bc = rand(rng, [3, 1])
+    c.input("Bc", bc)
+    c.op("Max", ["X0", "X1", "X2"], ["Y_max"])
+    c.op("Min", ["X0", "X1", "X2"], ["Y_min"])
+    c.op("Max", ["X1"], ["Y_max_one"])
+    c.op("Mean", ["X0", "Bc", "X2"], ["Y_mean"])
+    c.op("Mean", ["X2"], ["Y_mean_one"])
+    c.output("Y_max", ref_max_min(np.maximum, xs))
+    c.output("Y_min", ref_max_min(np.minimum, xs))
+    c.output("Y_max_one", xs[1])
+    c.output("Y_mean", ref_mean([xs[0], bc, xs[2]]))
+    c.output("Y_mean_one", ref_mean([xs[2]]))
+
+    # --- identities: Identity, the device copies, EnsureDense and the gradient markers pass
+    # the value through (chained, in place too); Free of a blob no later operator reads.
+    rng = np.random.default_rng(8005)
+    c = new("identities")
+    x = rand(rng, [2, 5])
+    c.input("X", x)
+    c.op("Identity", ["X"], ["T0"])
+    c.op("StopGradient", ["T0"], ["T1"])
+    c.op("ScaleGradient", ["T1"], ["T1"], scale=0.5)
+    c.op("EnsureDense", ["T1"], ["T2"])
+    c.op("EnsureCPUOutput", ["T2"], ["T3"])
+    c.op("CopyCPUToMKL", ["T3"], ["T4"])
+    c.op("CopyMKLToCPU", ["T4"], ["T5"])
+    c.op("Relu", ["T0"], ["R"])
+    c.op("Free", ["T0"], ["T0"])
+    c.op("Sqr", ["T5"], ["Y"])
+    c.output("Y", ref_unary("Sqr", x))
+    c.output("R", np.maximum(x, 0))
+
+
+def layout_cases(new):
+    # --- layout: NCHW2NHWC on 3-, 4- and 5-D inputs and NHWC2NCHW back; Shape whole and of
+    # `axes`; ChannelShuffle NCHW and NHWC; ResizeNearest by 2 (the fast path), by 1.5 / 0.6,
+    # NHWC, and with scales as a second input; BatchGather with 2-D int32 indices.
+    rng = np.random.default_rng(8006)
+    c = new("layout")
+    x3, x4, x5 = rand(rng, [2, 3, 4]), rand(rng, [2, 6, 3, 4]), rand(rng, [1, 2, 3, 2, 2])
+    for n, v in (("X3", x3), ("X4", x4), ("X5", x5)):
+        c.input(n, v)
+    c.op("NCHW2NHWC", ["X3"], ["Y_nhwc3"])
+    c.op("NCHW2NHWC", ["X4"], ["Y_nhwc4"])
+    c.op("NCHW2NHWC", ["X5"], ["Y_nhwc5"])
+    c.op("NHWC2NCHW", ["Y_nhwc4"], ["Y_back4"])
+    c.output("Y_nhwc3", ref_nchw2nhwc(x3))
+    c.output("Y_nhwc5", ref_nchw2nhwc(x5))
+    c.output("Y_nhwc4", ref_nchw2nhwc(x4))
+    c.output("Y_back4", ref_nhwc2nchw(ref_nchw2nhwc(x4)))
+    c.op("Shape", ["X4"], ["Y_shape"])
+    c.op("Shape", ["X4"], ["Y_shape_axes"], axes=[3, 1])
+    c.output("Y_shape", ref_shape(x4))
+    c.output("Y_shape_axes", ref_shape(x4, [3, 1]))
+    c.op("ChannelShuffle", ["X4"], ["Y_shuffle"], group=3)
+    c.op("ChannelShuffle", ["Y_nhwc4"], ["Y_shuffle_nhwc"], group=2, order="NHWC")
+    c.output("Y_shuffle", ref_channel_shuffle(x4, 3))
+    c.output("Y_shuffle_nhwc", ref_channel_shuffle(ref_nchw2nhwc(x4), 2, "NHWC"))
+    c.weight("scales", np.array([0.6, 2.5], F32))
+    c.op("ResizeNearest", ["X4"], ["Y_up2"], height_scale=2.0, width_scale=2.0)
+    c.op("ResizeNearest", ["X4"], ["Y_up"], height_scale=1.5, width_scale=0.6)
+    c.op("ResizeNearest", ["Y_nhwc4"], ["Y_up_nhwc"], height_scale=3.0, width_scale=1.25,
+         order="NHWC")
+    c.op("ResizeNearest", ["X4", "scales"], ["Y_up_input"])
+    c.output("Y_up2", ref_resize_nearest(x4, 2.0, 2.0))
+    y = ref_resize_nearest(x4, 1.5, 0.6)
+    assert y.shape == (2, 6, 4, 2)
+    c.output("Y_up", y)
+    c.output("Y_up_nhwc", ref_resize_nearest(ref_nchw2nhwc(x4), 3.0, 1.25, "NHWC"))
+    c.output("Y_up_input", ref_resize_nearest(x4, 0.6, 2.5))
+    idx = rng.integers(0, 6, size=[2, 3]).astype(np.int32)
+    c.input("Idx", idx)
+    c.op("BatchGather", ["X4", "Idx"], ["Y_batch_gather"])
+    c.output("Y_batch_gather", ref_batch_gather(x4, idx))
+
+    # --- scatter_ranges: ScatterAssign in place of rows of a [5, 2, 3] DATA (int64 indices)
+    # and of an int32 [6] vector; LengthsToRanges of int32 lengths (zeros among them).
+    rng = np.random.default_rng(8011)
+    c = new("scatter_ranges")
+    data, slices = rand(rng, [5, 2, 3]), rand(rng, [2, 2, 3])
+    sidx = np.array([3, 0], np.int64)
+    vec, vidx = rng.integers(-9, 9, size=[6]).astype(np.int32), np.array([5, 1, 2], np.int32)
+    vslices = rng.integers(100, 200, size=[3]).astype(np.int32)
+    lengths = np.array([2, 0, 3, 1, 0], np.int32)
+    for n, v in (("D", data), ("S", slices), ("V", vec), ("VS", vslices), ("L", lengths)):
+        c.input(n, v)
+    c.weight("Sidx", sidx)
+    c.weight("Vidx", vidx)
+    c.op("ScatterAssign", ["D", "Sidx", "S"], ["D"])
+    c.op("Copy", ["D"], ["Y_scatter"])
+    c.op("ScatterAssign", ["V", "Vidx", "VS"], ["V"])
+    c.op("Copy", ["V"], ["Y_scatter_int"])
+    c.op("LengthsToRanges", ["L"], ["Y_ranges"])
+    c.output("Y_scatter", ref_scatter_assign(data, sidx, slices))
+    c.output("Y_scatter_int", ref_scatter_assign(vec, vidx, vslices))
+    c.output("Y_ranges", ref_lengths_to_ranges(lengths))
+
+    # --- fp16_fill: GivenTensorFp16Fill (values that float16 rounds) read by HalfToFloat.
+    rng = np.random.default_rng(8007)
+    c = new("fp16_fill")
+    vals = rand(rng, [2, 3], -3.0, 3.0)
+    x = rand(rng, [2, 3])
+    c.input("X", x)
+    c.fill("H", "GivenTensorFp16Fill", shape=[2, 3], values=vals.flatten().tolist())
+    c.op("HalfToFloat", ["H"], ["Hf"])
+    c.op("Add", ["X", "Hf"], ["Y"])
+    h = ref_fp16_fill([2, 3], vals)
+    assert not np.array_equal(h.astype(F32), vals)
+    c.output("Hf", h.astype(F32))
+    c.output("Y", (x + h.astype(F32)).astype(F32))
+
+
+def reduction_cases(new):
+    # --- reductions: ReduceMin/Max/Sum/Mean/L1/L2 over all axes, negative and unsorted axes,
+    # keepdims 0; ReduceFront/Back Sum/Mean/Max with num_reduce_dim 1 and 2; ArgMax / ArgMin
+    # with ties (multiples of 0.25) at the default axis and keepdims 0 elsewhere; int32 sums;
+    # SumElements, SumSqrElements, AveragedLoss and LpNorm (p 2 and p 1, averaged).
+    rng = np.random.default_rng(8010)
+    c = new("reductions")
+    x = rand(rng, [2, 3, 4], -2.0, 2.0)
+    t = (rng.integers(-2, 3, size=[3, 4, 2]) * 0.25).astype(F32)
+    i = rng.integers(-50, 50, size=[3, 4]).astype(np.int32)
+    c.input("X", x)
+    c.input("T", t)
+    c.input("I", i)
+    for op, kind in (("ReduceMin", "min"), ("ReduceMax", "max"), ("ReduceSum", "sum"),
+                     ("ReduceMean", "mean"), ("ReduceL1", "l1"), ("ReduceL2", "l2")):
+        c.op(op, ["X"], ["Y_all_" + kind])
+        c.output("Y_all_" + kind, ref_reduce(x, kind))
+        c.op(op, ["X"], ["Y_" + kind], axes=[-1, 0], keepdims=0)
+        c.output("Y_" + kind, ref_reduce(x, kind, [-1, 0], False))
+    c.op("ReduceSum", ["I"], ["Y_int_sum"], axes=[1])
+    c.output("Y_int_sum", i.sum(axis=1, keepdims=True).astype(np.int32))
+    for op, kind, front, n in (("ReduceFrontSum", "sum", True, 1),
+                               ("ReduceFrontMean", "mean", True, 2),
+                               ("ReduceFrontMax", "max", True, 1),
+                               ("ReduceBackSum", "sum", False, 2),
+                               ("ReduceBackMean", "mean", False, 1),
+                               ("ReduceBackMax", "max", False, 1)):
+        name = "Y_%s%d" % (op[6:].lower(), n)
+        c.op(op, ["X"], [name], num_reduce_dim=n)
+        c.output(name, ref_reduce_front_back(x, kind, front, n))
+    c.op("ArgMax", ["T"], ["Y_argmax"])
+    c.op("ArgMin", ["T"], ["Y_argmin"])
+    c.op("ArgMax", ["T"], ["Y_argmax1"], axis=1, keepdims=0)
+    c.op("ArgMin", ["T"], ["Y_argmin0"], axis=0, keepdims=0)
+    c.output("Y_argmax", ref_arg(t, True))
+    c.output("Y_argmin", ref_arg(t, False))
+    c.output("Y_argmax1", ref_arg(t, True, 1, False))
+    c.output("Y_argmin0", ref_arg(t, False, 0, False))
+    c.op("SumElements", ["X"], ["Y_sum_elements"])
+    c.op("SumElements", ["X"], ["Y_sum_elements_avg"], average=1)
+    c.op("SumSqrElements", ["X"], ["Y_sum_sqr_avg"], average=1)
+    c.op("AveragedLoss", ["X"], ["Y_averaged_loss"])
+    c.op("LpNorm", ["X"], ["Y_l2_norm"])
+    c.op("LpNorm", ["X"], ["Y_l1_norm_avg"], p=1, average=1)
+    c.output("Y_sum_elements", ref_sum_elements(x))
+    c.output("Y_sum_elements_avg", ref_sum_elements(x, True))
+    c.output("Y_sum_sqr_avg", ref_sum_elements(x, True, True))
+    c.output("Y_averaged_loss", ref_sum_elements(x, True))
+    c.output("Y_l2_norm", ref_lp_norm(x))
+    c.output("Y_l1_norm_avg", ref_lp_norm(x, 1, True))
+
+
+def input_cases(new):
+    # --- unlisted_inputs: a net whose external_input lists only one of the blobs it reads
+    # (hand-written nets often list none): the others are inputs all the same.
+    rng = np.random.default_rng(8008)
+    c = new("unlisted_inputs")
+    x, y = rand(rng, [2, 3]), rand(rng, [2, 3])
+    c.input("X", x)
+    c.input("Y", y, listed=False)
+    c.op("Mul", ["X", "Y"], ["Z"])
+    c.op("Add", ["Z", "Y"], ["W"])
+    c.output("W", (x.astype(np.float64) * y + y).astype(F32))
+
+    # --- zoo_folder: the model zoo's layout: predict_net and init_net both as .pb and .pbtxt,
+    # and value_info.json typing the input (the loader reads the binary pair).
+    rng = np.random.default_rng(8009)
+    c = new("zoo_folder", binary=True, also_text=True,
+            value_info={"data": [DT_FLOAT, [1, 3, 4]]})
+    x, w = rand(rng, [1, 3, 4]), rand(rng, [3, 1])
+    c.input("data", x)
+    c.weight("w", w)
+    c.op("Mul", ["data", "w"], ["scaled"])
+    c.op("Relu", ["scaled"], ["prob"])
+    c.output("prob", np.maximum((x.astype(np.float64) * w), 0).astype(F32))
+
+
+def math_cases(new):
+    unary_cases(new)
+    compare_cases(new)
+    layout_cases(new)
+    reduction_cases(new)
+    input_cases(new)
