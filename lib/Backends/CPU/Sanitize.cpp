@@ -1,0 +1,75 @@
+// ThreadSanitizer over a generated module (CodeGen.h: instrumentForThreadSanitizer): for bundles
+// compiled with model-compiler -sanitize-bundle=thread, and for the JIT in a process built with
+// TSan. Generated code is otherwise invisible to TSan: it sees the kernels' memcpy and memset
+// (libc calls its runtime intercepts) but not the team's atomics that order them, and reports
+// every hand-over between the team's threads as a race.
+#include "CodeGen.h"
+
+#include "ember/Support/Error.h"
+
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/Instrumentation/ThreadSanitizer.h"
+
+using namespace llvm;
+
+namespace ember {
+namespace cpu {
+
+namespace {
+
+/// The pass calls __tsan_memcpy and the like for the memory intrinsics, which GCC's runtime
+/// (libtsan of GCC 12, what an EMBER_SANITIZE=thread build links) does not have; every runtime
+/// intercepts libc's own, which check the same ranges.
+Error callLibcMemoryFunctions(llvm::Module &M) {
+  for (auto [tsan, libc] : {std::pair<StringRef, StringRef>{"__tsan_memcpy", "memcpy"},
+                            {"__tsan_memmove", "memmove"},
+                            {"__tsan_memset", "memset"}}) {
+    llvm::Function *F = M.getFunction(tsan);
+    if (!F)
+      continue;
+    llvm::Function *existing = M.getFunction(libc);
+    if (!existing) {
+      F->setName(libc);
+      continue;
+    }
+    if (existing->getFunctionType() != F->getFunctionType())
+      return makeError("ThreadSanitizer: the module declares '" + libc +
+                       "' with another type than the pass's '" + tsan + "'");
+    F->replaceAllUsesWith(existing);
+    F->eraseFromParent();
+  }
+  return Error::success();
+}
+
+} // namespace
+
+Error instrumentForThreadSanitizer(llvm::Module &M) {
+  // Every function, the kernels' included: the team's atomics are in the kernel library.
+  for (llvm::Function &F : M)
+    if (!F.isDeclaration())
+      F.addFnAttr(Attribute::SanitizeThread);
+  LoopAnalysisManager LAM;
+  FunctionAnalysisManager FAM;
+  CGSCCAnalysisManager CGAM;
+  ModuleAnalysisManager MAM;
+  PassBuilder PB;
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  // The function pass alone: ModuleThreadSanitizerPass would add a constructor calling
+  // __tsan_init, a writable llvm.global_ctors that a bundle must not have; the runtime of the
+  // program (or of this process) starts before any call reaches the model.
+  ModulePassManager MPM;
+  MPM.addPass(createModuleToFunctionPassAdaptor(ThreadSanitizerPass()));
+  MPM.run(M, MAM);
+  return callLibcMemoryFunctions(M);
+}
+
+} // namespace cpu
+} // namespace ember
