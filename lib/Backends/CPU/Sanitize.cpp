@@ -7,11 +7,10 @@
 
 #include "ember/Support/Error.h"
 
-#include "llvm/Analysis/CGSCCPassManager.h"
-#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PassInstrumentation.h"
 #include "llvm/IR/PassManager.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Transforms/Instrumentation/ThreadSanitizer.h"
 
 using namespace llvm;
@@ -48,26 +47,19 @@ Error callLibcMemoryFunctions(llvm::Module &M) {
 } // namespace
 
 Error instrumentForThreadSanitizer(llvm::Module &M) {
-  // Every function, the kernels' included: the team's atomics are in the kernel library.
-  for (llvm::Function &F : M)
-    if (!F.isDeclaration())
-      F.addFnAttr(Attribute::SanitizeThread);
-  LoopAnalysisManager LAM;
-  FunctionAnalysisManager FAM;
-  CGSCCAnalysisManager CGAM;
-  ModuleAnalysisManager MAM;
-  PassBuilder PB;
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  // The function pass alone: ModuleThreadSanitizerPass would add a constructor calling
+  // The function pass alone, over every function, the kernels' included (the team's atomics
+  // are in the kernel library). ModuleThreadSanitizerPass would add a constructor calling
   // __tsan_init, a writable llvm.global_ctors that a bundle must not have; the runtime of the
   // program (or of this process) starts before any call reaches the model.
-  ModulePassManager MPM;
-  MPM.addPass(createModuleToFunctionPassAdaptor(ThreadSanitizerPass()));
-  MPM.run(M, MAM);
+  FunctionAnalysisManager FAM;
+  FAM.registerPass([] { return PassInstrumentationAnalysis(); }); // every manager needs it
+  FAM.registerPass([] { return TargetLibraryAnalysis(); });
+  ThreadSanitizerPass pass;
+  for (llvm::Function &F : M)
+    if (!F.isDeclaration()) {
+      F.addFnAttr(Attribute::SanitizeThread);
+      pass.run(F, FAM);
+    }
   return callLibcMemoryFunctions(M);
 }
 
