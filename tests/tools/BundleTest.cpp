@@ -8,7 +8,8 @@
 // kernel variant, run-time errors come back as the codes the header lists, and bad options are
 // refused cleanly. OpenCL bundles (-backend=OpenCL) run resnet18 and the digits example. Every
 // bundle runs in regions that end at a faulting page with its constants read-only
-// (bundle_check.c), and concurrent calls give the outputs of one call alone. AArch64BundleTest.cpp runs aarch64 bundles under qemu.
+// (bundle_check.c); concurrent calls: BundleConcurrencyTest.cpp. AArch64BundleTest.cpp runs
+// aarch64 bundles under qemu.
 #include "BundleTestUtils.h"
 
 #include <csignal>
@@ -107,28 +108,6 @@ TEST(Bundle, OpenCLBundleMatchesTorch) {
   EXPECT_EQ(m.getBoolean("reentrant"), false);
   std::string header = readBytes(work.path() + "/bundle/net.h");
   EXPECT_NE(header.find("keeps it (heap and global state)"), std::string::npos);
-}
-
-TEST(Bundle, ConcurrentCallsGiveTheSameOutputs) {
-  // Four threads call one bundle at once, each on regions of its own (bundle_check.c -t): a CPU
-  // bundle keeps no state, one with -threads=2 starts threads of its own in every call, and an
-  // OpenCL bundle serializes its calls on the device.
-  for (std::vector<std::string> flags :
-       {std::vector<std::string>{}, {"-threads=2"}, {"-backend=OpenCL"}}) {
-    SCOPED_TRACE(flags.empty() ? "CPU" : flags[0]);
-    TempDir work;
-    std::vector<std::string> args = {"-model=" + kDigits, "-emit-bundle=" + work.path(),
-                                     "-network-name=net", "-bundle-api=dynamic"};
-    args.insert(args.end(), flags.begin(), flags.end());
-    compileBundle(args);
-    buildRunner(work.path(), "net", work.path() + "/runner");
-    RunResult r = runProgram(work.path() + "/runner",
-                             {work.path() + "/net.weights.bin",
-                              "image=" + kSource + "/examples/digits/images/digit_7.npy", "-t",
-                              "4", "-r", "8"});
-    EXPECT_SUCCESS(r);
-    EXPECT_NE(r.out.find("4 threads x 8 runs: all equal"), std::string::npos) << r.describe();
-  }
 }
 
 TEST(Bundle, CheckingRunnerCatchesAccessesOutsideTheRegions) {

@@ -2,7 +2,9 @@
 // its own: every run gives exactly the outputs the same input gives run alone, on every
 // backend (the OpenCL backend's runs take turns on its device). Built with
 // EMBER_SANITIZE=thread (utils/test.sh --sanitize=thread) it also shows that the runs share no
-// unguarded state. Bundles called from several threads: BundleTest's threads_runner.
+// unguarded state, and (the JIT's code instrumented too) that the kernels' threads of
+// -threads=2 hand their work over in order. Bundles called from several threads:
+// BundleConcurrencyTest.
 #include "TestUtils.h"
 
 #include "ember/Driver/CompiledModel.h"
@@ -18,23 +20,55 @@ namespace {
 
 constexpr int kThreads = 4, kRunsPerThread = 6;
 
-void expectConcurrentRunsAgree(const std::string &backend, unsigned kernelThreads) {
-  ASSERT_OK_AND_ASSIGN(auto module, loadModel(sourcePath("examples/models/digits_cnn.onnx")));
+/// A model with one input and one output, and ten inputs to run it on.
+struct Runs {
+  std::string model, input, output;
+  std::vector<Tensor> inputs;
+};
+
+/// The digits example on its ten test digits.
+Runs digits() {
+  Runs r{"examples/models/digits_cnn.onnx", "image", "probabilities", {}};
+  for (int d = 0; d < 10; ++d) {
+    auto image = readTensorFile(
+        sourcePath("examples/digits/images/digit_" + std::to_string(d) + ".npy"));
+    EXPECT_TRUE(bool(image)) << errorOf(image.takeError());
+    r.inputs.push_back(image ? std::move(*image) : Tensor());
+  }
+  return r;
+}
+
+/// tests/models/conv_threaded, whose convolutions -threads=2 splits over the team (the digits'
+/// are too small to split), on its input scaled by ten factors.
+Runs convThreaded() {
+  Runs r{"tests/models/conv_threaded/model.onnx", "x", "y", {}};
+  auto x = readTensorFile(sourcePath("tests/models/conv_threaded/test_data_set_0/input_0.pb"));
+  EXPECT_TRUE(bool(x)) << errorOf(x.takeError());
+  for (int d = 0; d < 10 && x; ++d) {
+    Tensor t = x->clone();
+    for (size_t i = 0; i < t.numElements(); ++i)
+      t.dataAs<float>()[i] *= 0.25f * float(d - 4);
+    r.inputs.push_back(std::move(t));
+  }
+  return r;
+}
+
+void expectConcurrentRunsAgree(const Runs &runs, const std::string &backend,
+                               unsigned kernelThreads) {
+  ASSERT_OK_AND_ASSIGN(auto module, loadModel(sourcePath(runs.model)));
   CompileOptions opts;
   opts.backend = backend;
   opts.backendOptions.threads = kernelThreads;
   ASSERT_OK_AND_ASSIGN(auto cm, CompiledModel::compile(std::move(module), opts));
 
-  // The reference: each digit run alone, on the model's own context.
-  std::vector<Tensor> images, alone;
-  for (int d = 0; d < 10; ++d) {
-    ASSERT_OK_AND_ASSIGN(Tensor image, readTensorFile(sourcePath(
-                                           "examples/digits/images/digit_" + std::to_string(d) +
-                                           ".npy")));
-    ASSERT_EQ(errorOf(cm->setInput("image", image)), "");
+  // The reference: each input run alone, on the model's own context.
+  ASSERT_EQ(runs.inputs.size(), 10u);
+  const std::vector<Tensor> &images = runs.inputs;
+  std::vector<Tensor> alone;
+  for (const Tensor &image : images) {
+    ASSERT_EQ(errorOf(cm->setInput(runs.input, image)), "");
     ASSERT_EQ(errorOf(cm->run()), "");
-    ASSERT_OK_AND_ASSIGN(Tensor out, cm->getOutput("probabilities"));
-    images.push_back(std::move(image));
+    ASSERT_OK_AND_ASSIGN(Tensor out, cm->getOutput(runs.output));
     alone.push_back(std::move(out));
   }
 
@@ -51,14 +85,14 @@ void expectConcurrentRunsAgree(const std::string &backend, unsigned kernelThread
       ExecutionContext &c = *contexts[t];
       for (int r = 0; r < kRunsPerThread && problems[t].empty(); ++r) {
         int d = (t * 3 + r * 7) % 10;
-        std::string e = errorOf(c.setInput("image", images[d]));
+        std::string e = errorOf(c.setInput(runs.input, images[d]));
         if (e.empty())
           e = errorOf(c.run());
-        auto out = c.getOutput("probabilities");
+        auto out = c.getOutput(runs.output);
         if (!out)
           e = errorOf(std::move(out));
         else if (!out->bitwiseEqual(alone[d]))
-          e = "digit " + std::to_string(d) + " differs from its run alone";
+          e = "input " + std::to_string(d) + " differs from its run alone";
         if (!e.empty())
           problems[t] = "thread " + std::to_string(t) + ", run " + std::to_string(r) + ": " + e;
       }
@@ -72,13 +106,14 @@ void expectConcurrentRunsAgree(const std::string &backend, unsigned kernelThread
 TEST(Concurrency, ContextsRunAtOnceLikeAlone) {
   for (const std::string &backend : getBackendNames()) {
     SCOPED_TRACE(backend);
-    expectConcurrentRunsAgree(backend, 1);
+    expectConcurrentRunsAgree(digits(), backend, 1);
   }
 }
 
 TEST(Concurrency, ThreadedKernelsInConcurrentContexts) {
-  // -threads=2: each run's convolutions start and join threads of their own.
-  expectConcurrentRunsAgree("CPU", 2);
+  // -threads=2: one run at a time on the compiled function's team, the others each on a team
+  // of their own, their convolutions split over it.
+  expectConcurrentRunsAgree(convThreaded(), "CPU", 2);
 }
 
 TEST(Concurrency, ContextsAreZeroedAndIndependent) {

@@ -31,6 +31,11 @@ DEFINE_string(bundle_weights, "bin",
               "initializer list to #include, six times larger), object (NET.weights.o, the "
               "array NET_constant_weights, linked into the program: no file to read)");
 
+DEFINE_string(sanitize_bundle, "",
+              "For testing: thread instruments a CPU bundle's code, kernels included, with "
+              "ThreadSanitizer; the program is then built with -fsanitize=thread (the "
+              "manifest's link_flags say so)");
+
 namespace {
 
 /// -bundle-weights into \p b.
@@ -75,6 +80,9 @@ Error compileMain() {
   b.dynamicAPI = FLAGS_bundle_api == "dynamic";
   b.modelPath = tools::modelPaths().front();
   EMBER_ASSIGN_OR_RETURN(CompileOptions co, tools::compileOptionsFromFlags());
+  if (FLAGS_sanitize_bundle != "" && FLAGS_sanitize_bundle != "thread")
+    return makeError("-sanitize-bundle must be thread, not '" + FLAGS_sanitize_bundle + "'");
+  co.backendOptions.threadSanitizer = FLAGS_sanitize_bundle == "thread";
   EMBER_ASSIGN_OR_RETURN(BundleResult r, writeBundle(std::move(M), co, b));
   EMBER_TRY(tools::printCompileReports(r.summary, loadMillis, *r.function, *r.ir));
 

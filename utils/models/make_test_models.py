@@ -337,6 +337,26 @@ def make_cases():
     assert pads == [1, 0, 1, 1], pads
     c.output("y", ref_conv(x, w, None, pads=pads, strides=(2, 2)))
 
+    # --- conv_threaded: large enough that -threads=2 splits both convolutions over the team
+    # (a part is 2^20 flops: 4.9 M and 3.3 M here), the 1x1 one through the packed GEMM, whose
+    # 23 x 23 = 529 columns end in a partial tile (packed and finished through memset and
+    # memcpy). The concurrency tests run it on threaded JIT code and bundles under TSan.
+    # Binary: 7680 weights. The mean keeps the reference file small.
+    rng = np.random.default_rng(305)
+    c = new("conv_threaded", binary=True)
+    x, w1, b1 = rand(rng, [1, 16, 23, 23]), rand(rng, [32, 16, 3, 3]), rand(rng, [32])
+    w2 = rand(rng, [96, 32, 1, 1])
+    c.input("x", x)
+    c.init("W1", w1)
+    c.init("B1", b1)
+    c.init("W2", w2)
+    c.node("Conv", ["x", "W1", "B1"], ["c1"], "conv0", kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    c.node("Relu", ["c1"], ["r1"], "relu0")
+    c.node("Conv", ["r1", "W2"], ["c2"], "conv1", kernel_shape=[1, 1])
+    c.node("GlobalAveragePool", ["c2"], ["y"], "mean0")
+    c2 = ref_conv(ref_relu(ref_conv(x, w1, b1, pads=(1, 1, 1, 1))), w2)
+    c.output("y", c2.astype(np.float64).mean(axis=(2, 3), keepdims=True).astype(np.float32))
+
     # --- Gemm / MatMul ---
     rng = np.random.default_rng(401)
     c = new("gemm_basic")

@@ -37,6 +37,10 @@ struct BackendOptions {
   /// Threads the heavy kernels (convolutions, matrix products) split their work over: each
   /// creates them for its call and joins them before returning. 1: none, and no pthreads.
   unsigned threads = 1;
+  /// CPU bundles, for testing (model-compiler -sanitize-bundle=thread): the code, kernels
+  /// included, instrumented with ThreadSanitizer, for a program built with -fsanitize=thread.
+  /// The JIT instruments its code whenever ember itself is built with TSan.
+  bool threadSanitizer = false;
   /// OpenCL: the platform and the device on it, by index (clGetPlatformIDs order).
   unsigned openclPlatform = 0, openclDevice = 0;
 };

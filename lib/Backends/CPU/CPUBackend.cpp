@@ -21,6 +21,18 @@
 
 using namespace llvm;
 
+// Whether this process runs under ThreadSanitizer (GCC defines the macro, clang has the feature).
+#if defined(__SANITIZE_THREAD__)
+#define EMBER_PROCESS_HAS_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define EMBER_PROCESS_HAS_TSAN 1
+#endif
+#endif
+#ifndef EMBER_PROCESS_HAS_TSAN
+#define EMBER_PROCESS_HAS_TSAN 0
+#endif
+
 namespace ember {
 namespace cpu {
 
@@ -129,6 +141,10 @@ public:
 
   Expected<std::unique_ptr<CompiledFunction>> compile(const IRFunction &IR,
                                                       PhaseTimes *phases) const override {
+    if (opts_.threadSanitizer && !EMBER_PROCESS_HAS_TSAN)
+      return makeError("ThreadSanitizer instruments bundles (model-compiler "
+                       "-sanitize-bundle=thread); the JIT is instrumented when ember is built "
+                       "with TSan (utils/test.sh --sanitize=thread)");
     if (!target_.runsOnHost())
       return makeError("code for target '" + target_.triple +
                        "' cannot run on this machine; cross-compile a bundle with "
@@ -154,6 +170,10 @@ public:
                                           profile ? &hook : nullptr));
     clock.lap("LLVM IR generation");
     optimizeModule(*G.module, *TM);
+    // Under TSan the JIT's code is instrumented too: the team's hand-over between its threads
+    // is then seen, and so is any race in the kernels.
+    if (EMBER_PROCESS_HAS_TSAN)
+      EMBER_TRY(instrumentForThreadSanitizer(*G.module));
     clock.lap("LLVM optimization");
     EMBER_TRY(dumpModule(*G.module, *TM, opts_));
     EMBER_ASSIGN_OR_RETURN(std::unique_ptr<JITCode> code,

@@ -320,6 +320,10 @@ llvm::Expected<GeneratedModule> generateModule(const IRFunction &IR, llvm::LLVMC
 /// Runs LLVM's pipeline for \p TM on \p M, at \p TM's optimization level (O3 by default).
 void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);
 
+/// Instruments the optimized \p M, kernels included, with LLVM's ThreadSanitizer pass
+/// (Sanitize.cpp): its code then calls the TSan runtime of the program it runs in.
+llvm::Error instrumentForThreadSanitizer(llvm::Module &M);
+
 /// Prints what -dump-llvm-ir and -dump-llvm-asm ask for of the optimized \p M to stdout (the
 /// assembly from a copy: emitting runs codegen passes over the module).
 llvm::Error dumpModule(const llvm::Module &M, llvm::TargetMachine &TM,

@@ -90,6 +90,11 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
     if (!g.isConstant() && !g.isDeclaration())
       return makeError("the generated code has writable global '" + g.getName() +
                        "': a bundle must keep no state");
+  // After those checks: the instrumented code calls the TSan runtime, which the program links.
+  if (backend.threadSanitizer) {
+    EMBER_TRY(instrumentForThreadSanitizer(M));
+    info.linkFlags.push_back("-fsanitize=thread");
+  }
 
   EMBER_TRY(dumpModule(M, *TM, backend));
   using ObjectBytes = SmallVector<char, 0>;

@@ -200,9 +200,9 @@ Expected<std::unique_ptr<Backend>> createInterpreterBackend(const BackendOptions
   if (!opts.target.empty() || !opts.cpu.empty() || !opts.features.empty() ||
       !opts.codeModel.empty() || !opts.relocModel.empty() || opts.llvmOptLevel != 3 ||
       opts.dumpLLVMIR || opts.dumpLLVMAsm || opts.threads != 1 || opts.openclPlatform ||
-      opts.openclDevice)
+      opts.openclDevice || opts.threadSanitizer)
     return makeError("the Interpreter backend takes no target, CPU, code generation, thread, "
-                     "LLVM dump or OpenCL device options (they are for -backend=CPU or OpenCL)");
+                     "sanitizer, LLVM dump or OpenCL device options (they are for -backend=CPU or OpenCL)");
   return std::make_unique<interp::InterpreterBackend>(opts.profile);
 }
 

@@ -201,9 +201,9 @@ public:
 Expected<std::unique_ptr<Backend>> createOpenCLBackend(const BackendOptions &opts) {
   if (!opts.target.empty() || !opts.cpu.empty() || !opts.features.empty() ||
       !opts.codeModel.empty() || !opts.relocModel.empty() || opts.llvmOptLevel != 3 ||
-      opts.dumpLLVMIR || opts.dumpLLVMAsm || opts.threads != 1)
-    return makeError("the OpenCL backend takes no target, CPU, code generation, thread or LLVM "
-                     "dump options (they are for -backend=CPU); -opencl-platform and "
+      opts.dumpLLVMIR || opts.dumpLLVMAsm || opts.threads != 1 || opts.threadSanitizer)
+    return makeError("the OpenCL backend takes no target, CPU, code generation, thread, "
+                     "sanitizer or LLVM dump options (they are for -backend=CPU); -opencl-platform and "
                      "-opencl-device choose the device");
   EMBER_ASSIGN_OR_RETURN(opencl::Device * dev,
                          opencl::Device::get(opts.openclPlatform, opts.openclDevice));
