@@ -1,12 +1,22 @@
 // The CPU backend's machine-code cache: see CodeCache.h.
 #include "CodeCache.h"
 
+#include <cstdlib>
+
 namespace ember {
 namespace cpu {
 
 CodeCache &CodeCache::process() {
-  static CodeCache cache;
+  static CodeCache cache([] {
+    const char *mb = std::getenv("EMBER_CPU_CODE_CACHE_MB");
+    return mb ? uint64_t(std::strtoull(mb, nullptr, 10)) << 20 : kDefaultBudget;
+  }());
   return cache;
+}
+
+bool CodeCache::enabled() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return budget_ > 0;
 }
 
 std::shared_ptr<const std::string> CodeCache::find(const CodeKey &key) {

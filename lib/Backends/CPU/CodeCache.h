@@ -33,13 +33,17 @@ struct CodeCacheStats {
 
 class CodeCache {
 public:
-  /// 64 MiB: the whole x86_64 kernel library compiled at O0 for one target is about 4 MiB, so
-  /// a few targets and opt levels fit, beside the model parts of many models.
+  /// 64 MiB: room for the kernels of several targets and opt levels beside many models' parts
+  /// (a model's objects are its share of the machine code the JIT loads for it anyway).
   static constexpr uint64_t kDefaultBudget = uint64_t(64) << 20;
 
   explicit CodeCache(uint64_t budget = kDefaultBudget) : budget_(budget) {}
-  /// The one cache every CPU backend of this process shares.
+  /// The one cache every CPU backend of this process shares: kDefaultBudget, or as many MiB
+  /// as the environment's EMBER_CPU_CODE_CACHE_MB says (0: no cache, and the JIT compiles the
+  /// module whole, as it did before there was one).
   static CodeCache &process();
+  /// Whether the budget is above 0.
+  bool enabled() const;
 
   /// The object cached under \p key (now the most recently used), or null (a miss).
   std::shared_ptr<const std::string> find(const CodeKey &key);

@@ -9,6 +9,7 @@
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/TargetParser/Triple.h"
@@ -34,13 +35,16 @@ Expected<std::unique_ptr<JITCode>> jitCompile(std::unique_ptr<llvm::Module> M,
   if (opts.codeModel)
     JTMB.setCodeModel(*opts.codeModel);
   // The machine code of the parts, compiled by the target machine the JIT would have used.
-  auto TM = JTMB.createTargetMachine();
-  if (!TM)
-    return makeError("cannot create the JIT's target machine: " + toString(TM.takeError()));
-  EMBER_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<const std::string>> objects,
-                         compileInParts(*M, **TM, entryName, CodeCache::process()));
-  M.reset();
-  ctx.reset();
+  std::vector<std::shared_ptr<const std::string>> objects;
+  CodeCache &cache = CodeCache::process();
+  if (cache.enabled()) {
+    auto TM = JTMB.createTargetMachine();
+    if (!TM)
+      return makeError("cannot create the JIT's target machine: " + toString(TM.takeError()));
+    EMBER_ASSIGN_OR_RETURN(objects, compileInParts(*M, **TM, entryName, cache));
+    M.reset();
+    ctx.reset();
+  }
   auto jit = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(JTMB)).create();
   if (!jit)
     return makeError("cannot create the JIT: " + toString(jit.takeError()));
@@ -50,6 +54,10 @@ Expected<std::unique_ptr<JITCode>> jitCompile(std::unique_ptr<llvm::Module> M,
   if (!gen)
     return makeError("JIT symbol resolution: " + toString(gen.takeError()));
   J.getMainJITDylib().addGenerator(std::move(*gen));
+  if (M) {
+    if (Error e = J.addIRModule(orc::ThreadSafeModule(std::move(M), std::move(ctx))))
+      return makeError("JIT: " + toString(std::move(e)));
+  }
   // Copies: the cache may drop its objects while the JIT links them.
   for (const std::shared_ptr<const std::string> &object : objects)
     if (Error e = J.addObjectFile(MemoryBuffer::getMemBufferCopy(*object, "ember-part")))
