@@ -1,6 +1,7 @@
 // ORC LLJIT execution: see JIT.h.
 #include "JIT.h"
 
+#include "CachedCompile.h"
 #include "CodeGen.h"
 
 #include "ember/Support/Error.h"
@@ -9,6 +10,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -32,6 +34,17 @@ Expected<std::unique_ptr<JITCode>> jitCompile(std::unique_ptr<llvm::Module> M,
   JTMB.setRelocationModel(opts.relocModel);
   if (opts.codeModel)
     JTMB.setCodeModel(*opts.codeModel);
+  // The machine code of the parts, compiled by the target machine the JIT would have used.
+  std::vector<std::shared_ptr<const std::string>> objects;
+  CodeCache &cache = CodeCache::process();
+  if (cache.enabled()) {
+    auto TM = JTMB.createTargetMachine();
+    if (!TM)
+      return makeError("cannot create the JIT's target machine: " + toString(TM.takeError()));
+    EMBER_ASSIGN_OR_RETURN(objects, compileInParts(*M, **TM, entryName, cache));
+    M.reset();
+    ctx.reset();
+  }
   auto jit = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(JTMB)).create();
   if (!jit)
     return makeError("cannot create the JIT: " + toString(jit.takeError()));
@@ -41,8 +54,14 @@ Expected<std::unique_ptr<JITCode>> jitCompile(std::unique_ptr<llvm::Module> M,
   if (!gen)
     return makeError("JIT symbol resolution: " + toString(gen.takeError()));
   J.getMainJITDylib().addGenerator(std::move(*gen));
-  if (Error e = J.addIRModule(orc::ThreadSafeModule(std::move(M), std::move(ctx))))
-    return makeError("JIT: " + toString(std::move(e)));
+  if (M) {
+    if (Error e = J.addIRModule(orc::ThreadSafeModule(std::move(M), std::move(ctx))))
+      return makeError("JIT: " + toString(std::move(e)));
+  }
+  // Copies: the cache may drop its objects while the JIT links them.
+  for (const std::shared_ptr<const std::string> &object : objects)
+    if (Error e = J.addObjectFile(MemoryBuffer::getMemBufferCopy(*object, "ember-part")))
+      return makeError("JIT: " + toString(std::move(e)));
   EntryPoints entry{};
   auto find = [&](StringRef name, auto &fn) -> Error {
     auto sym = J.lookup(name);
