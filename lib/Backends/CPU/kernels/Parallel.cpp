@@ -19,6 +19,8 @@ EMBER_KERNEL Team *ember_team_start(void *storage, i64 threads) {
   t->generation = 0;
   t->stop = 0;
   t->sleepers = 0;
+  if (ember_tracing) // an uninstrumented model never reads it (Trace.h)
+    t->trace = nullptr;
   for (i64 i = 1; i < minI(threads, kMaxThreads); ++i) {
     t->workers[i] = Worker{t, i};
     if (pthread_create(&t->ids[i], nullptr, workerMain, &t->workers[i]) != 0)
