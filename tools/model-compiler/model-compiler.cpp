@@ -31,6 +31,10 @@ DEFINE_string(bundle_weights, "bin",
               "initializer list to #include, six times larger), object (NET.weights.o, the "
               "array NET_constant_weights, linked into the program: no file to read)");
 
+DEFINE_bool(instrument, false,
+            "Also give the bundle NET_traced, which records when each instruction and each "
+            "thread's part of it ran into a buffer its caller passes (docs/bundles.md)");
+
 namespace {
 
 /// -bundle-weights into \p b.
@@ -75,6 +79,7 @@ Error compileMain() {
   b.dynamicAPI = FLAGS_bundle_api == "dynamic";
   b.modelPath = tools::modelPaths().front();
   EMBER_ASSIGN_OR_RETURN(CompileOptions co, tools::compileOptionsFromFlags());
+  co.backendOptions.instrument = FLAGS_instrument;
   EMBER_ASSIGN_OR_RETURN(BundleResult r, writeBundle(std::move(M), co, b));
   EMBER_TRY(tools::printCompileReports(r.summary, loadMillis, *r.function, *r.ir));
 
