@@ -483,8 +483,7 @@ std::map<std::string, ProfileRow> profileRows(const std::string &out) {
 TEST_F(ModelRunner, TraceIsChromeTraceEventJSON) {
   // The JSON Object Format of the Trace Event Format (TraceCheck.h). The compile phases come
   // before the runs; each run holds one event per instruction -profile lists, inside the run's
-  // span. A small CNN: convolutions (split over 2 threads on the CPU, whose parts are events
-  // on each thread's tid, inside their instruction's span), pools, a matrix product.
+  // span. A small CNN: convolutions, pools, a matrix product.
   std::string cnn = kModels + "/small_cnn";
   for (const char *backend : {"-backend=CPU", "-backend=Interpreter"}) {
     SCOPED_TRACE(backend);
@@ -518,13 +517,32 @@ TEST_F(ModelRunner, TraceIsChromeTraceEventJSON) {
     for (const tracecheck::Span &p : t.phases)
       EXPECT_LE(p.ts + p.dur, t.runs[0].ts) << "phase " << p.name << " after a run";
     tracecheck::expectEachInstructionOncePerRun(t, names);
-    if (cpu) {
-      tracecheck::expectPartsNestInTheirInstructions(t, 2);
-    } else {
-      EXPECT_TRUE(t.parts.empty());
-      EXPECT_EQ(t.named["thread_name"], 1);
-    }
+    EXPECT_TRUE(t.parts.empty()); // no step large enough to split
+    EXPECT_EQ(t.named["thread_name"], 1);
   }
+  // Steps split over 2 threads: symbolic_batch's relu, broadcast and add over 1M x 4 floats
+  // (small_cnn's steps are too small to split; smaller ones let the caller run both parts before
+  // the worker wakes), their parts on both threads' tids inside their instruction's event.
+  std::string npy = tmp + "/zeros.npy", path = tmp + "/threads.json";
+  {
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1048576, 4), }";
+    header.append(64 - (10 + header.size() + 1) % 64, ' ').push_back('\n');
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+    bytes.push_back(char(header.size() & 0xff));
+    bytes.push_back(char(header.size() >> 8));
+    bytes += header + std::string(1048576 * 4 * 4, '\0');
+    FILE *f = fopen(npy.c_str(), "wb");
+    ASSERT_TRUE(f && fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size());
+    fclose(f);
+  }
+  RunResult threaded = runTool({"-model=" + kSymbolicBatch, "-onnx-define-symbol=N,1048576",
+                                "-input=" + npy, "-iterations=4", "-threads=2",
+                                "-trace=" + path});
+  EXPECT_SUCCESS(threaded);
+  tracecheck::Trace split;
+  ASSERT_NO_FATAL_FAILURE(tracecheck::readTrace(readFile(path), split));
+  tracecheck::expectEachInstructionOncePerRun(split, {"relu0", "add0.broadcast", "add0"});
+  tracecheck::expectPartsNestInTheirInstructions(split, 2);
   // A file that cannot be written is a clean error naming it, before the model runs.
   RunResult bad = runTool({"-model=" + lsModel(), "-input=" + lsInput(),
                            "-trace=" + tmp + "/no-such-dir/t.json"});

@@ -247,7 +247,7 @@ static Error emitTeamFunctions(llvm::Module &M, const llvm::Module &library, llv
     ownTrace = B.CreateIntToPtr(
         ConstantInt::get(i64, reinterpret_cast<uint64_t>(instrument->jitBuffer)), ptr);
   // The model's call, between the start and the finish of its trace when instrumented (the
-  // finish sees every return, an error's included: kernels/Trace.cpp).
+  // finish sees every return, an error's included: kernels/Parallel.cpp).
   auto runModel = [&](llvm::Function *f, unsigned firstRegion, Value *team,
                       Value *trace) -> Expected<Value *> {
     SmallVector<Value *, 5> args = {f->getArg(firstRegion), f->getArg(firstRegion + 1),
