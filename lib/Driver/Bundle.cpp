@@ -146,6 +146,36 @@ void writeTeamAPI(raw_ostream &os, StringRef entry, StringRef U, const ObjectInf
      << "    uint8_t *activations);\n\n";
 }
 
+/// An instrumented bundle's entry (-instrument; docs/bundles.md). The two structs are
+/// kernels/TraceBuffer.h's, field for field; the guard lets a program include two bundles' headers.
+void writeTraceAPI(raw_ostream &os, StringRef entry, StringRef U, const ObjectInfo &obj) {
+  os << "/* Instrumented (-instrument): " << entry << "_traced runs as " << entry
+     << "_on_team does and records\n"
+     << " * into the caller's buffer one event per computing instruction it runs (instruction: "
+        "its index\n"
+     << " * in the manifest's \"instructions\", thread 0, part -1) and one per part of a "
+        "threaded step\n"
+     << " * each thread ran (thread k: the team's k-th worker, 0 the caller; part p), with "
+        "start and end\n"
+     << " * in nanoseconds of CLOCK_MONOTONIC. Set events, capacity and count = 0 before a "
+        "call; after it\n"
+     << " * count events were recorded, and when count > capacity the last count - capacity "
+        "did not fit\n"
+     << " * and were dropped (nothing is written past capacity). A buffer serves one call at "
+        "a time.\n"
+     << " * utils/bundle-trace.py turns the events into a Chrome Trace Event file. */\n"
+     << "#ifndef EMBER_TRACE_TYPES\n#define EMBER_TRACE_TYPES\n"
+     << "typedef struct {\n  uint64_t start_ns, end_ns;\n"
+     << "  int32_t instruction, thread, part, reserved;\n} ember_trace_event;\n"
+     << "typedef struct {\n  ember_trace_event *events;\n  uint64_t capacity, count;\n"
+     << "  int32_t current, reserved; /* the call's own */\n  uint64_t since;\n} ember_trace;\n"
+     << "#endif\n"
+     << "#define " << U << "_INSTRUCTIONS " << obj.tracedInstructions.size() << "\n"
+     << "int " << entry << "_traced(" << entry
+     << "_team *team, uint8_t *constantWeight, uint8_t *mutableWeight,\n"
+     << "    uint8_t *activations, ember_trace *trace);\n\n";
+}
+
 void writeHeader(raw_ostream &os, const IRFunction &IR, const BundleOptions &b,
                  StringRef entry, const std::vector<Placement> &places, const ObjectInfo &obj) {
   std::string NET = b.networkName, U = upper(NET);
@@ -219,6 +249,8 @@ void writeHeader(raw_ostream &os, const IRFunction &IR, const BundleOptions &b,
        << "extern const uint8_t " << weightsSymbol(b) << "[];\n\n";
   if (obj.teamThreads > 0)
     writeTeamAPI(os, entry, U, obj);
+  if (obj.instrumented)
+    writeTraceAPI(os, entry, U, obj);
   os << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
 }
 
@@ -286,6 +318,16 @@ void writeManifest(raw_ostream &os, const IRFunction &IR, const BundleOptions &b
     j.attribute("reentrant", !obj.keepsState);
     if (obj.teamThreads > 0)
       j.attribute("threads", obj.teamThreads);
+    if (obj.instrumented) // what an event's instruction index names
+      j.attributeArray("instructions", [&] {
+        for (const ObjectInfo::TracedInstruction &t : obj.tracedInstructions)
+          j.object([&] {
+            j.attribute("name", t.name);
+            j.attribute("kind", t.kind);
+            if (!t.timedWith.empty())
+              j.attribute("timed_with", t.timedWith);
+          });
+      });
     j.attributeArray("link_flags", [&] {
       for (const std::string &f : obj.linkFlags)
         j.value(f);
@@ -353,6 +395,9 @@ Expected<BundleResult> writeBundle(std::unique_ptr<Module> M, const CompileOptio
   PhaseClock clock(&result.summary.phaseMillis);
   PhaseTimes backendPhases;
   EMBER_ASSIGN_OR_RETURN(ObjectInfo obj, backend->emitObject(*IR, oo, &backendPhases));
+  if (opts.backendOptions.instrument && !obj.instrumented)
+    return makeError("-instrument: the " + backend->getName() +
+                     " backend's bundles record no events; use -backend=CPU");
   clock.lap("backend compile", backendPhases);
   result.files.push_back(oo.path);
 

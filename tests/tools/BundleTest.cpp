@@ -11,11 +11,13 @@
 // (bundle_check.c); concurrent calls: BundleConcurrencyTest.cpp. AArch64BundleTest.cpp runs
 // aarch64 bundles under qemu.
 #include "BundleTestUtils.h"
+#include "TraceCheck.h"
 
 #include <csignal>
 #include <iterator>
 #include <map>
 #include <regex>
+#include <set>
 
 using namespace ember;
 using namespace ember::bundletest;
@@ -413,7 +415,7 @@ TEST(Bundle, CompilingTwiceGivesIdenticalFiles) {
   // Every file, in two directories: nothing of the time or the place of a compile in them.
   for (std::vector<std::string> flags :
        {std::vector<std::string>{"-bundle-api=static"}, {"-bundle-api=dynamic"},
-        {"-bundle-api=dynamic", "-backend=OpenCL"},
+        {"-bundle-api=dynamic", "-backend=OpenCL"}, {"-threads=2", "-instrument"},
         {"-target=aarch64-linux-gnu", "-mcpu=cortex-a72"}}) {
     SCOPED_TRACE(flags.back());
     TempDir a, b;
@@ -434,6 +436,84 @@ TEST(Bundle, CompilingTwiceGivesIdenticalFiles) {
     EXPECT_NE(readBytes(a.path() + "/digits_cnn.weights.o").find(bin), std::string::npos)
         << "the object holds the bytes of the binary";
   }
+}
+
+TEST(Bundle, InstrumentedBundleRecordsTheTrace) {
+  // -instrument: NET_traced records into its caller's buffer; a C program runs it (with no team,
+  // then on a team it keeps) and writes the events, utils/bundle-trace.py makes them a Chrome
+  // Trace Event file, and that passes model-runner -trace's checks (TraceCheck.h): each
+  // computing instruction the manifest lists once per run, each thread's part of a threaded
+  // step inside its instruction's span. A relu, a broadcast and an add over 1M x 4 floats,
+  // each split over 2 threads (large enough that the worker wakes before the caller is done).
+  TempDir out;
+  std::string dir = out.path(), model = kSource + "/tests/models/symbolic_batch/model.onnxtxt";
+  std::vector<std::string> flags = {"-model=" + model, "-onnx-define-symbol=N,1048576",
+                                    "-network-name=net", "-threads=2"};
+  std::vector<std::string> instrumented = flags;
+  instrumented.push_back("-emit-bundle=" + dir);
+  instrumented.push_back("-instrument");
+  compileBundle(instrumented);
+  llvm::json::Object m = readManifest(dir + "/net.json");
+  ASSERT_EQ(m.getInteger("threads"), 2);
+  const llvm::json::Array *listed = m.getArray("instructions");
+  ASSERT_TRUE(listed && listed->size() >= 3);
+  std::set<std::string> names;
+  std::map<std::string, std::string> kinds;
+  for (const llvm::json::Value &v : *listed) {
+    std::string name = v.getAsObject()->getString("name")->str();
+    if (!v.getAsObject()->getString("timed_with")) // else fused into another's call
+      names.insert(name);
+    kinds[name] = v.getAsObject()->getString("kind")->str();
+  }
+  EXPECT_EQ(kinds.size(), listed->size());
+  EXPECT_GE(names.size(), 3u);
+  EXPECT_NE(readBytes(dir + "/net.h").find("#define NET_INSTRUCTIONS " +
+                                           std::to_string(listed->size())),
+            std::string::npos);
+  std::vector<std::string> cc = {"-O2", "-std=c11", "-Wall", "-Werror", "-I" + dir,
+                                 "-DBUNDLE=net", "-DBUNDLE_UPPER=NET",
+                                 kSource + "/tests/tools/bundle_trace.c", dir + "/net.o", "-o",
+                                 dir + "/traced"};
+  for (const llvm::json::Value &f : *m.getArray("link_flags"))
+    cc.push_back(f.getAsString()->str());
+  RunResult built = runProgram("cc", cc, 120);
+  ASSERT_EQ(built.exitCode, 0) << built.describe();
+  auto traceOf = [&](const std::string &runs, const std::string &capacity, RunResult &ran,
+                     RunResult &converted, tracecheck::Trace &t) {
+    std::string events = dir + "/events" + capacity, json = dir + "/trace" + capacity + ".json";
+    ran = runProgram(dir + "/traced", {dir + "/net.weights.bin", runs, capacity, events}, 120);
+    ASSERT_EQ(ran.exitCode, 0) << ran.describe();
+    converted = runProgram("/usr/bin/python3",
+                           {kSource + "/utils/bundle-trace.py", dir + "/net.json", events, json});
+    ASSERT_EQ(converted.exitCode, 0) << converted.describe();
+    ASSERT_NO_FATAL_FAILURE(tracecheck::readTrace(readBytes(json), t));
+  };
+  RunResult ran, converted;
+  tracecheck::Trace t;
+  ASSERT_NO_FATAL_FAILURE(traceOf("5", "4096", ran, converted, t));
+  EXPECT_EQ(t.runs.size(), 5u);
+  EXPECT_EQ(t.named["process_name"], 1);
+  tracecheck::expectEachInstructionOncePerRun(t, names);
+  for (const tracecheck::Span &i : t.instrs)
+    EXPECT_EQ(i.args.getString("kind").value_or(""), kinds[i.name]) << i.name;
+  tracecheck::expectPartsNestInTheirInstructions(t, 2);
+  // A buffer of 3: the run counts every event, keeps the first 3, writes nothing past them
+  // (bundle_trace.c checks a canary after the buffer), and the converter says what was dropped.
+  tracecheck::Trace small;
+  ASSERT_NO_FATAL_FAILURE(traceOf("1", "3", ran, converted, small));
+  unsigned long long count = 0;
+  ASSERT_EQ(sscanf(ran.out.c_str(), "run 0: %llu events", &count), 1) << ran.describe();
+  EXPECT_GT(count, listed->size());
+  EXPECT_EQ(small.instrs.size() + small.parts.size(), 3u);
+  EXPECT_NE(converted.err.find("run 0 dropped " + std::to_string(count - 3) + " events"),
+            std::string::npos)
+      << converted.describe();
+  // Without -instrument the bundle has no traced entry and lists no instructions.
+  TempDir plain;
+  flags.push_back("-emit-bundle=" + plain.path());
+  compileBundle(flags);
+  EXPECT_EQ(readBytes(plain.path() + "/net.h").find("_traced"), std::string::npos);
+  EXPECT_FALSE(readManifest(plain.path() + "/net.json").getArray("instructions"));
 }
 
 TEST(Bundle, NamesAndTheDynamicAPI) {

@@ -2,6 +2,7 @@
 // stdout, stderr, exit status and the files it writes checked. Every bad input must end in a
 // clean "error: ..." and exit code 1: never a crash (signal), never a hang.
 #include "ToolTestUtils.h"
+#include "TraceCheck.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -480,90 +481,68 @@ std::map<std::string, ProfileRow> profileRows(const std::string &out) {
 }
 
 TEST_F(ModelRunner, TraceIsChromeTraceEventJSON) {
-  // The JSON Object Format of the Trace Event Format: every event has ph, name, pid and tid; a
-  // complete event ("X") has ts and dur in microseconds. The compile phases come before the
-  // runs; each run holds one event per instruction -profile lists, inside the run's span. A
-  // small CNN: convolutions (split over 2 threads on the CPU), pools, a matrix product.
+  // The JSON Object Format of the Trace Event Format (TraceCheck.h). The compile phases come
+  // before the runs; each run holds one event per instruction -profile lists, inside the run's
+  // span. A small CNN: convolutions, pools, a matrix product.
   std::string cnn = kModels + "/small_cnn";
   for (const char *backend : {"-backend=CPU", "-backend=Interpreter"}) {
     SCOPED_TRACE(backend);
+    bool cpu = std::string(backend) == "-backend=CPU";
     std::string path = tmp + "/trace.json";
     std::vector<std::string> args = {"-model=" + cnn + "/model.onnxtxt",
                                      "-input=" + cnn + "/test_data_set_0/input_0.pb",
-                                     "-iterations=2", "-profile", "-trace=" + path, backend};
-    if (std::string(backend) == "-backend=CPU")
+                                     "-iterations=4", "-profile", "-trace=" + path, backend};
+    if (cpu)
       args.push_back("-threads=2");
     RunResult r = runTool(args);
     EXPECT_SUCCESS(r);
     std::map<std::string, ProfileRow> profiled = profileRows(r.out);
     ASSERT_GE(profiled.size(), 4u) << r.describe();
-    llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(readFile(path));
-    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
-    const llvm::json::Object *top = parsed->getAsObject();
-    ASSERT_TRUE(top);
-    EXPECT_EQ(top->getString("displayTimeUnit").value_or(""), "ms");
-    const llvm::json::Array *events = top->getArray("traceEvents");
-    ASSERT_TRUE(events);
-    struct Span {
-      double ts, dur;
-    };
-    std::vector<Span> runs;
-    std::vector<std::pair<std::string, Span>> instrs;
-    double phasesEnd = 0;
-    std::map<std::string, int> named; // metadata events
-    for (const llvm::json::Value &v : *events) {
-      const llvm::json::Object *e = v.getAsObject();
-      ASSERT_TRUE(e);
-      std::string ph = e->getString("ph").value_or("").str();
-      std::string name = e->getString("name").value_or("").str();
-      ASSERT_FALSE(name.empty());
-      ASSERT_TRUE(e->getInteger("pid") && e->getInteger("tid")) << name;
-      if (ph == "M") {
-        const llvm::json::Object *args = e->getObject("args");
-        ASSERT_TRUE(args && args->getString("name")) << name;
-        ++named[name];
-        continue;
-      }
-      ASSERT_EQ(ph, "X") << name;
-      std::optional<double> ts = e->getNumber("ts"), dur = e->getNumber("dur");
-      ASSERT_TRUE(ts && dur) << name;
-      EXPECT_GE(*ts, 0) << name;
-      EXPECT_GE(*dur, 0) << name;
-      std::string cat = e->getString("cat").value_or("").str();
-      if (cat == "compile") {
-        EXPECT_TRUE(runs.empty()) << "phase " << name << " after a run";
-        phasesEnd = std::max(phasesEnd, *ts + *dur);
-      } else if (cat == "run") {
-        runs.push_back({*ts, *dur});
-      } else {
-        ASSERT_EQ(cat, "instruction") << name;
-        const llvm::json::Object *args = e->getObject("args");
-        ASSERT_TRUE(args) << name;
-        ASSERT_TRUE(profiled.count(name)) << name << " is not an instruction -profile lists";
-        EXPECT_EQ(args->getString("kind").value_or(""), profiled[name].kind) << name;
-        const llvm::json::Array *outputs = args->getArray("outputs");
-        ASSERT_TRUE(outputs && !outputs->empty() && (*outputs)[0].getAsString()) << name;
-        // Products carry their rate, as -profile prints it; the others do not.
-        EXPECT_EQ(args->getNumber("GFLOP/s").has_value(), profiled[name].hasRate) << name;
-        instrs.push_back({name, {*ts, *dur}});
-      }
+    tracecheck::Trace t;
+    ASSERT_NO_FATAL_FAILURE(tracecheck::readTrace(readFile(path), t));
+    std::set<std::string> names;
+    for (const auto &[name, row] : profiled)
+      names.insert(name);
+    for (const tracecheck::Span &i : t.instrs) {
+      ASSERT_TRUE(profiled.count(i.name)) << i.name << " is not an instruction -profile lists";
+      EXPECT_EQ(i.args.getString("kind").value_or(""), profiled[i.name].kind) << i.name;
+      const llvm::json::Array *outputs = i.args.getArray("outputs");
+      ASSERT_TRUE(outputs && !outputs->empty() && (*outputs)[0].getAsString()) << i.name;
+      // Products carry their rate, as -profile prints it; the others do not.
+      EXPECT_EQ(i.args.getNumber("GFLOP/s").has_value(), profiled[i.name].hasRate) << i.name;
     }
-    EXPECT_EQ(named["process_name"], 1);
-    EXPECT_EQ(named["thread_name"], 1);
-    EXPECT_GT(phasesEnd, 0);
-    ASSERT_EQ(runs.size(), 3u); // the -input run and the 2 iterations
-    EXPECT_LE(phasesEnd, runs[0].ts);
-    // Each run holds every instruction once, within its span.
-    for (const Span &run : runs) {
-      std::map<std::string, int> seen;
-      for (const auto &[name, span] : instrs)
-        if (span.ts >= run.ts && span.ts + span.dur <= run.ts + run.dur + 1e-3)
-          ++seen[name];
-      for (const auto &[name, row] : profiled)
-        EXPECT_EQ(seen[name], 1) << row.kind << " %" << name << " in the run at " << run.ts;
-    }
-    EXPECT_EQ(instrs.size(), runs.size() * profiled.size());
+    EXPECT_EQ(t.named["process_name"], 1);
+    ASSERT_FALSE(t.phases.empty());
+    ASSERT_EQ(t.runs.size(), 5u); // the -input run and the 4 iterations
+    for (const tracecheck::Span &p : t.phases)
+      EXPECT_LE(p.ts + p.dur, t.runs[0].ts) << "phase " << p.name << " after a run";
+    tracecheck::expectEachInstructionOncePerRun(t, names);
+    EXPECT_TRUE(t.parts.empty()); // no step large enough to split
+    EXPECT_EQ(t.named["thread_name"], 1);
   }
+  // Steps split over 2 threads: symbolic_batch's relu, broadcast and add over 1M x 4 floats
+  // (small_cnn's steps are too small to split; smaller ones let the caller run both parts before
+  // the worker wakes), their parts on both threads' tids inside their instruction's event.
+  std::string npy = tmp + "/zeros.npy", path = tmp + "/threads.json";
+  {
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1048576, 4), }";
+    header.append(64 - (10 + header.size() + 1) % 64, ' ').push_back('\n');
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+    bytes.push_back(char(header.size() & 0xff));
+    bytes.push_back(char(header.size() >> 8));
+    bytes += header + std::string(1048576 * 4 * 4, '\0');
+    FILE *f = fopen(npy.c_str(), "wb");
+    ASSERT_TRUE(f && fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size());
+    fclose(f);
+  }
+  RunResult threaded = runTool({"-model=" + kSymbolicBatch, "-onnx-define-symbol=N,1048576",
+                                "-input=" + npy, "-iterations=4", "-threads=2",
+                                "-trace=" + path});
+  EXPECT_SUCCESS(threaded);
+  tracecheck::Trace split;
+  ASSERT_NO_FATAL_FAILURE(tracecheck::readTrace(readFile(path), split));
+  tracecheck::expectEachInstructionOncePerRun(split, {"relu0", "add0.broadcast", "add0"});
+  tracecheck::expectPartsNestInTheirInstructions(split, 2);
   // A file that cannot be written is a clean error naming it, before the model runs.
   RunResult bad = runTool({"-model=" + lsModel(), "-input=" + lsInput(),
                            "-trace=" + tmp + "/no-such-dir/t.json"});

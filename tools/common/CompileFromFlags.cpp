@@ -73,6 +73,9 @@ Expected<std::unique_ptr<CompiledModel>> loadAndCompile(const std::vector<InputF
   EMBER_ASSIGN_OR_RETURN(CompileOptions co, compileOptionsFromFlags());
   co.instrumentForProfiling = instrumentForProfiling;
   co.backendOptions.profile |= timeInstructions;
+  // The CPU's trace places instructions and their threads' parts where they ran; the other
+  // backends' record nothing, and -trace places their instructions from the profile.
+  co.backendOptions.instrument |= timeInstructions;
   if (importMillis)
     *importMillis = loadMillis;
   EMBER_ASSIGN_OR_RETURN(auto cm, CompiledModel::compile(std::move(M), co));

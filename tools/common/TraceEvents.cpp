@@ -73,27 +73,53 @@ void TraceEvents::addPhases(double importMillis, const PhaseTimes &phases) {
   }
 }
 
+/// An instruction's event, \p millis long from \p ts on thread \p tid.
+json::Object TraceEvents::instructionEvent(const Instruction &I, double ts, double millis,
+                                           int64_t tid) {
+  json::Array outputs;
+  // As -profile prints it: an instruction that names no outputs writes its operand 0.
+  unsigned numOutputs = I.getNumOutputs() ? I.getNumOutputs() : std::min(1u, I.getNumOperands());
+  for (unsigned r = 0; r < numOutputs; ++r)
+    outputs.push_back(I.getOutput(r)->getType().str());
+  json::Object args{{"kind", I.getKindName().str()}, {"outputs", std::move(outputs)}};
+  if (double gflops = productGflops(I, millis))
+    args["GFLOP/s"] = gflops;
+  return spanEvent(I.getName(), "instruction", ts, millis * 1000, pid_, tid, std::move(args));
+}
+
 void TraceEvents::addRun(unsigned index, double startMicros, double runMicros,
-                         ArrayRef<InstructionTime> before, ArrayRef<InstructionTime> after) {
+                         ArrayRef<InstructionTime> before, ArrayRef<InstructionTime> after,
+                         ArrayRef<TraceSpan> spans, uint64_t originNanos) {
   events_.push_back(spanEvent(("run " + Twine(index)).str(), "run", startMicros, runMicros,
                               pid_, tid_, json::Object{{"index", int64_t(index)}}));
+  if (!spans.empty()) {
+    for (const TraceSpan &s : spans) {
+      double ts = (double(s.startNanos) - double(originNanos)) / 1000;
+      double millis = double(s.endNanos - s.startNanos) / 1e6;
+      // Worker k's tid follows the caller's (a number of the trace's own, not the OS's).
+      int64_t tid = tid_ + s.thread;
+      if (s.thread > 0) {
+        if (namedWorkers_.size() <= size_t(s.thread))
+          namedWorkers_.resize(size_t(s.thread) + 1);
+        if (!namedWorkers_[size_t(s.thread)])
+          events_.push_back(nameEvent("thread_name", pid_, tid,
+                                      ("worker " + Twine(s.thread)).str()));
+        namedWorkers_[size_t(s.thread)] = true;
+      }
+      if (s.part < 0)
+        events_.push_back(instructionEvent(*s.instr, ts, millis, tid));
+      else
+        events_.push_back(spanEvent(s.instr->getName(), "part", ts, millis * 1000, pid_, tid,
+                                    json::Object{{"part", int64_t(s.part)}}));
+    }
+    return;
+  }
   double ts = startMicros;
   for (size_t i = 0; i < after.size(); ++i) {
     double millis = after[i].millis - (i < before.size() ? before[i].millis : 0);
     if (millis <= 0)
       continue; // not reached in this run (an If's other branch)
-    const Instruction &I = *after[i].instr;
-    json::Array outputs;
-    // As -profile prints it: an instruction that names no outputs writes its operand 0.
-    unsigned numOutputs =
-        I.getNumOutputs() ? I.getNumOutputs() : std::min(1u, I.getNumOperands());
-    for (unsigned r = 0; r < numOutputs; ++r)
-      outputs.push_back(I.getOutput(r)->getType().str());
-    json::Object args{{"kind", I.getKindName().str()}, {"outputs", std::move(outputs)}};
-    if (double gflops = productGflops(I, millis))
-      args["GFLOP/s"] = gflops;
-    events_.push_back(spanEvent(I.getName(), "instruction", ts, millis * 1000, pid_, tid_,
-                                std::move(args)));
+    events_.push_back(instructionEvent(*after[i].instr, ts, millis, tid_));
     ts += millis * 1000;
   }
 }

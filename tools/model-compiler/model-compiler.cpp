@@ -36,6 +36,10 @@ DEFINE_string(sanitize_bundle, "",
               "ThreadSanitizer; the program is then built with -fsanitize=thread (the "
               "manifest's link_flags say so)");
 
+DEFINE_bool(instrument, false,
+            "Also give the bundle NET_traced, which records when each instruction and each "
+            "thread's part of it ran into a buffer its caller passes (docs/bundles.md)");
+
 namespace {
 
 /// -bundle-weights into \p b.
@@ -83,6 +87,7 @@ Error compileMain() {
   if (FLAGS_sanitize_bundle != "" && FLAGS_sanitize_bundle != "thread")
     return makeError("-sanitize-bundle must be thread, not '" + FLAGS_sanitize_bundle + "'");
   co.backendOptions.threadSanitizer = FLAGS_sanitize_bundle == "thread";
+  co.backendOptions.instrument = FLAGS_instrument;
   EMBER_ASSIGN_OR_RETURN(BundleResult r, writeBundle(std::move(M), co, b));
   EMBER_TRY(tools::printCompileReports(r.summary, loadMillis, *r.function, *r.ir));
 

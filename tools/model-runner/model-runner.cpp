@@ -39,7 +39,8 @@ DEFINE_int32(iterations, 0,
 DEFINE_string(trace, "",
               "Write a Chrome Trace Event file (chrome://tracing, ui.perfetto.dev): the compile "
               "phases, then the run and each of -iterations with one event per instruction "
-              "(its kind, outputs and, for products, GFLOP/s), timed as -profile times them");
+              "(its kind, outputs and, for products, GFLOP/s) and, on the CPU, one per "
+              "thread's part of a threaded step, on that thread");
 
 DEFINE_int32(topk, 0,
              "Print the K best classes of each batch item of the model's first output (its "
@@ -297,8 +298,8 @@ Error runMain() {
     if (!sys::fs::is_directory(FLAGS_output_dir))
       return makeError(FLAGS_output_dir + ": exists and is not a directory");
   }
-  // One run of the compiled function: its time in ms, and with -trace, its events (the
-  // profile's totals before and after it, read outside the time measured).
+  // One run of the compiled function: its time in ms, and with -trace, its events (the spans
+  // it recorded, or the profile's totals before and after it; read outside the time measured).
   unsigned runIndex = 0;
   auto timedRun = [&]() -> Expected<double> {
     std::vector<InstructionTime> before;
@@ -308,9 +309,18 @@ Error runMain() {
     EMBER_TRY(cm->run());
     auto end = std::chrono::steady_clock::now();
     double ms = std::chrono::duration<double, std::milli>(end - start).count();
-    if (trace)
+    if (trace) {
+      uint64_t dropped = 0;
+      std::vector<TraceSpan> spans = cm->takeTrace(dropped);
+      if (dropped)
+        errs() << "warning: -trace: " << dropped << " events of run " << runIndex
+               << " did not fit the buffer and are not in the trace\n";
+      uint64_t originNanos = uint64_t(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(origin.time_since_epoch())
+              .count());
       trace->addRun(runIndex, std::chrono::duration<double, std::micro>(start - origin).count(),
-                    ms * 1000, before, cm->getProfile());
+                    ms * 1000, before, cm->getProfile(), spans, originNanos);
+    }
     ++runIndex;
     return ms;
   };

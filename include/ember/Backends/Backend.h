@@ -34,6 +34,10 @@ struct BackendOptions {
   bool dumpLLVMIR = false;  ///< print the optimized LLVM module to stdout when compiling
   bool dumpLLVMAsm = false; ///< print the generated assembly to stdout when compiling
   bool profile = false;     ///< compiled functions time every instruction (getProfile)
+  /// Compiled functions record when each computing instruction and each thread's part of a
+  /// threaded step ran (takeTrace; model-runner -trace); a bundle then also has ENTRY_traced,
+  /// which records into its caller's buffer (model-compiler -instrument).
+  bool instrument = false;
   /// Threads the heavy kernels (convolutions, matrix products) split their work over: each
   /// creates them for its call and joins them before returning. 1: none, and no pthreads.
   unsigned threads = 1;
@@ -51,6 +55,14 @@ struct InstructionTime {
   double millis; ///< over every run so far
 };
 
+/// One span an instrumented function recorded (BackendOptions::instrument).
+struct TraceSpan {
+  const Instruction *instr;
+  uint64_t startNanos, endNanos; ///< std::chrono::steady_clock's, since its epoch
+  int32_t thread; ///< 0: the thread that called execute(); k: the k-th worker of its team
+  int32_t part;   ///< -1: the instruction; p: the part p of its threaded step that thread ran
+};
+
 /// A compiled function. It reads and writes only the three regions it is given: constant weights
 /// (read-only), mutable weights (inputs and outputs) and activations (scratch), each aligned to
 /// kTensorAlignment and as large as the IRFunction's plan says.
@@ -62,6 +74,12 @@ public:
   /// With BackendOptions::profile: time per computing instruction over every execute() so far,
   /// in instruction order. Empty otherwise.
   virtual std::vector<InstructionTime> getProfile() const { return {}; }
+  /// With BackendOptions::instrument: the spans recorded since the last call, in the order
+  /// recorded, and in \p dropped how many did not fit the function's buffer. Empty otherwise.
+  virtual std::vector<TraceSpan> takeTrace(uint64_t &dropped) {
+    dropped = 0;
+    return {};
+  }
 };
 
 /// A placeholder's place in the mutable region, as a bundle's symbol table lists it.
@@ -97,6 +115,16 @@ struct ObjectInfo {
   /// kernel worth splitting, or -threads=1); 0 for a backend without team functions.
   int64_t teamThreads = 0;
   int64_t teamBytes = 0; ///< the storage a team takes (64-byte aligned)
+  /// BackendOptions::instrument, for a backend that honours it: each computing instruction, by
+  /// the index its events carry (docs/bundles.md: instrumented bundles).
+  bool instrumented = false;
+  struct TracedInstruction {
+    std::string name, kind;
+    /// Empty, or the instruction whose event also times this one (fused into its call): this
+    /// one has none of its own.
+    std::string timedWith;
+  };
+  std::vector<TracedInstruction> tracedInstructions;
 };
 
 class Backend {

@@ -136,6 +136,8 @@ public:
   }
   /// With BackendOptions::profile: time per computing instruction over every run() so far.
   std::vector<InstructionTime> getProfile() const { return compiled_->getProfile(); }
+  /// With BackendOptions::instrument: the spans recorded since the last call (takeTrace).
+  std::vector<TraceSpan> takeTrace(uint64_t &dropped) { return compiled_->takeTrace(dropped); }
 };
 
 } // namespace ember

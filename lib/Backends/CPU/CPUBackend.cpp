@@ -8,6 +8,7 @@
 #include "JIT.h"
 #include "ObjectWriter.h"
 #include "kernels/Scratch.h"
+#include "kernels/TraceBuffer.h"
 #include "Common/BundleObject.h"
 
 #include "ember/Backends/Backend.h"
@@ -56,10 +57,44 @@ struct ProfileState {
   }
 };
 
+/// The buffer an instrumented function records into (kernels/TraceBuffer.h), its address baked
+/// into the code; takeTrace empties it after each run.
+struct TraceState {
+  std::vector<const Instruction *> slots; ///< the instruction of each index events carry
+  std::vector<tracebuf::Event> events;
+  tracebuf::Buffer buffer{};
+
+  TraceState(const IRFunction &IR, int64_t threads) {
+    for (const auto &I : IR.getInstrs())
+      if (hasProfileSlot(I->getKind()))
+        slots.push_back(I.get());
+    // Room for a run of straight-line code with every instruction split over every thread, a
+    // few times over (a Loop's body repeats; what does not fit is counted as dropped).
+    events.resize(std::max<size_t>(4096, 4 * slots.size() * size_t(1 + threads)));
+    buffer.events = events.data();
+    buffer.capacity = events.size();
+  }
+
+  std::vector<TraceSpan> take(uint64_t &dropped) {
+    uint64_t count = __atomic_load_n(&buffer.count, __ATOMIC_ACQUIRE);
+    uint64_t kept = std::min<uint64_t>(count, buffer.capacity);
+    dropped = count - kept;
+    std::vector<TraceSpan> spans;
+    for (uint64_t i = 0; i < kept; ++i) {
+      const tracebuf::Event &e = events[i];
+      if (e.instruction >= 0 && size_t(e.instruction) < slots.size())
+        spans.push_back({slots[size_t(e.instruction)], e.startNs, e.endNs, e.thread, e.part});
+    }
+    buffer.count = 0;
+    return spans;
+  }
+};
+
 class CPUFunction final : public CompiledFunction {
   std::unique_ptr<JITCode> code_;
   std::vector<std::string> runtimeErrors_;
   std::unique_ptr<ProfileState> profile_;
+  std::unique_ptr<TraceState> trace_;
   /// The team the kernels split over (-threads above 1), started at the first run and kept to
   /// the function's end: its workers wait between runs instead of starting in each. A run that
   /// finds it busy (this function run by two threads at once) starts a team of its own.
@@ -72,9 +107,9 @@ class CPUFunction final : public CompiledFunction {
 
 public:
   CPUFunction(std::unique_ptr<JITCode> code, std::vector<std::string> runtimeErrors,
-              std::unique_ptr<ProfileState> profile)
+              std::unique_ptr<ProfileState> profile, std::unique_ptr<TraceState> trace)
       : code_(std::move(code)), runtimeErrors_(std::move(runtimeErrors)),
-        profile_(std::move(profile)) {}
+        profile_(std::move(profile)), trace_(std::move(trace)) {}
   ~CPUFunction() override {
     if (team_)
       code_->entry().teamStop(team_);
@@ -103,6 +138,11 @@ public:
 
   std::vector<InstructionTime> getProfile() const override {
     return profile_ ? profile_->times : std::vector<InstructionTime>();
+  }
+
+  std::vector<TraceSpan> takeTrace(uint64_t &dropped) override {
+    dropped = 0;
+    return trace_ ? trace_->take(dropped) : std::vector<TraceSpan>();
   }
 };
 
@@ -165,9 +205,16 @@ public:
           profile->times.push_back({I.get(), 0});
       hook = ProfileHook{ProfileState::hook, profile.get()};
     }
+    std::unique_ptr<TraceState> trace;
+    Instrumentation instrument;
+    if (opts_.instrument) {
+      trace = std::make_unique<TraceState>(IR, opts_.threads);
+      instrument.jitBuffer = &trace->buffer;
+    }
     EMBER_ASSIGN_OR_RETURN(GeneratedModule G,
                            generateModule(IR, *ctx, *TM, entryName, opts_.threads,
-                                          profile ? &hook : nullptr));
+                                          profile ? &hook : nullptr,
+                                          trace ? &instrument : nullptr));
     clock.lap("LLVM IR generation");
     optimizeModule(*G.module, *TM);
     // Under TSan the JIT's code is instrumented too: the team's hand-over between its threads
@@ -180,7 +227,7 @@ public:
                            jitCompile(std::move(G.module), std::move(ctx), opts, entryName));
     clock.lap("machine code");
     return std::make_unique<CPUFunction>(std::move(code), std::move(G.runtimeErrors),
-                                         std::move(profile));
+                                         std::move(profile), std::move(trace));
   }
 
   /// The float and integer kernel rows codegen calls for this backend's target.

@@ -219,12 +219,14 @@ std::string onTeamName(StringRef entry) { return (entry + "_on_team").str(); }
 std::string teamStartName(StringRef entry) { return (entry + "_team_start").str(); }
 std::string teamOfPoolName(StringRef entry) { return (entry + "_team_of_pool").str(); }
 std::string teamStopName(StringRef entry) { return (entry + "_team_stop").str(); }
+std::string tracedName(StringRef entry) { return (entry + "_traced").str(); }
 
 /// The public functions around the model function \p model(constants, mutable, activations,
-/// team): the entry and the team functions of GeneratedModule, for a model split over
-/// \p threads (1: they pass no team and start none).
+/// team[, trace]): the entry and the team functions of GeneratedModule, for a model split over
+/// \p threads (1: they pass no team and start none), and with \p instrument, ENTRY_traced.
 static Error emitTeamFunctions(llvm::Module &M, const llvm::Module &library, llvm::Function *model,
                                StringRef entry, int64_t threads,
+                               const Instrumentation *instrument,
                                SmallVectorImpl<llvm::Function *> &publics) {
   LLVMContext &ctx = M.getContext();
   IRBuilder<> B(ctx);
@@ -239,24 +241,45 @@ static Error emitTeamFunctions(llvm::Module &M, const llvm::Module &library, llv
     B.SetInsertPoint(BasicBlock::Create(ctx, "entry", f));
     return f;
   };
-  auto runModel = [&](llvm::Function *f, unsigned firstRegion, Value *team) {
-    return B.CreateCall(model, {f->getArg(firstRegion), f->getArg(firstRegion + 1),
-                                f->getArg(firstRegion + 2), team});
+  // The buffer ENTRY and ENTRY_on_team record into: the JIT's, or none.
+  Value *ownTrace = null;
+  if (instrument && instrument->jitBuffer)
+    ownTrace = B.CreateIntToPtr(
+        ConstantInt::get(i64, reinterpret_cast<uint64_t>(instrument->jitBuffer)), ptr);
+  // The model's call, between the start and the finish of its trace when instrumented (the
+  // finish sees every return, an error's included: kernels/Parallel.cpp).
+  auto runModel = [&](llvm::Function *f, unsigned firstRegion, Value *team,
+                      Value *trace) -> Expected<Value *> {
+    SmallVector<Value *, 5> args = {f->getArg(firstRegion), f->getArg(firstRegion + 1),
+                                    f->getArg(firstRegion + 2), team};
+    if (!instrument)
+      return B.CreateCall(model, args);
+    EMBER_TRY(emitCall(M, library, B, "ember_trace_start", {team, trace}).takeError());
+    args.push_back(trace);
+    Value *status = B.CreateCall(model, args);
+    EMBER_TRY(emitCall(M, library, B, "ember_trace_finish", {team, trace}).takeError());
+    return status;
   };
-  // ENTRY: a team for this call alone, on the stack.
-  llvm::Function *E = define(entry, i32, {ptr, ptr, ptr});
-  if (split) {
+  // The model on a team of its own for this call, on the stack.
+  auto runOnOwnTeam = [&](llvm::Function *f, unsigned firstRegion, Value *trace) -> Error {
     AllocaInst *storage =
         B.CreateAlloca(ArrayType::get(B.getInt8Ty(), scratch::kTeamBytes), nullptr, "team");
     storage->setAlignment(Align(64));
     EMBER_ASSIGN_OR_RETURN(CallInst * team,
                            emitCall(M, library, B, "ember_team_start",
                                     {storage, ConstantInt::get(i64, threads)}));
-    CallInst *status = runModel(E, 0, team);
+    EMBER_ASSIGN_OR_RETURN(Value * status, runModel(f, firstRegion, team, trace));
     EMBER_TRY(emitCall(M, library, B, "ember_team_stop", {team}).takeError());
     B.CreateRet(status);
+    return Error::success();
+  };
+  // ENTRY: a team for this call alone.
+  llvm::Function *E = define(entry, i32, {ptr, ptr, ptr});
+  if (split) {
+    EMBER_TRY(runOnOwnTeam(E, 0, ownTrace));
   } else {
-    B.CreateRet(runModel(E, 0, null));
+    EMBER_ASSIGN_OR_RETURN(Value * status, runModel(E, 0, null, ownTrace));
+    B.CreateRet(status);
   }
   // ENTRY_on_team: the caller's team, or one of its own when that is null.
   llvm::Function *onTeam = define(onTeamName(entry), i32, {ptr, ptr, ptr, ptr});
@@ -267,9 +290,29 @@ static Error emitTeamFunctions(llvm::Module &M, const llvm::Module &library, llv
     B.SetInsertPoint(none);
     B.CreateRet(B.CreateCall(E, {onTeam->getArg(1), onTeam->getArg(2), onTeam->getArg(3)}));
     B.SetInsertPoint(given);
-    B.CreateRet(runModel(onTeam, 1, onTeam->getArg(0)));
+    EMBER_ASSIGN_OR_RETURN(Value * status, runModel(onTeam, 1, onTeam->getArg(0), ownTrace));
+    B.CreateRet(status);
   } else {
-    B.CreateRet(runModel(onTeam, 1, null));
+    EMBER_ASSIGN_OR_RETURN(Value * status, runModel(onTeam, 1, null, ownTrace));
+    B.CreateRet(status);
+  }
+  // ENTRY_traced(team, ..., trace): a bundle's ENTRY_on_team recording into the caller's buffer.
+  if (instrument && !instrument->jitBuffer) {
+    llvm::Function *traced = define(tracedName(entry), i32, {ptr, ptr, ptr, ptr, ptr});
+    Value *trace = traced->getArg(4);
+    if (split) {
+      BasicBlock *given = BasicBlock::Create(ctx, "given", traced);
+      BasicBlock *none = BasicBlock::Create(ctx, "none", traced);
+      B.CreateCondBr(B.CreateIsNull(traced->getArg(0)), none, given);
+      B.SetInsertPoint(none);
+      EMBER_TRY(runOnOwnTeam(traced, 1, trace));
+      B.SetInsertPoint(given);
+      EMBER_ASSIGN_OR_RETURN(Value * status, runModel(traced, 1, traced->getArg(0), trace));
+      B.CreateRet(status);
+    } else {
+      EMBER_ASSIGN_OR_RETURN(Value * status, runModel(traced, 1, null, trace));
+      B.CreateRet(status);
+    }
   }
   // ENTRY_team_start, ENTRY_team_of_pool, ENTRY_team_stop.
   llvm::Function *start = define(teamStartName(entry), ptr, {ptr});
@@ -304,7 +347,8 @@ static Error emitTeamFunctions(llvm::Module &M, const llvm::Module &library, llv
 
 Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
                                          const TargetMachine &TM, StringRef entryName,
-                                         int64_t threads, const ProfileHook *profile) {
+                                         int64_t threads, const ProfileHook *profile,
+                                         const Instrumentation *instrument) {
   for (const auto &w : IR.getWeights())
     if (w->offset == kUnplanned)
       return makeError("IR has no memory plan");
@@ -322,7 +366,10 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   llvm::Type *ptr = B.getPtrTy();
   // The model, taking its team as an argument; the entry and the team functions call it (kept
   // out of line: one copy of the model's code).
-  auto *FT = llvm::FunctionType::get(B.getInt32Ty(), {ptr, ptr, ptr, ptr}, false);
+  SmallVector<llvm::Type *, 5> params = {ptr, ptr, ptr, ptr};
+  if (instrument)
+    params.push_back(ptr); // the trace buffer, or null
+  auto *FT = llvm::FunctionType::get(B.getInt32Ty(), params, false);
   llvm::Function *F =
       llvm::Function::Create(FT, GlobalValue::InternalLinkage, entryName + ".model", M);
   const char *argNames[] = {"constantWeights", "mutableWeights", "activations"};
@@ -334,6 +381,8 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
     regions[i] = a;
   }
   F->getArg(3)->setName("team");
+  if (instrument)
+    F->getArg(4)->setName("trace");
   F->addFnAttr("target-cpu", TM.getTargetCPU());
   if (!TM.getTargetFeatureString().empty())
     F->addFnAttr("target-features", TM.getTargetFeatureString());
@@ -359,13 +408,17 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   E.setTeam(F->getArg(3));
   G.threads = threads;
   // Profiling: hook(ctx, k) before the k-th computing instruction, hook(ctx, -1) at the end.
-  auto mark = [&](int32_t slot) {
+  auto mark = [&](int32_t slot) -> Error {
+    // An instruction's event ends where the next one starts; ember_trace_finish ends the last.
+    if (instrument && slot >= 0)
+      EMBER_TRY(E.call("ember_trace_mark", {F->getArg(4), B.getInt32(uint32_t(slot))}));
     if (!profile)
-      return;
+      return Error::success();
     auto *hookTy = llvm::FunctionType::get(B.getVoidTy(), {ptr, B.getInt32Ty()}, false);
     Value *fn = B.CreateIntToPtr(B.getInt64(reinterpret_cast<uint64_t>(profile->fn)), ptr);
     Value *ctxArg = B.CreateIntToPtr(B.getInt64(reinterpret_cast<uint64_t>(profile->ctx)), ptr);
     B.CreateCall(hookTy, fn, {ctxArg, B.getInt32(uint32_t(slot))});
+    return Error::success();
   };
   // A run never spans a control-flow marker: markers are not fusable, so they close runs.
   FusionRuns runs = findFusionRuns(IR, E.threads());
@@ -391,15 +444,19 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   for (const auto &I : IR.getInstrs()) {
     InstrKind ik = I->getKind();
     if (fused.count(I.get())) {
-      ++slot; // its time is charged to the run's first instruction
+      // Its time is charged to the run's first instruction, the last one marked.
+      G.timedWith.push_back(G.timedWith.empty() ? slot : G.timedWith.back());
+      ++slot;
       continue;
     }
     if (isControlMarker(ik)) {
       EMBER_TRY(controlFlow.emitMarker(E, *I));
       continue;
     }
-    if (hasProfileSlot(ik))
-      mark(slot++);
+    if (hasProfileSlot(ik)) {
+      G.timedWith.push_back(slot);
+      EMBER_TRY(mark(slot++));
+    }
     auto chain = attention.find(I.get());
     if (chain != attention.end()) {
       EMBER_TRY(emitAttentionChain(E, chain->second));
@@ -439,10 +496,13 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
     EMBER_TRY(entry->emit(E, *I));
   }
   EMBER_TRY(controlFlow.finish());
-  mark(-1);
+  EMBER_TRY(mark(-1));
   B.CreateRet(B.getInt32(0));
-  SmallVector<llvm::Function *, 5> publics;
-  EMBER_TRY(emitTeamFunctions(M, *library, F, entryName, threads, publics));
+  SmallVector<llvm::Function *, 6> publics;
+  EMBER_TRY(emitTeamFunctions(M, *library, F, entryName, threads, instrument, publics));
+  // The constant the kernels test before recording (kernels/Trace.h): 0 folds their tests away.
+  new GlobalVariable(M, B.getInt32Ty(), /*isConstant=*/true, GlobalValue::ExternalLinkage,
+                     B.getInt32(instrument ? 1 : 0), "ember_tracing");
   EMBER_TRY(linkKernels(M, std::move(library), TM));
 
   // Only the entry and its team functions are visible: unused kernels disappear and the rest

@@ -230,6 +230,9 @@ struct GeneratedModule {
   std::string entryName;
   std::vector<std::string> runtimeErrors; ///< code k is runtimeErrors[k - 1]
   int64_t threads = 1; ///< the team's size the code splits for (1: no kernel worth splitting)
+  /// For each computing instruction (hasProfileSlot), the one whose mark times it: itself, or
+  /// for an instruction fused into another's call, the first of that call (no mark of its own).
+  std::vector<int32_t> timedWith;
 };
 
 /// Gives \p f, a function codegen adds beside the model function \p model, the model's target
@@ -250,6 +253,16 @@ struct ProfileHook {
   void (*fn)(void *ctx, int32_t slot);
   void *ctx;
 };
+/// Instrumentation (model-runner -trace, model-compiler -instrument; kernels/TraceBuffer.h): the
+/// model marks each computing instruction's start (its -profile slot) in a trace buffer, and its
+/// team records each thread's part of a threaded step. The JIT bakes its buffer (jitBuffer) into
+/// ENTRY and ENTRY_on_team; a bundle's record nothing, and ENTRY_traced(team, constants,
+/// mutable, activations, buffer) takes the caller's.
+struct Instrumentation {
+  void *jitBuffer = nullptr;
+};
+std::string tracedName(llvm::StringRef entry);
+
 /// Whether -profile times instructions of kind \p k: every kind but those that only manage
 /// memory (allocations, deallocations, views) and the control-flow markers, as the Interpreter.
 inline bool hasProfileSlot(InstrKind k) { return !isMemoryMarker(k) && !isControlMarker(k); }
@@ -315,7 +328,8 @@ uint64_t attentionValuesScratchBytes(const Instruction &I, int64_t threads);
 llvm::Expected<GeneratedModule> generateModule(const IRFunction &IR, llvm::LLVMContext &ctx,
                                                const llvm::TargetMachine &TM,
                                                llvm::StringRef entryName, int64_t threads,
-                                               const ProfileHook *profile = nullptr);
+                                               const ProfileHook *profile = nullptr,
+                                               const Instrumentation *instrument = nullptr);
 
 /// Runs LLVM's pipeline for \p TM on \p M, at \p TM's optimization level (O3 by default).
 void optimizeModule(llvm::Module &M, llvm::TargetMachine &TM);

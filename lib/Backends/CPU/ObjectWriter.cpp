@@ -27,6 +27,8 @@ namespace {
 const char *const kLibcFunctions[] = {"memcpy", "memmove", "memset"};
 const char *const kPthreadFunctions[] = {"pthread_create", "pthread_join", "sched_yield",
                                          "syscall"};
+/// The clock an instrumented bundle reads (-instrument; kernels/Trace.h), in libc.
+const char *const kInstrumentFunctions[] = {"clock_gettime"};
 const char *const kLibmFunctions[] = {
     "expf",  "exp",    "expm1f", "expm1", "logf",   "log",    "log1pf", "log1p", "sinf",
     "sin",   "cosf",   "cos",    "tanf",  "tan",    "asinf",  "asin",   "acosf", "acos",
@@ -54,8 +56,10 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
   PhaseClock clock(phases);
   EMBER_ASSIGN_OR_RETURN(std::unique_ptr<TargetMachine> TM, createTargetMachine(target));
   LLVMContext ctx;
+  Instrumentation instrument; // no buffer of its own: the caller's, through ENTRY_traced
   EMBER_ASSIGN_OR_RETURN(GeneratedModule G,
-                         generateModule(IR, ctx, *TM, opts.entryName, backend.threads));
+                         generateModule(IR, ctx, *TM, opts.entryName, backend.threads, nullptr,
+                                        backend.instrument ? &instrument : nullptr));
   llvm::Module &M = *G.module;
   if (!opts.configName.empty())
     EMBER_TRY(addBundleConfig(M, IR, opts));
@@ -70,6 +74,16 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
   info.errors = G.runtimeErrors;
   info.teamThreads = G.threads;
   info.teamBytes = scratch::kTeamBytes;
+  info.instrumented = backend.instrument;
+  if (backend.instrument) {
+    for (const auto &I : IR.getInstrs())
+      if (hasProfileSlot(I->getKind())) // the index codegen marks (CodeGen.cpp)
+        info.tracedInstructions.push_back({I->getName().str(), I->getKindName().str(), ""});
+    for (size_t i = 0; i < G.timedWith.size() && i < info.tracedInstructions.size(); ++i)
+      if (size_t(G.timedWith[i]) != i)
+        info.tracedInstructions[i].timedWith =
+            info.tracedInstructions[size_t(G.timedWith[i])].name;
+  }
   bool needsLibm = false, needsPthread = false;
   for (const llvm::Function &F : M) {
     if (!F.isDeclaration() || F.isIntrinsic() || F.use_empty())
@@ -78,7 +92,8 @@ Expected<ObjectInfo> writeObject(const IRFunction &IR, const ObjectOptions &opts
       needsLibm = true;
     else if (listed(kPthreadFunctions, F.getName()))
       needsPthread = true;
-    else if (!listed(kLibcFunctions, F.getName()))
+    else if (!listed(kLibcFunctions, F.getName()) &&
+             !(backend.instrument && listed(kInstrumentFunctions, F.getName())))
       return makeError("the CPU kernel library calls '" + F.getName() +
                        "', which a bundle cannot provide");
   }

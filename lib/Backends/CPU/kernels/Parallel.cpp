@@ -1,6 +1,13 @@
 // Starting and stopping the teams of Parallel.h: the generated entry function calls these for a
 // team of one call when the model is compiled with -threads above 1; a bundle's team functions
 // (NET_team_start, NET_team_of_pool, NET_team_stop) and the JIT's persistent team call them too.
+//
+// Below them, what an instrumented model's code calls (Trace.h): its public functions bracket
+// each call with ember_trace_start and ember_trace_finish, and the model marks each computing
+// instruction's start, at the same places as -profile's hook (CodeGen.cpp). A null buffer (an
+// instrumented bundle's NET() and NET_on_team) records nothing. Here rather than in a file of
+// their own: each kernel source adds its compiler's ident to every bundle's .comment, and an
+// uninstrumented bundle stays the bytes it was.
 #include "Parallel.h"
 
 using namespace parallel;
@@ -19,6 +26,8 @@ EMBER_KERNEL Team *ember_team_start(void *storage, i64 threads) {
   t->generation = 0;
   t->stop = 0;
   t->sleepers = 0;
+  if (ember_tracing) // an uninstrumented model never reads it (Trace.h)
+    t->trace = nullptr;
   for (i64 i = 1; i < minI(threads, kMaxThreads); ++i) {
     t->workers[i] = Worker{t, i};
     if (pthread_create(&t->ids[i], nullptr, workerMain, &t->workers[i]) != 0)
@@ -61,4 +70,49 @@ EMBER_KERNEL void ember_team_run(Team *t, i64 parts, PartFn fn, const void *ctx)
     for (i64 p = q; p < parts; p += width)
       fn(ctx, p);
   });
+}
+
+//===--- Instrumentation ---===//
+
+using namespace trace;
+
+/// Ends the running instruction's event, if any, and starts instruction \p next's (-1: none).
+EMBER_INLINE void markIn(Buffer *b, i32 next) {
+  u64 t = now();
+  i32 current = __atomic_load_n(&b->current, __ATOMIC_RELAXED);
+  if (current >= 0)
+    record(b, current, 0, -1, b->since, t);
+  // Before the instruction publishes a job: its workers read current after claiming a part.
+  __atomic_store_n(&b->current, next, __ATOMIC_RELAXED);
+  b->since = t;
+}
+
+/// A call's start: no instruction running yet, and the team's parts recorded into \p b.
+EMBER_KERNEL void ember_trace_start(parallel::Team *team, Buffer *b) {
+  if (b)
+    __atomic_store_n(&b->current, -1, __ATOMIC_RELAXED);
+  if (team && !team->pool) // a caller's pool runs the parts on threads ember does not know
+    team->trace = b;
+}
+
+/// Before computing instruction \p instruction.
+EMBER_KERNEL void ember_trace_mark(Buffer *b, i32 instruction) {
+  if (b)
+    markIn(b, instruction);
+}
+
+/// A call's end, whichever way it returns (an error returns from the instruction that failed):
+/// the last instruction's event, and the team no longer records (a kept team may serve a
+/// call without a buffer next, or the buffer may be freed).
+EMBER_KERNEL void ember_trace_finish(parallel::Team *team, Buffer *b) {
+  if (b)
+    markIn(b, -1);
+  if (team && !team->pool)
+    team->trace = nullptr;
+}
+
+void parallel::runPartTraced(Buffer *b, PartFn run, const void *body, i64 p, i64 self) {
+  u64 start = now();
+  run(body, p);
+  record(b, __atomic_load_n(&b->current, __ATOMIC_RELAXED), i32(self), i32(p), start, now());
 }

@@ -19,6 +19,7 @@
 
 #include "KernelCommon.h"
 #include "Scratch.h"
+#include "Trace.h"
 
 // pthread_t is an unsigned long (glibc) or a pointer (musl): 8 bytes on the 64-bit targets.
 extern "C" int pthread_create(u64 *thread, const void *attr, void *(*start)(void *), void *arg);
@@ -56,6 +57,9 @@ struct Team {
   i32 generation;   ///< atomic; the futex sleeping workers wait on
   i32 stop;         ///< atomic
   i64 sleepers;     ///< atomic: workers asleep on generation, or about to be
+  /// An instrumented model's events while one of its calls runs on the team, else null; read
+  /// only when ember_tracing is 1 (Trace.h), so an uninstrumented model neither sets nor reads it.
+  tracebuf::Buffer *trace;
 };
 static_assert(sizeof(Team) <= scratch::kTeamBytes, "the entry function's storage for a team");
 
@@ -123,12 +127,23 @@ EMBER_INLINE i64 claimPart(Team *t, i64 job) {
   }
 }
 
-/// Runs parts of job \p job until none is left to claim.
-EMBER_INLINE void runParts(Team *t, i64 job) {
+/// run(body, p), recorded as thread \p self's part \p p of the running instruction (the
+/// caller set the buffer's current before it published the job, so the claim's acquire shows it).
+/// Out of line: the parts' loop keeps its size and the clock calls stay out of it.
+EMBER_NOINLINE void runPartTraced(tracebuf::Buffer *b, PartFn run, const void *body, i64 p,
+                                  i64 self);
+
+/// Runs parts of job \p job until none is left to claim; \p self is the thread (0: the caller,
+/// k: worker k), for an instrumented model's events.
+EMBER_INLINE void runParts(Team *t, i64 job, i64 self) {
   for (i64 p; (p = claimPart(t, job)) >= 0;) {
     PartFn run = __atomic_load_n(&t->run, __ATOMIC_RELAXED);
     const void *body = __atomic_load_n(&t->body, __ATOMIC_RELAXED);
-    run(body, p);
+    // The one test tracing adds to a part, folded away in an uninstrumented model (Trace.h).
+    if (ember_tracing && t->trace)
+      runPartTraced(t->trace, run, body, p, self);
+    else
+      run(body, p);
     __atomic_fetch_add(&t->done, 1, __ATOMIC_ACQ_REL);
   }
 }
@@ -169,7 +184,7 @@ EMBER_INLINE void *workerMain(void *arg) {
     if (load(&t->stop))
       return nullptr;
     seen = load(&t->generation);
-    runParts(t, seen);
+    runParts(t, seen, w->index);
   }
 }
 
@@ -197,7 +212,7 @@ template <typename F> EMBER_INLINE void forEachPart(Team *team, i64 parts, const
   __atomic_store_n(&team->claim, i64(job) << 32 | parts << 16, __ATOMIC_RELEASE);
   __atomic_store_n(&team->generation, job, __ATOMIC_SEQ_CST); // the spinning workers see it
   wakeSleepers(team);
-  runParts(team, job);
+  runParts(team, job, 0);
   waitUntil([&] { return load(&team->done) == parts; });
 }
 
