@@ -234,11 +234,13 @@ Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile
     opts.graphOutputs = [outputs](const std::vector<GraphValue> &values) { *outputs = values; };
   applyImportFlags(opts);
   opts.warn = [](const std::string &msg) { errs() << "warning: " << msg << "\n"; };
-  // A Caffe2 folder: which of its files are read (binary or text, value_info.json); a folder
-  // that does not read is reported by the load itself.
+  // A Caffe2 folder: which of its files are read (binary or text, value_info.json), said once
+  // it loads (an error comes first on stderr, alone); a folder that does not read is reported
+  // by the load itself.
+  std::string folderNote;
   if (modelPaths().size() == 1 && sys::fs::is_directory(modelPaths()[0])) {
     if (auto folder = readCaffe2Folder(modelPaths()[0]))
-      errs() << "note: " << caffe2FolderNote(modelPaths()[0], *folder) << "\n";
+      folderNote = caffe2FolderNote(modelPaths()[0], *folder);
     else
       consumeError(folder.takeError());
   }
@@ -253,6 +255,8 @@ Expected<std::unique_ptr<Module>> loadModelFromFlags(const std::vector<InputFile
                          loadBindingCompileTimeInputs(modelPaths(), std::move(opts), given,
                                                       bound ? "-input" : "-onnx-define-input",
                                                       boundInputs));
+  if (!folderNote.empty())
+    errs() << "note: " << folderNote << "\n";
   if (bound) {
     for (const BoundInput &b : boundInputs)
       errs() << "note: input '" << b.name << "' fixed at compile time to its given value\n";

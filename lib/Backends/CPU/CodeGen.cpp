@@ -504,6 +504,18 @@ Expected<GeneratedModule> generateModule(const IRFunction &IR, LLVMContext &ctx,
   new GlobalVariable(M, B.getInt32Ty(), /*isConstant=*/true, GlobalValue::ExternalLinkage,
                      B.getInt32(instrument ? 1 : 0), "ember_tracing");
   EMBER_TRY(linkKernels(M, std::move(library), TM));
+  // ember_tracing = 0 lets the optimizer drop the kernels' clock reads, but -llvm-opt-level=0
+  // keeps them in their untaken branches: there they call a stub that returns 0, so an
+  // uninstrumented bundle never refers to clock_gettime at any level.
+  if (llvm::Function *clock = M.getFunction("clock_gettime");
+      !instrument && clock && clock->isDeclaration() && !clock->use_empty()) {
+    auto *stub = llvm::Function::Create(clock->getFunctionType(), GlobalValue::InternalLinkage,
+                                        "ember_no_clock", M);
+    IRBuilder<> SB(BasicBlock::Create(M.getContext(), "entry", stub));
+    SB.CreateRet(ConstantInt::get(clock->getReturnType(), 0));
+    clock->replaceAllUsesWith(stub);
+    clock->eraseFromParent();
+  }
 
   // Only the entry and its team functions are visible: unused kernels disappear and the rest
   // may be inlined.
