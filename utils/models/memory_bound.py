@@ -4,13 +4,16 @@ tensors it leaves unknown, their sizes in one onnxruntime run).
 
 For each node, in the graph's order, the bytes of every non-constant tensor live there: its
 inputs and outputs, and every tensor made before it and read after it (densenet's features that
-later concats read, a transformer's residual kept across its attention). No plan that runs the
-nodes in this order can hold less at that node, whatever it fuses: a fused kernel still reads
-and writes the same tensors. The largest of these is the bound a memory plan's activations
-region (kernel scratch included) is held to: utils/zoo.sh compares it with -print-memory.
+later concats read, a transformer's residual kept across its attention): what a plan that runs
+the nodes as given, in this order, holds there. A plan can hold less (fusion drops the
+intermediates it never writes; graph inputs and outputs live outside the activations region),
+so this is a yardstick, not a floor. The largest of these is the bound a memory plan's
+activations region (kernel scratch included) is held to: utils/zoo.sh compares it with
+-print-memory.
 
 Graph inputs and outputs count where they are live, as in the plan's bound before this one (the
 largest node's inputs and outputs); initializers do not (they are constants, not activations).
+Each tensor counts its bytes rounded up to the plan's 64-byte alignment.
 
   memory_bound.py model.onnx        prints "bound BYTES node NAME"
 """
@@ -19,6 +22,8 @@ import sys
 import numpy as np
 import onnx
 from onnx import helper, shape_inference
+
+ALIGNMENT = 64
 
 
 def tensor_bytes(value_info):
@@ -30,7 +35,13 @@ def tensor_bytes(value_info):
         if not d.HasField("dim_value"):
             return None
         n *= d.dim_value
-    return n * np.dtype(helper.tensor_dtype_to_np_dtype(t.elem_type)).itemsize
+    return aligned(n * np.dtype(helper.tensor_dtype_to_np_dtype(t.elem_type)).itemsize)
+
+
+def aligned(n):
+    """Bytes \p n takes in a memory plan, which starts every tensor on a 64-byte boundary
+    (kTensorAlignment): mel_frontend's region is 48 bytes over the unaligned sum."""
+    return (n + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
 
 
 def sizes_from_a_run(model, names):
@@ -50,7 +61,7 @@ def sizes_from_a_run(model, names):
         feeds[vi.name] = np.zeros([d.dim_value for d in t.shape.dim],
                                   helper.tensor_dtype_to_np_dtype(t.elem_type))
     sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
-    return {name: value.nbytes for name, value in zip(names, sess.run(names, feeds))}
+    return {name: aligned(value.nbytes) for name, value in zip(names, sess.run(names, feeds))}
 
 
 def node_bound(model):
