@@ -9,18 +9,34 @@
 namespace ember {
 namespace formula {
 
-// The math shim: std:: picks the float or the double function by overload.
-inline float fm_exp(float x) { return std::exp(x); }
-inline double fm_exp(double x) { return std::exp(x); }
-inline float fm_expm1(float x) { return std::expm1(x); }
-inline double fm_expm1(double x) { return std::expm1(x); }
-inline float fm_log1p(float x) { return std::log1p(x); }
-inline double fm_log1p(double x) { return std::log1p(x); }
-inline float fm_tanh(float x) { return std::tanh(x); }
-inline double fm_tanh(double x) { return std::tanh(x); }
-inline double fm_erf(double x) { return std::erf(x); }
-inline float fm_fabs(float x) { return std::fabs(x); }
-inline double fm_fabs(double x) { return std::fabs(x); }
+// The math shims: std:: picks the float or the double function by overload; round to even is
+// nearbyint in the default rounding mode.
+#define EMBER_HOST_SHIM(NAME, STD)                                                                 \
+  inline float fm_##NAME(float x) { return std::STD(x); }                                          \
+  inline double fm_##NAME(double x) { return std::STD(x); }
+EMBER_HOST_SHIM(exp, exp)
+EMBER_HOST_SHIM(expm1, expm1)
+EMBER_HOST_SHIM(log, log)
+EMBER_HOST_SHIM(log1p, log1p)
+EMBER_HOST_SHIM(tanh, tanh)
+EMBER_HOST_SHIM(erf, erf)
+EMBER_HOST_SHIM(fabs, fabs)
+EMBER_HOST_SHIM(floor, floor)
+EMBER_HOST_SHIM(ceil, ceil)
+EMBER_HOST_SHIM(roundeven, nearbyint)
+EMBER_HOST_SHIM(sqrt, sqrt)
+EMBER_HOST_SHIM(sin, sin)
+EMBER_HOST_SHIM(cos, cos)
+EMBER_HOST_SHIM(tan, tan)
+EMBER_HOST_SHIM(asin, asin)
+EMBER_HOST_SHIM(acos, acos)
+EMBER_HOST_SHIM(atan, atan)
+EMBER_HOST_SHIM(sinh, sinh)
+EMBER_HOST_SHIM(cosh, cosh)
+EMBER_HOST_SHIM(asinh, asinh)
+EMBER_HOST_SHIM(acosh, acosh)
+EMBER_HOST_SHIM(atanh, atanh)
+#undef EMBER_HOST_SHIM
 
 #define EMBER_FORMULA inline
 // The host build targets baseline x86-64 or aarch64 with GCC's default, which contracts only

@@ -6,6 +6,8 @@
 // to a negative power are run-time errors, reported through callChecked.
 #include "CodeGenUtils.h"
 
+#include "ember/Graph/UnaryFunctions.h"
+
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace llvm;
@@ -20,12 +22,7 @@ namespace {
 bool isNumericOrBool(ElemKind k) { return !isQuantizedKind(k) && !isNarrowKind(k); }
 bool isNumeric(ElemKind k) { return isNumericOrBool(k) && k != ElemKind::Bool; }
 bool isFloat(ElemKind k) { return !isQuantizedKind(k) && isFloatKind(k); }
-bool isUnsignedInt(ElemKind k) {
-  return k == ElemKind::UInt8 || k == ElemKind::UInt16 || k == ElemKind::UInt32 ||
-         k == ElemKind::UInt64;
-}
 bool isInteger(ElemKind k) { return isNumeric(k) && !isFloatKind(k); }
-bool isSignedInt(ElemKind k) { return isInteger(k) && !isUnsignedInt(k); }
 
 ElemKind resultKind(const Node &n) { return n.getType().kind; }
 ElemKind operandKind(const Node &n, unsigned i) { return n.getOperand(i).getType().kind; }
@@ -51,7 +48,7 @@ StringRef binaryBase(InstrKind k) {
 }
 
 bool supportsNumeric(const Node &n) { return isNumeric(resultKind(n)); }
-bool supportsUnsigned(const Node &n) { return isUnsignedInt(resultKind(n)); }
+bool supportsUnsigned(const Node &n) { return isUnsignedIntKind(resultKind(n)); }
 
 Error emitBinary(Emitter &E, const Instruction &I) {
   ElemKind k = outKind(I);
@@ -165,44 +162,16 @@ Error emitCast(Emitter &E, const Instruction &I) {
 
 //===-- One-operand functions and activations ------------------------------------------------===//
 
-/// The domains of Nodes/ElementwiseFunctions.def.
-enum class Domain { Float, Signed, Numeric, Bool };
-
-bool inDomain(ElemKind k, Domain d) {
-  switch (d) {
-  case Domain::Float: return isFloat(k);
-  case Domain::Signed: return isFloat(k) || isSignedInt(k);
-  case Domain::Numeric: return isNumeric(k);
-  case Domain::Bool: return k == ElemKind::Bool;
-  }
-  return false;
-}
-
-/// Whether \p fn is a Unary function accepting kind \p k. Every function has a kernel for every
-/// kind of its domain (the float32 ones in Elementwise.cpp, the others in ElementwiseUnary.cpp).
-bool unaryAccepts(StringRef fn, ElemKind k) {
-  struct Entry {
-    const char *name;
-    Domain domain;
-  };
-  static const Entry kFunctions[] = {
-#define UNARY_FUNCTION(E, NAME, DOMAIN, DOC) {NAME, Domain::DOMAIN},
-#include "ember/Graph/Nodes/ElementwiseFunctions.def"
-  };
-  for (const Entry &f : kFunctions)
-    if (fn == f.name)
-      return inDomain(k, f.domain);
-  return false;
-}
-
+/// Every Unary function has a kernel for every kind of its domain, generated from its row
+/// (kernels/UnaryFunctions.cpp).
 bool supportsUnary(const Node &n) {
-  return unaryAccepts(n.attr<AttrKind::Function>(), resultKind(n));
+  return unaryFunctionAccepts(n.attr<AttrKind::Function>(), resultKind(n));
 }
 
 Error emitUnary(Emitter &E, const Instruction &I) {
   const std::string &fn = I.attr<AttrKind::Function>();
   ElemKind k = outKind(I);
-  if (!unaryAccepts(fn, k))
+  if (!unaryFunctionAccepts(fn, k))
     return instrError(I, "no CPU kernel for function '" + fn + "' of " + elemKindName(k));
   return E.call(kernelFor("ember_" + fn, k),
                 {E.out(I), E.in(I, 0), count(E, I), E.f32(0), E.f32(0)});

@@ -8,6 +8,7 @@
 
 #include "KernelUtils.h"
 
+#include "ember/Base/KindSets.h"
 #include "ember/Semantics/Conversions.h"
 
 #include <cmath>
@@ -16,10 +17,6 @@
 
 namespace ember {
 namespace interp {
-
-/// Sets of element kinds a kernel accepts (the domains of Nodes/ElementwiseFunctions.def and a
-/// few more). Numeric means every integer and float kind; quantized and narrow kinds are in none.
-enum class KindSet { Float, Signed, Numeric, Unsigned, Bool, NumericOrBool, IntegerOrBool };
 
 template <typename T>
 constexpr bool kIsFloatLike =
@@ -30,35 +27,11 @@ template <typename T>
 using Compute =
     std::conditional_t<std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>, float, T>;
 
-/// Whether a kind with these properties belongs to \p s: the one rule behind typeInSet (compile
-/// time) and kindInSet (run time).
-constexpr bool classInSet(KindSet s, bool isFloat, bool isBool, bool isUnsigned) {
-  switch (s) {
-  case KindSet::Float: return isFloat;
-  case KindSet::Signed: return !isBool && !isUnsigned;
-  case KindSet::Numeric: return !isBool;
-  case KindSet::Unsigned: return isUnsigned;
-  case KindSet::Bool: return isBool;
-  case KindSet::NumericOrBool: return true;
-  case KindSet::IntegerOrBool: return !isFloat;
-  }
-  return false;
-}
-
 /// Whether storage type T (as dispatchAllKinds passes it) belongs to \p s.
 template <typename T> constexpr bool typeInSet(KindSet s) {
   constexpr bool isBool = std::is_same_v<T, bool>;
   constexpr bool isUnsigned = std::is_integral_v<T> && std::is_unsigned_v<T> && !isBool;
   return classInSet(s, kIsFloatLike<T>, isBool, isUnsigned);
-}
-
-/// Whether element kind \p k belongs to \p s (the run-time twin of typeInSet).
-inline bool kindInSet(ElemKind k, KindSet s) {
-  if (isQuantizedKind(k) || isNarrowKind(k))
-    return false;
-  bool isUnsigned = k == ElemKind::UInt8 || k == ElemKind::UInt16 || k == ElemKind::UInt32 ||
-                    k == ElemKind::UInt64;
-  return classInSet(s, isFloatKind(k), k == ElemKind::Bool, isUnsigned);
 }
 
 /// Calls fn(T()) with T the storage type of \p k if \p k is in \p S; otherwise an error naming

@@ -4,6 +4,7 @@
 // with the formulas of ember/Semantics/ScalarFormulas.inc.
 #include "ElementwiseCommon.h"
 
+#include "ember/Graph/UnaryFunctions.h"
 #include "ember/Semantics/Formulas.h"
 
 using namespace llvm;
@@ -15,88 +16,47 @@ using namespace formula;
 
 namespace {
 
-enum class UnaryFn {
-#define UNARY_FUNCTION(E, NAME, DOMAIN, DOC) E,
-#include "ember/Graph/Nodes/ElementwiseFunctions.def"
+/// The unsigned type of T's width, through which the integer forms wrap (bool's: uint8_t).
+template <typename T> struct UnsignedOfWidth {
+  using type = std::make_unsigned_t<T>;
+};
+template <> struct UnsignedOfWidth<bool> {
+  using type = uint8_t;
 };
 
-struct UnaryFnInfo {
-  UnaryFn fn;
-  StringRef name;
-  KindSet domain;
-};
-
-const UnaryFnInfo kUnaryFunctions[] = {
-#define UNARY_FUNCTION(E, NAME, DOMAIN, DOC) {UnaryFn::E, NAME, KindSet::DOMAIN},
-#include "ember/Graph/Nodes/ElementwiseFunctions.def"
-};
-
-const UnaryFnInfo *findUnaryFunction(StringRef name) {
-  for (const UnaryFnInfo &f : kUnaryFunctions)
-    if (f.name == name)
-      return &f;
-  return nullptr;
-}
-
-/// \p fn of a float element, computed in C (float or double).
-template <typename C> C floatFunction(UnaryFn fn, C x) {
-  switch (fn) {
-  case UnaryFn::Abs: return std::fabs(x);
-  case UnaryFn::Neg: return -x;
-  case UnaryFn::Sign: return ember_sign(x);
-  case UnaryFn::Reciprocal: return C(1) / x;
-  case UnaryFn::Floor: return std::floor(x);
-  case UnaryFn::Ceil: return std::ceil(x);
-  case UnaryFn::Round: return std::nearbyint(x); // the default rounding mode: halves to even
-  case UnaryFn::Exp: return std::exp(x);
-  case UnaryFn::Log: return std::log(x);
-  case UnaryFn::Sqrt: return std::sqrt(x);
-  case UnaryFn::Sin: return std::sin(x);
-  case UnaryFn::Cos: return std::cos(x);
-  case UnaryFn::Tan: return std::tan(x);
-  case UnaryFn::Asin: return std::asin(x);
-  case UnaryFn::Acos: return std::acos(x);
-  case UnaryFn::Atan: return std::atan(x);
-  case UnaryFn::Sinh: return std::sinh(x);
-  case UnaryFn::Cosh: return std::cosh(x);
-  case UnaryFn::Asinh: return std::asinh(x);
-  case UnaryFn::Acosh: return std::acosh(x);
-  case UnaryFn::Atanh: return std::atanh(x);
-  case UnaryFn::Erf: return std::erf(x);
-  case UnaryFn::Softsign: return ember_softsign(x);
-  case UnaryFn::Softplus: return ember_softplus(x);
-  case UnaryFn::HardSwish: return ember_hard_swish(x);
-  case UnaryFn::Gelu: return ember_gelu(x);
-  case UnaryFn::GeluTanh: return ember_gelu_tanh(x);
-  case UnaryFn::Mish: return ember_mish(x);
-  case UnaryFn::Not: break; // bool only
+// Each function's forms (Nodes/ElementwiseFunctions.def) as a struct: floatForm over the compute
+// type, integerForm over the integer or bool kind itself.
+#define FLOAT(...)                                                                                 \
+  static constexpr bool kHasFloat = true;                                                          \
+  template <typename T> static T floatForm(T x) { return __VA_ARGS__; }
+#define NO_FLOAT static constexpr bool kHasFloat = false;
+#define INTEGER(...)                                                                               \
+  static constexpr bool kHasInteger = true;                                                        \
+  template <typename T> static T integerForm(T x) {                                                \
+    using U = typename UnsignedOfWidth<T>::type;                                                   \
+    (void)sizeof(U);                                                                               \
+    return __VA_ARGS__;                                                                            \
   }
-  return x;
-}
+#define NO_INTEGER static constexpr bool kHasInteger = false;
+#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, DOC)            \
+  struct E##Forms {                                                                                \
+    FLOAT_FORM INTEGER_FORM                                                                        \
+  };
+#include "ember/Graph/Nodes/ElementwiseFunctions.def"
+#undef FLOAT
+#undef NO_FLOAT
+#undef INTEGER
+#undef NO_INTEGER
 
-/// \p fn of an integer element; integers wrap (the most negative value is its own negation).
-template <typename T> T integerFunction(UnaryFn fn, T x) {
-  auto negate = [](T v) { return T(WrapType<T>(0) - WrapType<T>(v)); };
-  bool negative = false;
-  if constexpr (std::is_signed_v<T>)
-    negative = x < 0;
-  switch (fn) {
-  case UnaryFn::Abs: return negative ? negate(x) : x;
-  case UnaryFn::Neg: return negate(x);
-  case UnaryFn::Sign: return negative ? negate(T(1)) : T(x != 0);
-  case UnaryFn::Erf: return convertElement<T>(std::erf(double(x)));
-  default: break; // float or bool only
+/// Function F on storage type T (a kind of its domain): floats compute in Compute<T>.
+template <typename F, typename T> Error applyUnary(const KernelContext &ctx) {
+  if constexpr (kIsFloatLike<T>) {
+    if constexpr (F::kHasFloat)
+      return unaryLoop<T>(ctx, [](T x) { return F::floatForm(Compute<T>(x)); });
+  } else if constexpr (F::kHasInteger) {
+    return unaryLoop<T>(ctx, [](T x) { return F::integerForm(x); });
   }
-  return x;
-}
-
-template <typename T> Error applyUnary(const KernelContext &ctx, UnaryFn fn) {
-  if constexpr (std::is_same_v<T, bool>)
-    return unaryLoop<T>(ctx, [](bool x) { return !x; }); // Not, the only bool function
-  else if constexpr (kIsFloatLike<T>)
-    return unaryLoop<T>(ctx, [fn](T x) { return floatFunction(fn, Compute<T>(x)); });
-  else
-    return unaryLoop<T>(ctx, [fn](T x) { return integerFunction(fn, x); });
+  return ctx.unsupported("no kernel for element kind " + elemKindName(ctx.out().type.kind));
 }
 
 /// Runs op on a float input, computing in Compute<T>.
@@ -121,14 +81,21 @@ bool outputIsFloat(const Node &n) { return kindInSet(resultKind(n), KindSet::Flo
 
 Error runUnary(const KernelContext &ctx) {
   const std::string &name = ctx.attr<AttrKind::Function>();
-  const UnaryFnInfo *f = findUnaryFunction(name);
+  const UnaryFunctionInfo *f = findUnaryFunction(name);
   if (!f)
     return ctx.unsupported("unknown function '" + name + "'");
   ElemKind k = ctx.out().type.kind;
-  if (!kindInSet(k, f->domain))
+  if (!unaryFunctionAccepts(name, k))
     return ctx.unsupported("no kernel for " + name + " of " + elemKindName(k));
-  return dispatchIn<KindSet::NumericOrBool>(
-      ctx, k, [&](auto tag) { return applyUnary<decltype(tag)>(ctx, f->fn); });
+  return dispatchIn<KindSet::NumericOrBool>(ctx, k, [&](auto tag) -> Error {
+    using T = decltype(tag);
+    switch (f->fn) {
+#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, DOC)            \
+  case UnaryFunction::E: return applyUnary<E##Forms, T>(ctx);
+#include "ember/Graph/Nodes/ElementwiseFunctions.def"
+    }
+    return Error::success();
+  });
 }
 
 Error runIsNaN(const KernelContext &ctx) {
@@ -208,8 +175,7 @@ Error runShrink(const KernelContext &ctx) {
 }
 
 bool supportsUnary(const Node &n) {
-  const UnaryFnInfo *f = findUnaryFunction(n.attr<AttrKind::Function>());
-  return f && kindInSet(resultKind(n), f->domain);
+  return unaryFunctionAccepts(n.attr<AttrKind::Function>(), resultKind(n));
 }
 bool supportsIsNaN(const Node &n) { return kindInSet(operandKind(n, 0), KindSet::Float); }
 bool supportsIsInf(const Node &n) { return kindInSet(operandKind(n, 0), KindSet::Float); }

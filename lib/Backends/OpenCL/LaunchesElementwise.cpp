@@ -4,6 +4,7 @@
 // Interpreter takes for each.
 #include "KernelTable.h"
 
+#include "ember/Graph/UnaryFunctions.h"
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -24,14 +25,32 @@ enum class OpKinds { Float, Int, Unsigned, Numeric, Bool, All };
 struct OpRow {
   const char *name;
   OpKinds kinds;
+  /// Null for a form a Unary function lacks (the row keeps its op code unused).
   const char *expression;
 };
 
+// The rows of Ops.def, then the Unary functions' from their table (a float row and an integer
+// or bool row each, with the table's expressions; none for a form the function lacks).
+#define FLOAT(...) #__VA_ARGS__
+#define NO_FLOAT nullptr
+#define INTEGER(...) #__VA_ARGS__
+#define NO_INTEGER nullptr
+#define INTEGER_ROW_KINDS_Float Int
+#define INTEGER_ROW_KINDS_Signed Int
+#define INTEGER_ROW_KINDS_Numeric Int
+#define INTEGER_ROW_KINDS_Bool Bool
 const OpRow kUnaryRows[] = {
 #define EW_UNARY(Name, Kinds, Expr) {#Name, OpKinds::Kinds, #Expr},
 #include "kernels/Ops.def"
 #undef EW_UNARY
+#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, DOC)            \
+  {#E, OpKinds::Float, FLOAT_FORM}, {#E, OpKinds::INTEGER_ROW_KINDS_##DOMAIN, INTEGER_FORM},
+#include "ember/Graph/Nodes/ElementwiseFunctions.def"
 };
+#undef FLOAT
+#undef NO_FLOAT
+#undef INTEGER
+#undef NO_INTEGER
 const OpRow kBinaryRows[] = {
 #define EW_BINARY(Name, Kinds, Expr) {#Name, OpKinds::Kinds, #Expr},
 #include "kernels/Ops.def"
@@ -77,36 +96,9 @@ bool covers(OpKinds kinds, KindClass c) {
 template <size_t N> int64_t findRow(const OpRow (&rows)[N], StringRef name, ElemKind k) {
   KindClass c = classOf(k);
   for (size_t i = 0; i < N; ++i)
-    if (name == rows[i].name && covers(rows[i].kinds, c))
+    if (rows[i].expression && name == rows[i].name && covers(rows[i].kinds, c))
       return int64_t(i);
   return -1;
-}
-
-/// A Unary node's function: its Ops.def name (ElementwiseFunctions.def's enum) and domain.
-struct UnaryFunction {
-  const char *name;
-  const char *domain;
-};
-
-const StringMap<UnaryFunction> &unaryFunctions() {
-  static const StringMap<UnaryFunction> table = [] {
-    StringMap<UnaryFunction> t;
-#define UNARY_FUNCTION(E, NAME, DOMAIN, DOC) t[NAME] = {#E, #DOMAIN};
-#include "ember/Graph/Nodes/ElementwiseFunctions.def"
-    return t;
-  }();
-  return table;
-}
-
-/// ElementwiseFunctions.def's domains: Float, Signed (Float and signed integers), Numeric, Bool.
-bool inDomain(StringRef domain, KindClass c) {
-  if (domain == "Float")
-    return c == KindClass::Float;
-  if (domain == "Signed")
-    return c == KindClass::Float || c == KindClass::Signed;
-  if (domain == "Numeric")
-    return c == KindClass::Float || c == KindClass::Signed || c == KindClass::Unsigned;
-  return domain == "Bool" && c == KindClass::Bool;
 }
 
 /// A one-operand operation: its Ops.def name and float attributes.
@@ -120,8 +112,8 @@ struct UnaryOp {
 template <typename Kind> UnaryOp unaryOp(Kind k, const AttrList &a) {
   switch (k) {
   case Kind::Unary: {
-    auto f = unaryFunctions().find(a.get<AttrKind::Function>());
-    return {f == unaryFunctions().end() ? "" : f->second.name};
+    const UnaryFunctionInfo *f = findUnaryFunction(a.get<AttrKind::Function>());
+    return {f ? f->enumName : ""};
   }
   case Kind::Relu: return {"Relu"};
   case Kind::Sigmoid: return {"Sigmoid"};
@@ -199,7 +191,7 @@ std::string casesMacro(const std::string &macro, const OpRow (&rows)[N],
   std::string s = "#define " + macro + "(K)";
   for (size_t i = 0; i < N; ++i)
     for (KindClass c : classes)
-      if (covers(rows[i].kinds, c)) {
+      if (rows[i].expression && covers(rows[i].kinds, c)) {
         s += " \\\n  case " + std::to_string(i) + ": return (" + rows[i].expression + ");";
         break;
       }
@@ -414,9 +406,8 @@ bool supportsElementwise(const Node &n) {
   ElemKind k = n.getType(0).kind;
   auto inKind = [&](unsigned i) { return n.getOperand(i).getType().kind; };
   if (n.getKind() == NodeKind::Unary) {
-    auto f = unaryFunctions().find(n.attr<AttrKind::Function>());
-    return f != unaryFunctions().end() && inDomain(f->second.domain, classOf(k)) &&
-           findRow(kUnaryRows, f->second.name, k) >= 0;
+    const UnaryFunctionInfo *f = findUnaryFunction(n.attr<AttrKind::Function>());
+    return f && unaryFunctionAccepts(f->name, k) && findRow(kUnaryRows, f->enumName, k) >= 0;
   }
   if (UnaryOp u = unaryOp(n.getKind(), n.getAttrs()); !u.name.empty())
     return findRow(kUnaryRows, u.name, k) >= 0;

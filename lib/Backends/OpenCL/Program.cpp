@@ -28,6 +28,12 @@ std::string programSource() {
                   "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
                   "#define fm_exp exp\n#define fm_expm1 expm1\n#define fm_log1p log1p\n"
                   "#define fm_tanh tanh\n#define fm_erf erf\n#define fm_fabs fabs\n"
+                  "#define fm_log log\n#define fm_floor floor\n#define fm_ceil ceil\n"
+                  "#define fm_roundeven rint\n#define fm_sqrt sqrt\n#define fm_sin sin\n"
+                  "#define fm_cos cos\n#define fm_tan tan\n#define fm_asin asin\n"
+                  "#define fm_acos acos\n#define fm_atan atan\n#define fm_sinh sinh\n"
+                  "#define fm_cosh cosh\n#define fm_asinh asinh\n#define fm_acosh acosh\n"
+                  "#define fm_atanh atanh\n"
                   "#define EMBER_FORMULA static inline __attribute__((overloadable))\n"
                   "#define EMBER_NO_FMA\n#define EMBER_C float\n";
   s += kFormulasSource;

@@ -3,6 +3,8 @@
 // that and the element kinds each kind accepts (Nodes/Elementwise.def).
 #include "Common.h"
 
+#include "ember/Graph/UnaryFunctions.h"
+
 #include "llvm/ADT/StringRef.h"
 
 using namespace llvm;
@@ -13,96 +15,60 @@ using namespace shape;
 
 namespace {
 
-/// Sets of element kinds, as Nodes/ElementwiseFunctions.def names them.
-enum class Domain { Float, Signed, Numeric, Unsigned, Bool, NumericOrBool, IntegerOrBool };
-
-bool inDomain(ElemKind k, Domain d) {
-  bool isBool = k == ElemKind::Bool;
-  bool isNumeric = !isBool && !isQuantizedKind(k);
-  bool isUnsigned = k == ElemKind::UInt8 || k == ElemKind::UInt16 || k == ElemKind::UInt32 ||
-                    k == ElemKind::UInt64;
-  switch (d) {
-  case Domain::Float: return isFloatKind(k);
-  case Domain::Signed: return isNumeric && !isUnsigned;
-  case Domain::Numeric: return isNumeric;
-  case Domain::Unsigned: return isUnsigned;
-  case Domain::Bool: return isBool;
-  case Domain::NumericOrBool: return isNumeric || isBool;
-  case Domain::IntegerOrBool: return (isNumeric || isBool) && !isFloatKind(k);
-  }
-  return false;
-}
-
-StringRef domainName(Domain d) {
-  switch (d) {
-  case Domain::Float: return "floating point";
-  case Domain::Signed: return "a signed number";
-  case Domain::Numeric: return "numeric (integer or floating point)";
-  case Domain::Unsigned: return "an unsigned integer";
-  case Domain::Bool: return "bool";
-  case Domain::NumericOrBool: return "numeric or bool";
-  case Domain::IntegerOrBool: return "an integer or bool";
-  }
-  return "?";
-}
-
-Error expectDomain(const Type &t, Domain d, StringRef what) {
-  if (inDomain(t.kind, d))
+Error expectDomain(const Type &t, KindSet d, StringRef what) {
+  if (kindInSet(t.kind, d))
     return Error::success();
-  return makeError(what + " must be " + domainName(d) + ", got " + t.str());
+  return makeError(what + " must be " + kindSetName(d) + ", got " + t.str());
+}
+
+/// Numeric, bool, or one of the narrow kinds, which Cast converts and Where selects (nothing
+/// computes on them: they are in no KindSet).
+bool isValueKind(ElemKind k) {
+  return kindInSet(k, KindSet::NumericOrBool) || isNarrowKind(k);
 }
 
 /// Two operands of one type in \p d; the result has that type.
-Expected<TypeList> sameTypeBinary(ArrayRef<Type> in, Domain d) {
+Expected<TypeList> sameTypeBinary(ArrayRef<Type> in, KindSet d) {
   EMBER_TRY(expectDomain(in[0], d, "operands"));
   return elementwiseBinary(in);
 }
 
 /// One operand in \p d; the result has its type.
-Expected<TypeList> sameTypeUnary(ArrayRef<Type> in, Domain d) {
+Expected<TypeList> sameTypeUnary(ArrayRef<Type> in, KindSet d) {
   EMBER_TRY(expectDomain(in[0], d, "input"));
   return sameAsInput(in);
 }
 
 /// Two operands of one type in \p d; the result is bool of their dims.
-Expected<TypeList> comparison(ArrayRef<Type> in, Domain d) {
+Expected<TypeList> comparison(ArrayRef<Type> in, KindSet d) {
   EMBER_ASSIGN_OR_RETURN(TypeList t, sameTypeBinary(in, d));
   return TypeList{Type(ElemKind::Bool, t[0].dims)};
-}
-
-/// The domain of a Unary function, or an error naming the unknown function.
-Expected<Domain> unaryFunctionDomain(StringRef name) {
-#define UNARY_FUNCTION(E, NAME, DOMAIN, DOC)                                                       \
-  if (name == NAME)                                                                                \
-    return Domain::DOMAIN;
-#include "ember/Graph/Nodes/ElementwiseFunctions.def"
-  return makeError("unknown function '" + name + "'");
 }
 
 } // namespace
 
 Expected<TypeList> inferTypesAdd(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::Numeric);
+  return sameTypeBinary(in, KindSet::Numeric);
 }
 
 Expected<TypeList> inferTypesSub(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::Numeric);
+  return sameTypeBinary(in, KindSet::Numeric);
 }
 
 Expected<TypeList> inferTypesMul(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::Numeric);
+  return sameTypeBinary(in, KindSet::Numeric);
 }
 
 Expected<TypeList> inferTypesDiv(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::Numeric);
+  return sameTypeBinary(in, KindSet::Numeric);
 }
 
 Expected<TypeList> inferTypesMax(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::Numeric);
+  return sameTypeBinary(in, KindSet::Numeric);
 }
 
 Expected<TypeList> inferTypesMin(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::Numeric);
+  return sameTypeBinary(in, KindSet::Numeric);
 }
 
 Expected<TypeList> inferTypesMod(ArrayRef<Type> in, const AttrList &attrs) {
@@ -111,67 +77,69 @@ Expected<TypeList> inferTypesMod(ArrayRef<Type> in, const AttrList &attrs) {
     return makeError("fmod must be 0 or 1, got " + Twine(fmod));
   if (fmod == 0 && isFloatKind(in[0].kind))
     return makeError("floating point remainder needs fmod 1, got 0 for " + in[0].str());
-  return sameTypeBinary(in, Domain::Numeric);
+  return sameTypeBinary(in, KindSet::Numeric);
 }
 
 Expected<TypeList> inferTypesPow(ArrayRef<Type> in, const AttrList &) {
   const Type &base = in[ops::Pow::Base], &exponent = in[ops::Pow::Exponent];
   if (!isFloatKind(base.kind) && base.kind != ElemKind::Int32 && base.kind != ElemKind::Int64)
     return makeError("base must be int32, int64 or floating point, got " + base.str());
-  EMBER_TRY(expectDomain(exponent, Domain::Numeric, "exponent"));
+  EMBER_TRY(expectDomain(exponent, KindSet::Numeric, "exponent"));
   if (base.dims != exponent.dims)
     return makeError("operand dims differ: " + base.str() + " vs " + exponent.str());
   return TypeList{base};
 }
 
 Expected<TypeList> inferTypesShiftLeft(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::Unsigned);
+  return sameTypeBinary(in, KindSet::Unsigned);
 }
 
 Expected<TypeList> inferTypesShiftRight(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::Unsigned);
+  return sameTypeBinary(in, KindSet::Unsigned);
 }
 
 Expected<TypeList> inferTypesPRelu(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::Numeric);
+  return sameTypeBinary(in, KindSet::Numeric);
 }
 
 Expected<TypeList> inferTypesEqual(ArrayRef<Type> in, const AttrList &) {
-  return comparison(in, Domain::NumericOrBool);
+  return comparison(in, KindSet::NumericOrBool);
 }
 
 Expected<TypeList> inferTypesLess(ArrayRef<Type> in, const AttrList &) {
-  return comparison(in, Domain::NumericOrBool);
+  return comparison(in, KindSet::NumericOrBool);
 }
 
 Expected<TypeList> inferTypesLessOrEqual(ArrayRef<Type> in, const AttrList &) {
-  return comparison(in, Domain::NumericOrBool);
+  return comparison(in, KindSet::NumericOrBool);
 }
 
 Expected<TypeList> inferTypesGreater(ArrayRef<Type> in, const AttrList &) {
-  return comparison(in, Domain::NumericOrBool);
+  return comparison(in, KindSet::NumericOrBool);
 }
 
 Expected<TypeList> inferTypesGreaterOrEqual(ArrayRef<Type> in, const AttrList &) {
-  return comparison(in, Domain::NumericOrBool);
+  return comparison(in, KindSet::NumericOrBool);
 }
 
 Expected<TypeList> inferTypesAnd(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::IntegerOrBool);
+  return sameTypeBinary(in, KindSet::IntegerOrBool);
 }
 
 Expected<TypeList> inferTypesOr(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::IntegerOrBool);
+  return sameTypeBinary(in, KindSet::IntegerOrBool);
 }
 
 Expected<TypeList> inferTypesXor(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeBinary(in, Domain::IntegerOrBool);
+  return sameTypeBinary(in, KindSet::IntegerOrBool);
 }
 
 Expected<TypeList> inferTypesWhere(ArrayRef<Type> in, const AttrList &) {
   const Type &cond = in[ops::Where::Condition];
-  EMBER_TRY(expectDomain(cond, Domain::Bool, "condition"));
-  EMBER_ASSIGN_OR_RETURN(TypeList t, sameTypeBinary(in.drop_front(), Domain::NumericOrBool));
+  EMBER_TRY(expectDomain(cond, KindSet::Bool, "condition"));
+  if (!isValueKind(in[ops::Where::LHS].kind))
+    return makeError("values must be numeric or bool, got " + in[ops::Where::LHS].str());
+  EMBER_ASSIGN_OR_RETURN(TypeList t, elementwiseBinary(in.drop_front()));
   if (cond.dims != t[0].dims)
     return makeError("condition " + cond.str() + " and values " + t[0].str() + " differ in dims");
   return t;
@@ -179,7 +147,7 @@ Expected<TypeList> inferTypesWhere(ArrayRef<Type> in, const AttrList &) {
 
 Expected<TypeList> inferTypesClip(ArrayRef<Type> in, const AttrList &) {
   const Type &x = in[ops::Clip::Input];
-  EMBER_TRY(expectDomain(x, Domain::Numeric, "input"));
+  EMBER_TRY(expectDomain(x, KindSet::Numeric, "input"));
   for (unsigned i : {unsigned(ops::Clip::Min), unsigned(ops::Clip::Max)}) {
     StringRef what = i == ops::Clip::Min ? "min" : "max";
     if (in[i].kind != x.kind || in[i].numElements() != 1)
@@ -190,18 +158,23 @@ Expected<TypeList> inferTypesClip(ArrayRef<Type> in, const AttrList &) {
 }
 
 Expected<TypeList> inferTypesCast(ArrayRef<Type> in, const AttrList &attrs) {
-  EMBER_TRY(expectDomain(in[0], Domain::NumericOrBool, "input"));
+  if (!isValueKind(in[0].kind))
+    return makeError("input must be numeric or bool, got " + in[0].str());
   const std::string &name = attrs.get<AttrKind::ResultKind>();
   ElemKind to;
-  if (!parseElemKind(name, to) || !inDomain(to, Domain::NumericOrBool))
+  if (!parseElemKind(name, to) || !isValueKind(to))
     return makeError("result kind '" + name + "' is not a numeric or bool element kind");
   return TypeList{Type(to, in[0].dims)};
 }
 
 Expected<TypeList> inferTypesUnary(ArrayRef<Type> in, const AttrList &attrs) {
   const std::string &fn = attrs.get<AttrKind::Function>();
-  EMBER_ASSIGN_OR_RETURN(Domain d, unaryFunctionDomain(fn));
-  EMBER_TRY(expectDomain(in[0], d, "input of " + fn));
+  const UnaryFunctionInfo *f = findUnaryFunction(fn);
+  if (!f)
+    return makeError("unknown function '" + fn + "'");
+  if (!kindInSet(in[0].kind, f->domain))
+    return makeError("input of " + fn + " must be " + kindSetName(f->domain) + ", got " +
+                     in[0].str());
   return sameAsInput(in);
 }
 
@@ -216,45 +189,45 @@ Expected<TypeList> inferTypesIsInf(ArrayRef<Type> in, const AttrList &) {
 }
 
 Expected<TypeList> inferTypesRelu(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeUnary(in, Domain::Numeric);
+  return sameTypeUnary(in, KindSet::Numeric);
 }
 
 Expected<TypeList> inferTypesSigmoid(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeUnary(in, Domain::Float);
+  return sameTypeUnary(in, KindSet::Float);
 }
 
 Expected<TypeList> inferTypesTanh(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeUnary(in, Domain::Float);
+  return sameTypeUnary(in, KindSet::Float);
 }
 
 Expected<TypeList> inferTypesElu(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeUnary(in, Domain::Float);
+  return sameTypeUnary(in, KindSet::Float);
 }
 
 Expected<TypeList> inferTypesCelu(ArrayRef<Type> in, const AttrList &attrs) {
   if (attrs.get<AttrKind::Alpha>() == 0.0f)
     return makeError("alpha must not be 0");
-  return sameTypeUnary(in, Domain::Float);
+  return sameTypeUnary(in, KindSet::Float);
 }
 
 Expected<TypeList> inferTypesSelu(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeUnary(in, Domain::Float);
+  return sameTypeUnary(in, KindSet::Float);
 }
 
 Expected<TypeList> inferTypesHardSigmoid(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeUnary(in, Domain::Float);
+  return sameTypeUnary(in, KindSet::Float);
 }
 
 Expected<TypeList> inferTypesLeakyRelu(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeUnary(in, Domain::Float);
+  return sameTypeUnary(in, KindSet::Float);
 }
 
 Expected<TypeList> inferTypesThresholdedRelu(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeUnary(in, Domain::Float);
+  return sameTypeUnary(in, KindSet::Float);
 }
 
 Expected<TypeList> inferTypesShrink(ArrayRef<Type> in, const AttrList &) {
-  return sameTypeUnary(in, Domain::Numeric);
+  return sameTypeUnary(in, KindSet::Numeric);
 }
 
 } // namespace ember

@@ -1,24 +1,14 @@
-// Element-wise float32 kernels, vectorized by hand (the paths real models use): one-operand
-// functions and activations, two-operand arithmetic, Clip; and Where on any element kind. The
-// other kinds, Mod, Pow, comparisons and Cast are in Elementwise{Arith,Logic,Unary}.cpp, with
+// Element-wise float32 kernels, vectorized by hand (the paths real models use): the activations,
+// two-operand arithmetic, Clip; and Where on any element kind (the Unary functions' kernels are
+// generated from their table in UnaryFunctions.cpp). The other kinds, Mod, Pow, comparisons and Cast are in Elementwise{Arith,Logic,Unary}.cpp, with
 // the same signature per operation. Every kernel is `ember_<op>_f32(out, inputs..., n[, params])`;
 // `out` may be exactly one of the inputs (in-place), never a partial overlap. Formulas follow the
 // Interpreter's (ElementwiseUnary.cpp, Elementwise.cpp, ElementwiseLogic.cpp), including NaN
 // behaviour; transcendental functions use the vector approximations of KernelCommon.h (within
 // a few ulp, far inside the 1e-4 relative tolerance the tests hold every backend to).
-#include "KernelCommon.h"
-#include "Libm.h"
+#include "ElementwiseUtils.h"
 
 namespace {
-
-/// out[i] = f(x[i]) for every i, a vector at a time (the tail through a padded vector).
-template <typename F> EMBER_INLINE void map1(float *out, const float *x, i64 n, F f) {
-  i64 i = 0;
-  for (; i + EMBER_VW <= n; i += EMBER_VW)
-    storev(out + i, f(loadv(x + i)));
-  if (i < n)
-    storePartial(out + i, f(loadPartial(x + i, n - i)), n - i);
-}
 
 template <typename F>
 EMBER_INLINE void map2(float *out, const float *a, const float *b, i64 n, F f) {
@@ -27,12 +17,6 @@ EMBER_INLINE void map2(float *out, const float *a, const float *b, i64 n, F f) {
     storev(out + i, f(loadv(a + i), loadv(b + i)));
   if (i < n)
     storePartial(out + i, f(loadPartial(a + i, n - i), loadPartial(b + i, n - i)), n - i);
-}
-
-/// Scalar fallback for functions without a vector form (libm calls): plain loop, in-place safe.
-template <typename F> EMBER_INLINE void mapScalar(float *out, const float *x, i64 n, F f) {
-  for (i64 i = 0; i < n; ++i)
-    out[i] = f(x[i]);
 }
 
 EMBER_INLINE Vec expm1Approx(Vec x) {
@@ -58,49 +42,7 @@ UNARY_KERNEL(elu, x < 0 ? pa * expm1Approx(x) : x)
 UNARY_KERNEL(selu, pb * (x <= 0 ? pa * expm1Approx(x) : x))
 UNARY_KERNEL(celu, x < 0 ? pa * expm1Approx(x / pa) : x)
 UNARY_KERNEL(thresholded_relu, x <= pa ? splat(0.f) : x)
-UNARY_KERNEL(abs, vabs(x))
-UNARY_KERNEL(neg, -x)
-UNARY_KERNEL(sign, x > 0 ? splat(1.f) : x < 0 ? splat(-1.f) : x)
-UNARY_KERNEL(reciprocal, 1.f / x)
-UNARY_KERNEL(floor, __builtin_elementwise_floor(x))
-UNARY_KERNEL(ceil, __builtin_elementwise_ceil(x))
-UNARY_KERNEL(round, __builtin_elementwise_roundeven(x))
-UNARY_KERNEL(exp, vexp(x))
-UNARY_KERNEL(sqrt, __builtin_elementwise_sqrt(x))
-UNARY_KERNEL(erf, verf(x))
-UNARY_KERNEL(softsign, x / (1.f + vabs(x)))
-UNARY_KERNEL(hard_swish, vhardSwish(x))
-UNARY_KERNEL(gelu, vgelu(x))
-UNARY_KERNEL(gelu_tanh, vgeluTanh(x))
-UNARY_KERNEL(mish, vmish(x))
-
 #undef UNARY_KERNEL
-
-// libm functions: scalar loops (rare in the models the backend targets).
-
-#define LIBM_KERNEL(NAME, EXPR)                                                                    \
-  EMBER_KERNEL void ember_##NAME##_f32(float *out, const float *in, i64 n, float pa, float pb) { \
-    (void)pa;                                                                                      \
-    (void)pb;                                                                                      \
-    mapScalar(out, in, n, [&](float x) -> float { return EXPR; });                                 \
-  }
-
-LIBM_KERNEL(log, logf(x))
-LIBM_KERNEL(sin, sinf(x))
-LIBM_KERNEL(cos, cosf(x))
-LIBM_KERNEL(tan, tanf(x))
-LIBM_KERNEL(asin, asinf(x))
-LIBM_KERNEL(acos, acosf(x))
-LIBM_KERNEL(atan, atanf(x))
-LIBM_KERNEL(sinh, sinhf(x))
-LIBM_KERNEL(cosh, coshf(x))
-LIBM_KERNEL(asinh, asinhf(x))
-LIBM_KERNEL(acosh, acoshf(x))
-LIBM_KERNEL(atanh, atanhf(x))
-// log(1 + e^x) without overflow, as the Interpreter's stableSoftplus.
-LIBM_KERNEL(softplus, x > 0 ? x + log1pf(expf(-x)) : log1pf(expf(x)))
-
-#undef LIBM_KERNEL
 
 #define BINARY_KERNEL(NAME, EXPR)                                                                  \
   EMBER_KERNEL void ember_##NAME##_f32(float *out, const float *lhs, const float *rhs, i64 n) {  \

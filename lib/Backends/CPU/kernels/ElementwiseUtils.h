@@ -29,6 +29,21 @@ EMBER_INLINE void mapLoop(Out *out, const In *x, i64 n, F f) {
     st(out, i, f(ld(x, i)));
 }
 
+/// out[i] = f(x[i]) for every i, a vector at a time (the tail through a padded vector).
+template <typename F> EMBER_INLINE void map1(float *out, const float *x, i64 n, F f) {
+  i64 i = 0;
+  for (; i + EMBER_VW <= n; i += EMBER_VW)
+    storev(out + i, f(loadv(x + i)));
+  if (i < n)
+    storePartial(out + i, f(loadPartial(x + i, n - i)), n - i);
+}
+
+/// Scalar fallback for functions without a vector form (libm calls): plain loop, in-place safe.
+template <typename F> EMBER_INLINE void mapScalar(float *out, const float *x, i64 n, F f) {
+  for (i64 i = 0; i < n; ++i)
+    out[i] = f(x[i]);
+}
+
 /// out[i] = f(a[i], b[i]) through the compute types.
 template <typename Out, typename A, typename B, typename F>
 EMBER_INLINE void zipLoop(Out *out, const A *a, const B *b, i64 n, F f) {

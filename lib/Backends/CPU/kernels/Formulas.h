@@ -7,17 +7,37 @@
 
 #include "Libm.h"
 
-EMBER_INLINE float fm_exp(float x) { return m_exp(x); }
-EMBER_INLINE double fm_exp(double x) { return m_exp(x); }
-EMBER_INLINE float fm_expm1(float x) { return m_expm1(x); }
-EMBER_INLINE double fm_expm1(double x) { return m_expm1(x); }
-EMBER_INLINE float fm_log1p(float x) { return m_log1p(x); }
-EMBER_INLINE double fm_log1p(double x) { return m_log1p(x); }
-EMBER_INLINE float fm_tanh(float x) { return m_tanh(x); }
-EMBER_INLINE double fm_tanh(double x) { return m_tanh(x); }
-EMBER_INLINE double fm_erf(double x) { return m_erf(x); }
-EMBER_INLINE float fm_fabs(float x) { return __builtin_fabsf(x); }
-EMBER_INLINE double fm_fabs(double x) { return __builtin_fabs(x); }
+#define EMBER_LIBM_SHIM(NAME)                                                                      \
+  EMBER_INLINE float fm_##NAME(float x) { return m_##NAME(x); }                                   \
+  EMBER_INLINE double fm_##NAME(double x) { return m_##NAME(x); }
+#define EMBER_BUILTIN_SHIM(NAME, BUILTIN)                                                          \
+  EMBER_INLINE float fm_##NAME(float x) { return __builtin_##BUILTIN##f(x); }                     \
+  EMBER_INLINE double fm_##NAME(double x) { return __builtin_##BUILTIN(x); }
+EMBER_LIBM_SHIM(exp)
+EMBER_LIBM_SHIM(expm1)
+EMBER_LIBM_SHIM(log)
+EMBER_LIBM_SHIM(log1p)
+EMBER_LIBM_SHIM(tanh)
+EMBER_LIBM_SHIM(erf)
+EMBER_LIBM_SHIM(sin)
+EMBER_LIBM_SHIM(cos)
+EMBER_LIBM_SHIM(tan)
+EMBER_LIBM_SHIM(asin)
+EMBER_LIBM_SHIM(acos)
+EMBER_LIBM_SHIM(atan)
+EMBER_LIBM_SHIM(sinh)
+EMBER_LIBM_SHIM(cosh)
+EMBER_LIBM_SHIM(asinh)
+EMBER_LIBM_SHIM(acosh)
+EMBER_LIBM_SHIM(atanh)
+// Inlined as instructions (no libm call): the bundle links no more of libm than before.
+EMBER_BUILTIN_SHIM(fabs, fabs)
+EMBER_BUILTIN_SHIM(floor, floor)
+EMBER_BUILTIN_SHIM(ceil, ceil)
+EMBER_BUILTIN_SHIM(roundeven, roundeven) // nearbyint in the default rounding mode
+EMBER_BUILTIN_SHIM(sqrt, sqrt)
+#undef EMBER_BUILTIN_SHIM
+#undef EMBER_LIBM_SHIM
 
 #define EMBER_FORMULA EMBER_INLINE
 #define EMBER_NO_FMA _Pragma("clang fp contract(off)")

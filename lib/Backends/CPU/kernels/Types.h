@@ -144,5 +144,11 @@ template <typename To, typename From> EMBER_INLINE ComputeOf<To> convert(Compute
 #define EMBER_FOR_INT_KINDS(X) EMBER_FOR_SIGNED_INT_KINDS(X) EMBER_FOR_UNSIGNED_INT_KINDS(X)
 #define EMBER_FOR_NUMERIC_KINDS(X) EMBER_FOR_FLOAT_KINDS(X) EMBER_FOR_INT_KINDS(X)
 #define EMBER_FOR_ALL_KINDS(X) EMBER_FOR_NUMERIC_KINDS(X) X(bool, b8)
+// The same lists for an X that takes more arguments: X(suffix, type, ...).
+#define EMBER_FOR_SIGNED_INT_KINDS_WITH(X, ...)                                                    \
+  X(i8, i8, __VA_ARGS__) X(i16, i16, __VA_ARGS__) X(i32, i32, __VA_ARGS__) X(i64, i64, __VA_ARGS__)
+#define EMBER_FOR_INT_KINDS_WITH(X, ...)                                                           \
+  EMBER_FOR_SIGNED_INT_KINDS_WITH(X, __VA_ARGS__)                                                  \
+  X(u8, u8, __VA_ARGS__) X(u16, u16, __VA_ARGS__) X(u32, u32, __VA_ARGS__) X(u64, u64, __VA_ARGS__)
 
 #endif
