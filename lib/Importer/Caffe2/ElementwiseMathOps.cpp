@@ -30,16 +30,11 @@ constexpr UnaryFunction kUnaryFunctions[] = {
     {"Reciprocal", "reciprocal"}, {"Softplus", "softplus"}, {"Not", "not"},
 };
 
-Expected<NodeValue> unary(OpContext &ctx, NodeValue x, StringRef function, StringRef suffix = "") {
-  return ctx.create(NodeKind::Unary, {x}, AttrList().set<AttrKind::Function>(function.str()),
-                    suffix);
-}
-
 Error loadUnaryFunction(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   for (const UnaryFunction &f : kUnaryFunctions)
     if (ctx.proto().type() == f.op) {
-      EMBER_ASSIGN_OR_RETURN(NodeValue y, unary(ctx, x, f.function));
+      EMBER_ASSIGN_OR_RETURN(NodeValue y, unaryFunction(ctx, x, f.function));
       return ctx.setOutput(0, y);
     }
   return ctx.fail("no function for this operator"); // registered from kUnaryFunctions only
@@ -55,7 +50,7 @@ Error requireFloat(OpContext &ctx, NodeValue x) {
 Error loadGelu(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   EMBER_ASSIGN_OR_RETURN(NodeValue y,
-                         unary(ctx, x, ctx.getInt("fast_gelu", 0) ? "gelu_tanh" : "gelu"));
+                         unaryFunction(ctx, x, ctx.getInt("fast_gelu", 0) ? "gelu_tanh" : "gelu"));
   return ctx.setOutput(0, y);
 }
 
@@ -66,7 +61,7 @@ Error loadLog1p(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue wide, ctx.castTo(x, ElemKind::Float64, "wide"));
   EMBER_ASSIGN_OR_RETURN(NodeValue one, ctx.splat(wide, 1.0, "one"));
   EMBER_ASSIGN_OR_RETURN(NodeValue sum, ctx.create(NodeKind::Add, {wide, one}, {}, "plus1"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue log, unary(ctx, sum, "log", "log"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue log, unaryFunction(ctx, sum, "log", "log"));
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.castTo(log, x.getType().kind, ""));
   return ctx.setOutput(0, y);
 }
@@ -89,7 +84,7 @@ Error loadLogit(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue one, ctx.splat(c, 1.0, "one"));
   EMBER_ASSIGN_OR_RETURN(NodeValue rest, ctx.create(NodeKind::Sub, {one, c}, {}, "rest"));
   EMBER_ASSIGN_OR_RETURN(NodeValue odds, ctx.create(NodeKind::Div, {c, rest}, {}, "odds"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue y, unary(ctx, odds, "log"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, unaryFunction(ctx, odds, "log"));
   return ctx.setOutput(0, y);
 }
 

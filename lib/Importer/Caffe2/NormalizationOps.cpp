@@ -1,7 +1,9 @@
 // Caffe2's normalizations: Softmax (softmax_op.cc), SpatialBN in test mode
-// (spatial_batch_norm_op.h) and LRN (local_response_normalization_op.cc).
+// (spatial_batch_norm_op.h), LRN (local_response_normalization_op.cc) and LayerNorm
+// (layer_norm_op.h).
 #include "ConvPoolArgs.h"
 
+#include "ember/Base/Dims.h"
 #include "ember/Support/Error.h"
 
 using namespace llvm;
@@ -91,12 +93,65 @@ Error loadLRN(OpContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
+/// LayerNorm: X seen as [M, N] at `axis` (default 1), each row (X - mean) / sigma with the
+/// population variance and sigma = sqrt(var + `epsilon`) (default 1e-5), times gamma plus beta
+/// (inputs 1 and 2, N elements each) with `elementwise_affine`. Outputs 1 and 2 are the mean and
+/// sigma, dims X[:axis] + [1].
+Error loadLayerNorm(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  const Type &t = x.getType();
+  int64_t r = int64_t(t.rank()), axis = ctx.getInt("axis", 1);
+  if (r < 2)
+    return ctx.fail("LayerNorm requires input dim >= 2, got " + t.str());
+  if (axis < -r || axis >= r)
+    return ctx.fail("axis " + Twine(axis) + " is out of range for " + t.str() +
+                    " (canonical_axis_index)");
+  axis = axis < 0 ? axis + r : axis;
+  if (t.kind != ElemKind::Float32)
+    return ctx.fail("takes a float tensor, got " + t.str());
+  ArrayRef<dim_t> normalized = ArrayRef<dim_t>(t.dims).drop_front(size_t(axis));
+  dim_t n = dimsProduct(normalized);
+  NodeValue gamma, beta;
+  if (ctx.getInt("elementwise_affine", 0)) {
+    if (ctx.numInputs() != 3)
+      return ctx.fail("InputSize() == 3 fails with elementwise_affine: " +
+                      Twine(ctx.numInputs()) + " inputs");
+    EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(3));
+    for (unsigned i = 1; i < 3; ++i)
+      if (in[i].getType().numElements() != n || in[i].getType().kind != t.kind)
+        return ctx.fail(Twine(i == 1 ? "gamma " : "beta ") + in[i].getType().str() +
+                        " must hold N = " + Twine(n) + " floats");
+    EMBER_ASSIGN_OR_RETURN(gamma, ctx.reshape(in[1], normalized));
+    EMBER_ASSIGN_OR_RETURN(beta, ctx.reshape(in[2], normalized));
+  } else {
+    EMBER_ASSIGN_OR_RETURN(gamma, ctx.createFilled(t.kind, normalized, 1.0, "gamma"));
+    EMBER_ASSIGN_OR_RETURN(beta, ctx.createFilled(t.kind, normalized, 0.0, "beta"));
+  }
+  AttrList attrs;
+  attrs.set<AttrKind::Axis>(axis)
+      .set<AttrKind::Epsilon>(ctx.getFloat("epsilon", 1e-5f))
+      .set<AttrKind::StashKind>(elemKindName(t.kind).str());
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::LayerNorm, {x, gamma, beta}, attrs));
+  DimsVec momentDims(t.dims.begin(), t.dims.begin() + axis);
+  momentDims.push_back(1);
+  EMBER_ASSIGN_OR_RETURN(NodeValue mean,
+                         ctx.reshape(y.node->getResult(ops::LayerNorm::Mean), momentDims));
+  EMBER_ASSIGN_OR_RETURN(NodeValue sigma,
+                         unaryFunction(ctx, y.node->getResult(ops::LayerNorm::InvStdDev),
+                                       "reciprocal", "sigma"));
+  EMBER_ASSIGN_OR_RETURN(sigma, ctx.reshape(sigma, momentDims));
+  EMBER_TRY(ctx.setOutput(0, y));
+  EMBER_TRY(ctx.setOutput(1, mean));
+  return ctx.setOutput(2, sigma);
+}
+
 } // namespace
 
 void registerNormalizationOps(OpRegistry &r) {
   r.add("Softmax", loadSoftmax);
   r.add("SpatialBN", loadSpatialBN);
   r.add("LRN", loadLRN);
+  r.add("LayerNorm", loadLayerNorm);
 }
 
 } // namespace c2

@@ -30,9 +30,17 @@ const OpRegistry &OpRegistry::get() {
     registerLayoutOps(r);
     registerReductionOps(r);
     registerQuantizedOps(r);
+    registerSelectionOps(r);
+    registerPairwiseOps(r);
     return r;
   }();
   return registry;
+}
+
+Expected<NodeValue> unaryFunction(OpContext &ctx, NodeValue x, StringRef function,
+                                  StringRef suffix) {
+  return ctx.create(NodeKind::Unary, {x}, AttrList().set<AttrKind::Function>(function.str()),
+                    suffix);
 }
 
 std::string caffe2OpLabel(const caffe2::OperatorDef &op) {
