@@ -87,6 +87,15 @@ const Refusal kRefusals[] = {
      R"(op { input: "x" input: "v" input: "v" output: "y" type: "LayerNorm"
              arg { name: "elementwise_affine" i: 1 } })",
      "(LayerNorm): gamma float32<4> must hold N = 12 floats"},
+    {"rms_norm_op.cc: input dim >= 2",
+     R"(op { input: "v" input: "v" input: "v" output: "y" type: "RMSNorm" })",
+     "(RMSNorm): RMSNorm requires input dim >= 2"},
+    {"rms_norm_op.cc: gamma of N",
+     R"(op { input: "x" input: "v" input: "v" output: "y" type: "RMSNorm" })",
+     "(RMSNorm): gamma float32<4> must hold N = 12 floats"},
+    {"batch_box_cox_op.cc: lambda1 of D",
+     R"(op { input: "x" input: "v" input: "v" output: "y" type: "BatchBoxCox" })",
+     "(BatchBoxCox): lambda1.numel() == D fails: float32<4>, D = 12"},
     {"top_k.cc: axis in range",
      R"(op { input: "x" output: "y" output: "j" type: "TopK" arg { name: "k" i: 1 }
              arg { name: "axis" i: 3 } })",

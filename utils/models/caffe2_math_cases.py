@@ -7,7 +7,7 @@ import numpy as np
 
 from caffe2_numpy import DT_FLOAT, F32, ref_conv, ref_relu
 from caffe2_numpy_math import (
-    ref_batch_one_hot, ref_bucketize, ref_dot_product, ref_layer_norm, ref_sigmoid_xent, ref_top_k,
+    ref_batch_box_cox, ref_batch_one_hot, ref_bucketize, ref_rms_norm, ref_dot_product, ref_layer_norm, ref_sigmoid_xent, ref_top_k,
     ref_batch_gather, ref_channel_shuffle, ref_compare, ref_elementwise_linear, ref_fp16_fill,
     ref_arg, ref_gelu, ref_logit, ref_max_min, ref_mean, ref_mod, ref_nchw2nhwc, ref_nhwc2nchw,
     ref_pow, ref_prelu, ref_reduce, ref_reduce_front_back, ref_replace_nan, ref_resize_nearest,
@@ -339,6 +339,27 @@ def norm_select_cases(new):
                     ("Y_last", ref_layer_norm(x, -1, 1e-3)[0]),
                     ("Y_affine", ref_layer_norm(x, 2, gamma=g, beta=b)[0])):
         c.output(name, v)
+    # RMSNorm at axis 2 with the default eps 0 and at axis -1 with eps; its rrms output.
+    c.op("RMSNorm", ["X", "G", "B"], ["Y_rms", "Y_rrms"], axis=2)
+    c.op("RMSNorm", ["X", "G", "B"], ["Y_rms_eps"], axis=-1, eps=0.5)
+    y_rms, rrms = ref_rms_norm(x, g, b, 2)
+    c.output("Y_rms", y_rms)
+    c.output("Y_rrms", rrms)
+    c.output("Y_rms_eps", ref_rms_norm(x, g, b, -1, 0.5)[0])
+
+    # --- batch_box_cox: columns with lambda1 zero (log) and not, x + lambda2 below 1e-6
+    # (clamped) in some rows; 3-D DATA seen as [N, D].
+    rng = np.random.default_rng(8014)
+    c = new("batch_box_cox")
+    x = rand(rng, [4, 3, 2], -1.2, 3.0)
+    l1 = np.array([0.0, 0.5, -1.0, 0.0, 2.0, 1.5], F32)
+    l2 = np.array([1.0, 0.0, 0.6, 0.2, 0.5, 0.1], F32)
+    c.input("X", x)
+    c.weight("L1", l1)
+    c.weight("L2", l2)
+    c.op("BatchBoxCox", ["X", "L1", "L2"], ["Y"])
+    assert (x.reshape(4, -1) + l2 < 1e-6).any()
+    c.output("Y", ref_batch_box_cox(x, l1, l2))
 
     # --- top_k: k along the last axis on values with ties (lower index first), along axis 0,
     # and k beyond the axis (values padded with 0, indices with -1).

@@ -348,6 +348,29 @@ def ref_layer_norm(x, axis=1, epsilon=1e-5, gamma=None, beta=None):
             rounded(sigma.reshape(moments), x))
 
 
+def ref_rms_norm(x, gamma, beta, axis=1, eps=0.0):
+    """RMSNorm, caffe2/operators/rms_norm_op.cc: X seen as [M, N] at `axis`, rrms = 1 /
+    sqrt(mean(x^2) + eps) per row (`eps` default 0), Y = rrms * x * gamma + beta. Returns Y and
+    rrms (dims X[:axis])."""
+    axis = axis % x.ndim
+    v = _f64(x).reshape(int(np.prod(x.shape[:axis])), -1)
+    rrms = 1.0 / np.sqrt((v * v).mean(axis=1, keepdims=True) + float(F32(eps)))
+    y = rrms * v * _f64(gamma).reshape(1, -1) + _f64(beta).reshape(1, -1)
+    return rounded(y.reshape(x.shape), x), rounded(rrms.reshape(x.shape[:axis]), x)
+
+
+def ref_batch_box_cox(data, lambda1, lambda2):
+    """BatchBoxCox, caffe2/operators/batch_box_cox_op.cc (BoxCoxNaive): DATA seen as [N, D],
+    t = max(x + lambda2[j], 1e-6), log(t) where lambda1[j] == 0, else (t^lambda1[j] - 1) /
+    lambda1[j]."""
+    x = _f64(data).reshape(data.shape[0], -1)
+    l1, l2 = _f64(lambda1).reshape(1, -1), _f64(lambda2).reshape(1, -1)
+    t = np.maximum(x + l2, float(F32(1e-6)))
+    safe = np.where(l1 == 0, 1.0, l1)
+    y = np.where(l1 == 0, np.log(t), (t ** safe - 1) / safe)
+    return rounded(y.reshape(data.shape), data)
+
+
 def ref_top_k(x, k, axis=-1):
     """TopK, caffe2/operators/top_k.cc (GetTopK): along `axis` the k largest values, largest
     first, equal values by lower index (ValueComp); int64 indices. Positions past the axis's
