@@ -1,4 +1,5 @@
-"""Numpy references of Caffe2's element-wise math, comparison and layout operators.
+"""Numpy references of Caffe2's element-wise math, comparison, layout, reduction,
+normalization, selection and row-product operators.
 
 The companion of caffe2_numpy.py (which holds the conv / pool / matmul / shape references and
 the int8 family), in the same style: each function states one operator's meaning as Caffe2's

@@ -51,8 +51,8 @@ StringRef reductionOf(StringRef type) {
   return type.ends_with("L1") ? "l1" : "l2";
 }
 
-/// ReduceMin/Max/Sum/Mean/L1/L2 (and Glow's ReduceProd, ReduceSumSquare): `axes` (default all; negative ones count from the back) and
-/// `keepdims` (default 1).
+/// ReduceMin/Max/Sum/Mean/L1/L2 (and Glow's ReduceProd, ReduceSumSquare): `axes` (default
+/// all; negative ones count from the back) and `keepdims` (default 1).
 Error loadReduce(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   int64_t rank = int64_t(x.getType().rank());
