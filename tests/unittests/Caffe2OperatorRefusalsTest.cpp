@@ -114,6 +114,14 @@ const Refusal kRefusals[] = {
              arg { name: "values" ints: 2 ints: 1 } }
         op { input: "w" input: "l" input: "v" output: "y" type: "BatchOneHot" })",
      "(BatchOneHot): vals.numel() == sum(lens) fails: VALS float32<4>, 3 values"},
+    {"sparse_to_dense_op.h: exactly 2 inputs with output_first_dim",
+     R"(op { input: "i" input: "v" input: "v" output: "y" type: "SparseToDense"
+             arg { name: "output_first_dim" i: 5 } })",
+     "(SparseToDense): InputSize() == 2 fails with output_first_dim: 3 inputs"},
+    {"sparse_to_dense_op.h: an index per row of VALUES",
+     R"(op { input: "i" input: "w" output: "y" type: "SparseToDense"
+             arg { name: "output_first_dim" i: 5 } })",
+     "(SparseToDense): sparse_indices.numel() == sparse_values.size(0) fails"},
     {"distance_op.cc: DotProduct inputs of one shape",
      R"(op { input: "x" input: "v" output: "y" type: "DotProduct" })",
      "(DotProduct): the inputs must have one shape"},

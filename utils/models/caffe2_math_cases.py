@@ -8,7 +8,7 @@ import numpy as np
 from caffe2_numpy import DT_FLOAT, F32, ref_conv, ref_relu
 from caffe2_numpy_math import (
     ref_batch_box_cox, ref_batch_one_hot, ref_bucketize, ref_dot_product, ref_layer_norm,
-    ref_rms_norm, ref_sigmoid_xent, ref_top_k,
+    ref_rms_norm, ref_sigmoid_xent, ref_sparse_to_dense, ref_top_k,
     ref_batch_gather, ref_channel_shuffle, ref_compare, ref_elementwise_linear, ref_fp16_fill,
     ref_arg, ref_gelu, ref_logit, ref_max_min, ref_mean, ref_mod, ref_nchw2nhwc, ref_nhwc2nchw,
     ref_pow, ref_prelu, ref_reduce, ref_reduce_front_back, ref_replace_nan, ref_resize_nearest,
@@ -396,6 +396,26 @@ def norm_select_cases(new):
     c.weight("VALS", vals)
     c.op("BatchOneHot", ["X", "LENS", "VALS"], ["Y"])
     c.output("Y", ref_batch_one_hot(x, lens, vals))
+
+    # --- sparse_to_dense: repeated indices (accumulated) and an untouched row, the first dim
+    # from output_first_dim, from DATA_TO_INFER_DIM, and from constant INDICES (1 + max);
+    # int32 values.
+    rng = np.random.default_rng(8015)
+    c = new("sparse_to_dense")
+    idx = np.array([3, 0, 3, 1], np.int32)
+    v, vi = rand(rng, [4, 2, 3]), rng.integers(-9, 10, size=[4]).astype(np.int32)
+    like = rand(rng, [6, 1])
+    c.input("I", idx)
+    c.input("V", v)
+    c.input("VI", vi)
+    c.input("LIKE", like)
+    c.weight("IC", idx)
+    c.op("SparseToDense", ["I", "V"], ["Y_arg"], output_first_dim=5)
+    c.op("SparseToDense", ["I", "V", "LIKE"], ["Y_like"])
+    c.op("SparseToDense", ["IC", "VI"], ["Y_max"])
+    c.output("Y_arg", ref_sparse_to_dense(idx, v, 5))
+    c.output("Y_like", ref_sparse_to_dense(idx, v, 6))
+    c.output("Y_max", ref_sparse_to_dense(idx, vi))
 
     # --- row_products: DotProduct of matrices and of 3-D tensors (rows of 6), and
     # SigmoidCrossEntropyWithLogits in its three forms on logits of both signs; ReduceProd and

@@ -405,6 +405,17 @@ def ref_batch_one_hot(x, lens, vals):
     return (x2[:, cols] == vals.reshape(1, -1)).astype(x.dtype)
 
 
+def ref_sparse_to_dense(indices, values, first_dim=None):
+    """SparseToDense, caffe2/operators/sparse_to_dense_op.h: zeros of VALUES' dims with dim 0
+    the given first dim (else 1 + max(indices)), row indices[i] += values[i] (math::Add, so
+    repeated indices accumulate)."""
+    n = int(indices.max()) + 1 if first_dim is None else first_dim
+    out = np.zeros((n,) + values.shape[1:], np.float64 if values.dtype == F32 else values.dtype)
+    for i, idx in enumerate(indices.tolist()):
+        out[idx] += values[i]
+    return out.astype(values.dtype)
+
+
 def ref_dot_product(x, y):
     """DotProduct, caffe2/operators/distance_op.cc: X and Y of one shape seen as [N, D] (N the
     first dim); [N] of math::Dot per row."""

@@ -1,5 +1,6 @@
-// Caffe2's selections and value lookups onto existing node kinds: TopK (top_k.cc), Bucketize
-// (bucketize_op.cc) and BatchOneHot (one_hot_ops.cc).
+// Caffe2's selections, value lookups and scatters onto existing node kinds: TopK (top_k.cc),
+// Bucketize (bucketize_op.cc), BatchOneHot (one_hot_ops.cc) and SparseToDense
+// (sparse_to_dense_op.h).
 #include "OpContext.h"
 
 #include "ember/Base/Dims.h"
@@ -133,12 +134,65 @@ Error loadBatchOneHot(OpContext &ctx) {
   return ctx.setOutput(0, eq);
 }
 
+/// SparseToDense's output first dim: `output_first_dim` (then exactly 2 inputs), else input 2's
+/// first dim, else 1 + the largest index, which must then be known at compile time.
+Expected<dim_t> sparseFirstDim(OpContext &ctx) {
+  int64_t arg = ctx.getInt("output_first_dim", 0);
+  if (arg > 0) {
+    if (ctx.numInputs() != 2)
+      return ctx.fail("InputSize() == 2 fails with output_first_dim: " +
+                      Twine(ctx.numInputs()) + " inputs");
+    return dim_t(arg);
+  }
+  if (ctx.numInputs() == 3) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue like, ctx.input(2));
+    if (like.getType().rank() < 1)
+      return ctx.fail("data_to_infer_dim.dim() >= 1 fails: " + like.getType().str());
+    return like.getType().dims[0];
+  }
+  auto indices = ctx.constantInts(0);
+  if (!indices) {
+    consumeError(indices.takeError());
+    return ctx.fail("the output's first dim is 1 + the largest index, known only at run time: "
+                    "give output_first_dim or DATA_TO_INFER_DIM, or constant INDICES");
+  }
+  if (indices->empty())
+    return ctx.fail("the output would have no rows (INDICES is empty)");
+  return dim_t(*std::max_element(indices->begin(), indices->end()) + 1);
+}
+
+/// SparseToDense: zeros of VALUES' dims with the first replaced, VALUES' row i added into row
+/// INDICES[i] (repeated indices accumulate); each index must lie in [0, first dim).
+Error loadSparseToDense(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(2));
+  NodeValue indices = in[0], values = in[1];
+  const Type &it = indices.getType(), &vt = values.getType();
+  if (it.rank() != 1 || (it.kind != ElemKind::Int32 && it.kind != ElemKind::Int64))
+    return ctx.fail("INDICES must be an int32 or int64 vector (sparse_indices.dim() == 1), got " +
+                    it.str());
+  if (vt.rank() < 1)
+    return ctx.fail("sparse_values.dim() >= 1 fails: " + vt.str());
+  if (it.dims[0] != vt.dims[0])
+    return ctx.fail("sparse_indices.numel() == sparse_values.size(0) fails: " + it.str() +
+                    ", " + vt.str());
+  EMBER_ASSIGN_OR_RETURN(dim_t first, sparseFirstDim(ctx));
+  DimsVec dims(vt.dims.begin(), vt.dims.end());
+  dims[0] = first;
+  EMBER_ASSIGN_OR_RETURN(NodeValue zeros, ctx.createFilled(vt.kind, dims, 0.0, "zeros"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue idx, ctx.reshape(indices, {it.dims[0], 1}));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y,
+                         ctx.create(NodeKind::ScatterND, {zeros, idx, values},
+                                    AttrList().set<AttrKind::Reduction>(std::string("add"))));
+  return ctx.setOutput(0, y);
+}
+
 } // namespace
 
 void registerSelectionOps(OpRegistry &r) {
   r.add("TopK", loadTopK);
   r.add("Bucketize", loadBucketize);
   r.add("BatchOneHot", loadBatchOneHot);
+  r.add("SparseToDense", loadSparseToDense);
 }
 
 } // namespace c2
