@@ -122,6 +122,12 @@ const Refusal kRefusals[] = {
      R"(op { input: "i" input: "w" output: "y" type: "SparseToDense"
              arg { name: "output_first_dim" i: 5 } })",
      "(SparseToDense): sparse_indices.numel() == sparse_values.size(0) fails"},
+    {"batch_sparse_to_dense_op.cc: indices and values of one size",
+     R"(op { input: "x" input: "v" input: "w" output: "y" type: "BatchSparseToDense" })",
+     "(BatchSparseToDense): indices.numel() == values.numel() fails"},
+    {"batch_sparse_to_dense_op.cc: dense_last_dim >= 1",
+     R"(op { input: "v" input: "v" input: "v" output: "y" type: "BatchSparseToDense" })",
+     "(BatchSparseToDense): The last dim of dense must be >= 1"},
     {"distance_op.cc: DotProduct inputs of one shape",
      R"(op { input: "x" input: "v" output: "y" type: "DotProduct" })",
      "(DotProduct): the inputs must have one shape"},

@@ -7,7 +7,7 @@ import numpy as np
 
 from caffe2_numpy import DT_FLOAT, F32, ref_conv, ref_relu
 from caffe2_numpy_math import (
-    ref_batch_box_cox, ref_batch_one_hot, ref_bucketize, ref_dot_product, ref_layer_norm,
+    ref_batch_box_cox, ref_batch_one_hot, ref_batch_sparse_to_dense, ref_bucketize, ref_dot_product, ref_layer_norm,
     ref_rms_norm, ref_sigmoid_xent, ref_sparse_to_dense, ref_top_k,
     ref_batch_gather, ref_channel_shuffle, ref_compare, ref_elementwise_linear, ref_fp16_fill,
     ref_arg, ref_gelu, ref_logit, ref_max_min, ref_mean, ref_mod, ref_nchw2nhwc, ref_nhwc2nchw,
@@ -416,6 +416,24 @@ def norm_select_cases(new):
     c.output("Y_arg", ref_sparse_to_dense(idx, v, 5))
     c.output("Y_like", ref_sparse_to_dense(idx, v, 6))
     c.output("Y_max", ref_sparse_to_dense(idx, vi))
+
+    # --- batch_sparse_to_dense: run-time lengths with an empty segment, the last dim from
+    # dense_last_dim with a default value, and from a shape input.
+    rng = np.random.default_rng(8016)
+    c = new("batch_sparse_to_dense")
+    lens = np.array([2, 0, 3, 1], np.int64)
+    cols = np.array([0, 4, 1, 2, 4, 3], np.int64)
+    vals = rand(rng, [6])
+    shaper = rand(rng, [4, 6])
+    c.input("LENS", lens)
+    c.input("COLS", cols)
+    c.input("VALS", vals)
+    c.input("SHAPER", shaper)
+    c.op("BatchSparseToDense", ["LENS", "COLS", "VALS"], ["Y"], dense_last_dim=5,
+         default_value=-1.5)
+    c.op("BatchSparseToDense", ["LENS", "COLS", "VALS", "SHAPER"], ["Y_shaped"])
+    c.output("Y", ref_batch_sparse_to_dense(lens, cols, vals, 5, -1.5))
+    c.output("Y_shaped", ref_batch_sparse_to_dense(lens, cols, vals, 6))
 
     # --- row_products: DotProduct of matrices and of 3-D tensors (rows of 6), and
     # SigmoidCrossEntropyWithLogits in its three forms on logits of both signs; ReduceProd and

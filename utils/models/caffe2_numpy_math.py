@@ -416,6 +416,20 @@ def ref_sparse_to_dense(indices, values, first_dim=None):
     return out.astype(values.dtype)
 
 
+def ref_batch_sparse_to_dense(lengths, indices, values, last_dim, default_value=0.0):
+    """BatchSparseToDense, caffe2/operators/batch_sparse_to_dense_op.cc: [len(lengths),
+    last_dim] of default_value; the k-th entry of row i's segment writes values[k] at column
+    indices[k] (a later write to one cell wins)."""
+    out = np.full((len(lengths), last_dim), F32(default_value), F32)
+    k = 0
+    for i, n in enumerate(lengths.tolist()):
+        for _ in range(n):
+            assert indices[k] < last_dim
+            out[i, indices[k]] = values[k]
+            k += 1
+    return out
+
+
 def ref_dot_product(x, y):
     """DotProduct, caffe2/operators/distance_op.cc: X and Y of one shape seen as [N, D] (N the
     first dim); [N] of math::Dot per row."""

@@ -1,6 +1,6 @@
 // Caffe2's selections, value lookups and scatters onto existing node kinds: TopK (top_k.cc),
-// Bucketize (bucketize_op.cc), BatchOneHot (one_hot_ops.cc) and SparseToDense
-// (sparse_to_dense_op.h).
+// Bucketize (bucketize_op.cc), BatchOneHot (one_hot_ops.cc), SparseToDense
+// (sparse_to_dense_op.h) and BatchSparseToDense (batch_sparse_to_dense_op.cc).
 #include "OpContext.h"
 
 #include "ember/Base/Dims.h"
@@ -186,6 +186,80 @@ Error loadSparseToDense(OpContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
+/// BatchSparseToDense's last dim: input 3's dim 1 (a 2-D shape input), which
+/// `dense_last_dim` must then equal if given, else `dense_last_dim` (>= 1).
+Expected<dim_t> denseLastDim(OpContext &ctx) {
+  int64_t arg = ctx.getInt("dense_last_dim", -1);
+  if (ctx.numInputs() == 4) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue shaper, ctx.input(3));
+    if (shaper.getType().rank() != 2)
+      return ctx.fail("shaper.dim() == 2 fails: " + shaper.getType().str());
+    dim_t last = shaper.getType().dims[1];
+    if (arg != -1 && dim_t(arg) != last)
+      return ctx.fail("The last dim argument is not aligned with the shape input last dim: " +
+                      Twine(arg) + ", " + shaper.getType().str());
+    return last;
+  }
+  if (arg < 1)
+    return ctx.fail("The last dim of dense must be >= 1, got dense_last_dim " + Twine(arg));
+  return dim_t(arg);
+}
+
+/// BatchSparseToDense: [len(LENGTHS), last dim] of `default_value` (default 0), row i getting
+/// VALUES[k] at column INDICES[k] for the LENGTHS[i] entries k of its segment (int64 LENGTHS
+/// and INDICES, float VALUES). A segment's row is the count of LENGTHS' running sums at or
+/// below k, so the lengths may be known only at run time; an index past the last dim, or
+/// lengths summing to less than INDICES holds, is a run-time error.
+Error loadBatchSparseToDense(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(3));
+  NodeValue lengths = in[0], indices = in[1], values = in[2];
+  const Type &lt = lengths.getType(), &it = indices.getType(), &vt = values.getType();
+  if (it.numElements() != vt.numElements())
+    return ctx.fail("indices.numel() == values.numel() fails: " + it.str() + ", " + vt.str());
+  if (lt.rank() != 1 || it.rank() != 1)
+    return ctx.fail("LENGTHS and INDICES must be vectors (dim() == 1), got " + lt.str() +
+                    " and " + it.str());
+  EMBER_ASSIGN_OR_RETURN(dim_t last, denseLastDim(ctx));
+  if (lt.kind != ElemKind::Int64 || it.kind != ElemKind::Int64 || vt.kind != ElemKind::Float32)
+    return ctx.fail("takes int64 LENGTHS and INDICES and float VALUES, got " + lt.str() + ", " +
+                    it.str() + ", " + vt.str());
+  dim_t b = lt.dims[0], k = it.dims[0];
+  EMBER_ASSIGN_OR_RETURN(NodeValue dense, ctx.createFilled(ElemKind::Float32, {b, last},
+                                                           ctx.getFloat("default_value", 0),
+                                                           "default"));
+  if (k == 0 || b == 0)
+    return ctx.setOutput(0, dense);
+  EMBER_ASSIGN_OR_RETURN(NodeValue ends, ctx.create(NodeKind::CumSum, {lengths},
+                                                    AttrList()
+                                                        .set<AttrKind::Axis>(0)
+                                                        .set<AttrKind::Exclusive>(0)
+                                                        .set<AttrKind::Reverse>(0),
+                                                    "ends"));
+  Tensor pos(Type(ElemKind::Int64, {k, 1}));
+  for (dim_t j = 0; j < k; ++j)
+    pos.dataAs<int64_t>()[j] = int64_t(j);
+  NodeValue posC = ctx.createConstant(std::move(pos), "positions")->getResult();
+  EMBER_ASSIGN_OR_RETURN(NodeValue e, ctx.reshape(ends, {1, b}));
+  EMBER_ASSIGN_OR_RETURN(e, ctx.broadcastTo(e, {k, b}));
+  EMBER_ASSIGN_OR_RETURN(posC, ctx.broadcastTo(posC, {k, b}));
+  EMBER_ASSIGN_OR_RETURN(NodeValue done,
+                         ctx.create(NodeKind::LessOrEqual, {e, posC}, {}, "segments_done"));
+  EMBER_ASSIGN_OR_RETURN(done, ctx.castTo(done, ElemKind::Int64));
+  EMBER_ASSIGN_OR_RETURN(NodeValue row, ctx.create(NodeKind::Reduce, {done},
+                                                   AttrList()
+                                                       .set<AttrKind::Reduction>(
+                                                           std::string("sum"))
+                                                       .set<AttrKind::Axes>({1}),
+                                                   "rows"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue col, ctx.reshape(indices, {k, 1}));
+  EMBER_ASSIGN_OR_RETURN(NodeValue idx, ctx.create(NodeKind::Concat, {row, col},
+                                                   AttrList().set<AttrKind::Axis>(1), "cells"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y,
+                         ctx.create(NodeKind::ScatterND, {dense, idx, values},
+                                    AttrList().set<AttrKind::Reduction>(std::string("none"))));
+  return ctx.setOutput(0, y);
+}
+
 } // namespace
 
 void registerSelectionOps(OpRegistry &r) {
@@ -193,6 +267,7 @@ void registerSelectionOps(OpRegistry &r) {
   r.add("Bucketize", loadBucketize);
   r.add("BatchOneHot", loadBatchOneHot);
   r.add("SparseToDense", loadSparseToDense);
+  r.add("BatchSparseToDense", loadBatchSparseToDense);
 }
 
 } // namespace c2
