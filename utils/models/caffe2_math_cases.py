@@ -7,7 +7,8 @@ import numpy as np
 
 from caffe2_numpy import DT_FLOAT, F32, ref_conv, ref_relu
 from caffe2_numpy_math import (
-    ref_batch_box_cox, ref_batch_one_hot, ref_batch_sparse_to_dense, ref_bucketize, ref_dot_product, ref_layer_norm,
+    ref_batch_box_cox, ref_batch_one_hot, ref_batch_sparse_to_dense, ref_bucketize,
+    ref_dot_product, ref_layer_norm,
     ref_rms_norm, ref_sigmoid_xent, ref_sparse_to_dense, ref_top_k,
     ref_batch_gather, ref_channel_shuffle, ref_compare, ref_elementwise_linear, ref_fp16_fill,
     ref_arg, ref_gelu, ref_logit, ref_max_min, ref_mean, ref_mod, ref_nchw2nhwc, ref_nhwc2nchw,

@@ -174,12 +174,7 @@ Error loadRMSNorm(OpContext &ctx) {
   for (int64_t i = axis; i < int64_t(t.rank()); ++i)
     axes.push_back(i);
   EMBER_ASSIGN_OR_RETURN(NodeValue sq, ctx.create(NodeKind::Mul, {x, x}, {}, "square"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue ms, ctx.create(NodeKind::Reduce, {sq},
-                                                  AttrList()
-                                                      .set<AttrKind::Reduction>(
-                                                          std::string("mean"))
-                                                      .set<AttrKind::Axes>(axes),
-                                                  "mean_square"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue ms, reduceAlong(ctx, sq, "mean", axes, "mean_square"));
   EMBER_ASSIGN_OR_RETURN(NodeValue eps, ctx.splat(ms, ctx.getFloat("eps", 0), "eps"));
   EMBER_ASSIGN_OR_RETURN(ms, ctx.create(NodeKind::Add, {ms, eps}, {}, "plus_eps"));
   EMBER_ASSIGN_OR_RETURN(NodeValue rms, unaryFunction(ctx, ms, "sqrt", "rms"));

@@ -43,6 +43,15 @@ Expected<NodeValue> unaryFunction(OpContext &ctx, NodeValue x, StringRef functio
                     suffix);
 }
 
+Expected<NodeValue> reduceAlong(OpContext &ctx, NodeValue x, StringRef reduction,
+                                std::vector<int64_t> axes, StringRef suffix) {
+  return ctx.create(NodeKind::Reduce, {x},
+                    AttrList()
+                        .set<AttrKind::Reduction>(reduction.str())
+                        .set<AttrKind::Axes>(std::move(axes)),
+                    suffix);
+}
+
 std::string caffe2OpLabel(const caffe2::OperatorDef &op) {
   std::string name = !op.name().empty() ? op.name() : op.output_size() ? op.output(0) : "";
   return "operator '" + name + "' (" + op.type() + ")";

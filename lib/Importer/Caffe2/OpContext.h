@@ -128,6 +128,11 @@ llvm::Error broadcastOperands(OpContext &ctx, NodeValue &a, NodeValue &b);
 llvm::Expected<NodeValue> unaryFunction(OpContext &ctx, NodeValue x, llvm::StringRef function,
                                         llvm::StringRef suffix = "");
 
+/// A `Reduce` node combining \p x along \p axes by \p reduction ("sum", "mean", ...); the
+/// reduced dims stay, of size 1.
+llvm::Expected<NodeValue> reduceAlong(OpContext &ctx, NodeValue x, llvm::StringRef reduction,
+                                      std::vector<int64_t> axes, llvm::StringRef suffix);
+
 /// "operator 'conv1' (Conv)": how errors name a Caffe2 operator (its name, else its first
 /// output blob).
 std::string caffe2OpLabel(const caffe2::OperatorDef &op);

@@ -26,12 +26,8 @@ Expected<SmallVector<NodeValue, 4>> sameShapeFloats(OpContext &ctx) {
 /// The sum of \p v along \p axes, or their mean with \p mean, dropped to \p dims.
 Expected<NodeValue> reduceTo(OpContext &ctx, NodeValue v, std::vector<int64_t> axes, bool mean,
                              ArrayRef<dim_t> dims) {
-  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Reduce, {v},
-                                                 AttrList()
-                                                     .set<AttrKind::Reduction>(
-                                                         std::string(mean ? "mean" : "sum"))
-                                                     .set<AttrKind::Axes>(std::move(axes)),
-                                                 "reduce"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y,
+                         reduceAlong(ctx, v, mean ? "mean" : "sum", std::move(axes), "reduce"));
   return ctx.reshape(y, dims);
 }
 

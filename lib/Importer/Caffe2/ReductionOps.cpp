@@ -20,11 +20,8 @@ namespace {
 /// \p keepDims.
 Expected<NodeValue> reduce(OpContext &ctx, NodeValue x, StringRef reduction,
                            const std::vector<int64_t> &axes, bool keepDims) {
-  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Reduce, {x},
-                                                 AttrList()
-                                                     .set<AttrKind::Reduction>(reduction.str())
-                                                     .set<AttrKind::Axes>(axes),
-                                                 keepDims ? "" : "keepdims"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y,
+                         reduceAlong(ctx, x, reduction, axes, keepDims ? "" : "keepdims"));
   if (keepDims)
     return y;
   DimsVec dims;

@@ -83,11 +83,7 @@ Error loadBucketize(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(bc, ctx.broadcastTo(bc, {numel, m}));
   EMBER_ASSIGN_OR_RETURN(NodeValue below, ctx.create(NodeKind::Less, {bc, col}, {}, "below"));
   EMBER_ASSIGN_OR_RETURN(below, ctx.castTo(below, ElemKind::Int32));
-  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Reduce, {below},
-                                                 AttrList()
-                                                     .set<AttrKind::Reduction>(std::string("sum"))
-                                                     .set<AttrKind::Axes>({1}),
-                                                 "count"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, reduceAlong(ctx, below, "sum", {1}, "count"));
   EMBER_ASSIGN_OR_RETURN(y, ctx.reshape(y, dims));
   return ctx.setOutput(0, y);
 }
@@ -245,12 +241,7 @@ Error loadBatchSparseToDense(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue done,
                          ctx.create(NodeKind::LessOrEqual, {e, posC}, {}, "segments_done"));
   EMBER_ASSIGN_OR_RETURN(done, ctx.castTo(done, ElemKind::Int64));
-  EMBER_ASSIGN_OR_RETURN(NodeValue row, ctx.create(NodeKind::Reduce, {done},
-                                                   AttrList()
-                                                       .set<AttrKind::Reduction>(
-                                                           std::string("sum"))
-                                                       .set<AttrKind::Axes>({1}),
-                                                   "rows"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue row, reduceAlong(ctx, done, "sum", {1}, "rows"));
   EMBER_ASSIGN_OR_RETURN(NodeValue col, ctx.reshape(indices, {k, 1}));
   EMBER_ASSIGN_OR_RETURN(NodeValue idx, ctx.create(NodeKind::Concat, {row, col},
                                                    AttrList().set<AttrKind::Axis>(1), "cells"));
