@@ -11,7 +11,8 @@ namespace {
 
 struct Refusal {
   const char *what;   ///< the condition and its source
-  const char *ops;    ///< the predict_net's operators; they read "x" (and "i", "b") and write "y"
+  const char *ops;    ///< the predict_net's operators; they read "x" (and "x4", "v", "i", "w")
+                      ///< and write "y"
   const char *reason; ///< expected in the error, after "operator 'y' (Type): "
 };
 
@@ -77,6 +78,67 @@ const Refusal kRefusals[] = {
      R"(op { input: "x" input: "v" output: "y" type: "Add" arg { name: "broadcast" i: 1 }
              arg { name: "axis" i: 1 } })",
      "(Add): B float32<4> does not match A float32<2 x 3 x 4> from axis 1"},
+    {"layer_norm_op.h: input dim >= 2", R"(op { input: "v" output: "y" type: "LayerNorm" })",
+     "(LayerNorm): LayerNorm requires input dim >= 2"},
+    {"layer_norm_op.h: gamma and beta with elementwise_affine",
+     R"(op { input: "x" output: "y" type: "LayerNorm" arg { name: "elementwise_affine" i: 1 } })",
+     "(LayerNorm): InputSize() == 3 fails with elementwise_affine: 1 inputs"},
+    {"layer_norm_op.h: gamma of N",
+     R"(op { input: "x" input: "v" input: "v" output: "y" type: "LayerNorm"
+             arg { name: "elementwise_affine" i: 1 } })",
+     "(LayerNorm): gamma float32<4> must hold N = 12 floats"},
+    {"rms_norm_op.cc: input dim >= 2",
+     R"(op { input: "v" input: "v" input: "v" output: "y" type: "RMSNorm" })",
+     "(RMSNorm): RMSNorm requires input dim >= 2"},
+    {"rms_norm_op.cc: gamma of N",
+     R"(op { input: "x" input: "v" input: "v" output: "y" type: "RMSNorm" })",
+     "(RMSNorm): gamma float32<4> must hold N = 12 floats"},
+    {"batch_box_cox_op.cc: lambda1 of D",
+     R"(op { input: "x" input: "v" input: "v" output: "y" type: "BatchBoxCox" })",
+     "(BatchBoxCox): lambda1.numel() == D fails: float32<4>, D = 12"},
+    {"top_k.cc: axis in range",
+     R"(op { input: "x" output: "y" output: "j" type: "TopK" arg { name: "k" i: 1 }
+             arg { name: "axis" i: 3 } })",
+     "(TopK): axis_ >= 0 and axis_ < input_dims.size() fail: axis 3"},
+    {"bucketize_op.h: sorted boundaries",
+     R"(op { input: "x" output: "y" type: "Bucketize" arg { name: "boundaries" floats: 1
+             floats: 0 } })",
+     "(Bucketize): The boundaries need to be monotonically increasing"},
+    {"one_hot_ops.cc: a length per column",
+     R"(op { output: "l" type: "GivenTensorIntFill" arg { name: "shape" ints: 4 }
+             arg { name: "values" ints: 1 ints: 1 ints: 1 ints: 1 } }
+        op { input: "x" input: "l" input: "v" output: "y" type: "BatchOneHot" })",
+     "(BatchOneHot): lens.numel() == D fails: LENS int32<4>, D = 12"},
+    {"one_hot_ops.cc: vals of sum(lens)",
+     R"(op { output: "l" type: "GivenTensorIntFill" arg { name: "shape" ints: 2 }
+             arg { name: "values" ints: 2 ints: 1 } }
+        op { input: "w" input: "l" input: "v" output: "y" type: "BatchOneHot" })",
+     "(BatchOneHot): vals.numel() == sum(lens) fails: VALS float32<4>, 3 values"},
+    {"sparse_to_dense_op.h: exactly 2 inputs with output_first_dim",
+     R"(op { input: "i" input: "v" input: "v" output: "y" type: "SparseToDense"
+             arg { name: "output_first_dim" i: 5 } })",
+     "(SparseToDense): InputSize() == 2 fails with output_first_dim: 3 inputs"},
+    {"sparse_to_dense_op.h: an index per row of VALUES",
+     R"(op { input: "i" input: "w" output: "y" type: "SparseToDense"
+             arg { name: "output_first_dim" i: 5 } })",
+     "(SparseToDense): sparse_indices.numel() == sparse_values.size(0) fails"},
+    {"batch_sparse_to_dense_op.cc: indices and values of one size",
+     R"(op { input: "x" input: "v" input: "w" output: "y" type: "BatchSparseToDense" })",
+     "(BatchSparseToDense): indices.numel() == values.numel() fails"},
+    {"batch_sparse_to_dense_op.cc: dense_last_dim >= 1",
+     R"(op { input: "v" input: "v" input: "v" output: "y" type: "BatchSparseToDense" })",
+     "(BatchSparseToDense): The last dim of dense must be >= 1"},
+    {"distance_op.cc: DotProduct inputs of one shape",
+     R"(op { input: "x" input: "v" output: "y" type: "DotProduct" })",
+     "(DotProduct): the inputs must have one shape"},
+    {"cross_entropy_op.cc: logits and targets of one shape",
+     R"(op { input: "x" input: "v" output: "y" type: "SigmoidCrossEntropyWithLogits" })",
+     "(SigmoidCrossEntropyWithLogits): the inputs must have one shape"},
+    {"cross_entropy_op.h: not both log_D_trick and unjoined_lr_loss",
+     R"(op { input: "x" input: "x" output: "y" type: "SigmoidCrossEntropyWithLogits"
+             arg { name: "log_D_trick" i: 1 } arg { name: "unjoined_lr_loss" i: 1 } })",
+     "(SigmoidCrossEntropyWithLogits): log_D_trick_ and unjoined_lr_loss_ cannot be set as "
+     "True simultaneously"},
 };
 
 TEST(Caffe2OperatorRefusals, EachEnforcedConditionIsRefusedWithItsReason) {
@@ -91,8 +153,9 @@ TEST(Caffe2OperatorRefusals, EachEnforcedConditionIsRefusedWithItsReason) {
     opts.declaredInputs["x4"] = Type(ElemKind::Float32, {1, 3, 4, 4});
     opts.declaredInputs["v"] = Type(ElemKind::Float32, {4});
     opts.declaredInputs["i"] = Type(ElemKind::Int32, {4});
+    opts.declaredInputs["w"] = Type(ElemKind::Float32, {3, 2});
     // Only the inputs a net reads may be declared.
-    for (const char *name : {"x", "x4", "v", "i"})
+    for (const char *name : {"x", "x4", "v", "i", "w"})
       if (!llvm::StringRef(r.ops).contains("input: \"" + std::string(name) + "\""))
         opts.declaredInputs.erase(name);
     std::string err = errorOf(loadModel(dir.path(), opts));

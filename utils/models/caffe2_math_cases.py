@@ -5,8 +5,11 @@ whose references are written from Caffe2's operator source (each cites its file)
 
 import numpy as np
 
-from caffe2_numpy import DT_FLOAT, F32
+from caffe2_numpy import DT_FLOAT, F32, ref_conv, ref_relu
 from caffe2_numpy_math import (
+    ref_batch_box_cox, ref_batch_one_hot, ref_batch_sparse_to_dense, ref_bucketize,
+    ref_dot_product, ref_layer_norm,
+    ref_rms_norm, ref_sigmoid_xent, ref_sparse_to_dense, ref_top_k,
     ref_batch_gather, ref_channel_shuffle, ref_compare, ref_elementwise_linear, ref_fp16_fill,
     ref_arg, ref_gelu, ref_logit, ref_max_min, ref_mean, ref_mod, ref_nchw2nhwc, ref_nhwc2nchw,
     ref_pow, ref_prelu, ref_reduce, ref_reduce_front_back, ref_replace_nan, ref_resize_nearest,
@@ -320,6 +323,163 @@ def reduction_cases(new):
     c.output("Y_l1_norm_avg", ref_lp_norm(x, 1, True))
 
 
+def norm_select_cases(new):
+    # --- layer_norm: the default axis 1, axis -1 with another epsilon, and elementwise_affine
+    # with gamma and beta at axis 2; the mean and sigma outputs too.
+    rng = np.random.default_rng(8010)
+    c = new("layer_norm")
+    x = rand(rng, [2, 3, 4], -2.0, 2.0)
+    g, b = rand(rng, [4], 0.5, 1.5), rand(rng, [4])
+    c.input("X", x)
+    c.weight("G", g)
+    c.weight("B", b)
+    c.op("LayerNorm", ["X"], ["Y", "Y_mean", "Y_sigma"])
+    c.op("LayerNorm", ["X"], ["Y_last"], axis=-1, epsilon=1e-3)
+    c.op("LayerNorm", ["X", "G", "B"], ["Y_affine"], axis=2, elementwise_affine=1)
+    y, mean, sigma = ref_layer_norm(x)
+    for name, v in (("Y", y), ("Y_mean", mean), ("Y_sigma", sigma),
+                    ("Y_last", ref_layer_norm(x, -1, 1e-3)[0]),
+                    ("Y_affine", ref_layer_norm(x, 2, gamma=g, beta=b)[0])):
+        c.output(name, v)
+    # RMSNorm at axis 2 with the default eps 0 and at axis -1 with eps; its rrms output.
+    c.op("RMSNorm", ["X", "G", "B"], ["Y_rms", "Y_rrms"], axis=2)
+    c.op("RMSNorm", ["X", "G", "B"], ["Y_rms_eps"], axis=-1, eps=0.5)
+    y_rms, rrms = ref_rms_norm(x, g, b, 2)
+    c.output("Y_rms", y_rms)
+    c.output("Y_rrms", rrms)
+    c.output("Y_rms_eps", ref_rms_norm(x, g, b, -1, 0.5)[0])
+
+    # --- batch_box_cox: columns with lambda1 zero (log) and not, x + lambda2 below 1e-6
+    # (clamped) in some rows; 3-D DATA seen as [N, D].
+    rng = np.random.default_rng(8014)
+    c = new("batch_box_cox")
+    x = rand(rng, [4, 3, 2], -1.2, 3.0)
+    l1 = np.array([0.0, 0.5, -1.0, 0.0, 2.0, 1.5], F32)
+    l2 = np.array([1.0, 0.0, 0.6, 0.2, 0.5, 0.1], F32)
+    c.input("X", x)
+    c.weight("L1", l1)
+    c.weight("L2", l2)
+    c.op("BatchBoxCox", ["X", "L1", "L2"], ["Y"])
+    assert (x.reshape(4, -1) + l2 < 1e-6).any()
+    c.output("Y", ref_batch_box_cox(x, l1, l2))
+
+    # --- top_k: k along the last axis on values with ties (lower index first), along axis 0,
+    # and k beyond the axis (values padded with 0, indices with -1).
+    rng = np.random.default_rng(8011)
+    c = new("top_k")
+    x = (rng.integers(-4, 5, size=[3, 5]) * 0.5).astype(F32)
+    z = rand(rng, [3, 4, 2])
+    c.input("X", x)
+    c.input("Z", z)
+    c.op("TopK", ["X"], ["V", "I"], k=3)
+    c.op("TopK", ["Z"], ["V0", "I0"], k=2, axis=0)
+    c.op("TopK", ["X"], ["V_pad", "I_pad"], k=7)
+    for names, ref in ((("V", "I"), ref_top_k(x, 3)), (("V0", "I0"), ref_top_k(z, 2, 0)),
+                       (("V_pad", "I_pad"), ref_top_k(x, 7))):
+        for name, v in zip(names, ref):
+            c.output(name, v)
+
+    # --- bucketize: elements equal to a boundary (lower_bound puts them in its bucket), below
+    # the first and above the last, with a repeated boundary.
+    c = new("bucketize")
+    x = np.array([[-1.0, -0.5, 0.0, 0.1, 0.25], [0.3, 1.0, 2.0, -0.25, 0.25]], F32)
+    bounds = [-0.5, 0.0, 0.25, 0.25, 1.0]
+    c.input("X", x)
+    c.op("Bucketize", ["X"], ["Y"], boundaries=np.array(bounds, F32))
+    c.output("Y", ref_bucketize(x, bounds))
+
+    # --- batch_one_hot: float X [3, 2] expanded into 2 + 3 columns.
+    c = new("batch_one_hot")
+    x = np.array([[1, 7], [2, 5], [1, 6]], F32)
+    lens, vals = np.array([2, 3], np.int32), np.array([1, 2, 5, 6, 9], F32)
+    c.input("X", x)
+    c.weight("LENS", lens)
+    c.weight("VALS", vals)
+    c.op("BatchOneHot", ["X", "LENS", "VALS"], ["Y"])
+    c.output("Y", ref_batch_one_hot(x, lens, vals))
+
+    # --- sparse_to_dense: repeated indices (accumulated) and an untouched row, the first dim
+    # from output_first_dim, from DATA_TO_INFER_DIM, and from constant INDICES (1 + max);
+    # int32 values.
+    rng = np.random.default_rng(8015)
+    c = new("sparse_to_dense")
+    idx = np.array([3, 0, 3, 1], np.int32)
+    v, vi = rand(rng, [4, 2, 3]), rng.integers(-9, 10, size=[4]).astype(np.int32)
+    like = rand(rng, [6, 1])
+    c.input("I", idx)
+    c.input("V", v)
+    c.input("VI", vi)
+    c.input("LIKE", like)
+    c.weight("IC", idx)
+    c.op("SparseToDense", ["I", "V"], ["Y_arg"], output_first_dim=5)
+    c.op("SparseToDense", ["I", "V", "LIKE"], ["Y_like"])
+    c.op("SparseToDense", ["IC", "VI"], ["Y_max"])
+    c.output("Y_arg", ref_sparse_to_dense(idx, v, 5))
+    c.output("Y_like", ref_sparse_to_dense(idx, v, 6))
+    c.output("Y_max", ref_sparse_to_dense(idx, vi))
+
+    # --- batch_sparse_to_dense: run-time lengths with an empty segment, the last dim from
+    # dense_last_dim with a default value, and from a shape input.
+    rng = np.random.default_rng(8016)
+    c = new("batch_sparse_to_dense")
+    lens = np.array([2, 0, 3, 1], np.int64)
+    cols = np.array([0, 4, 1, 2, 4, 3], np.int64)
+    vals = rand(rng, [6])
+    shaper = rand(rng, [4, 6])
+    c.input("LENS", lens)
+    c.input("COLS", cols)
+    c.input("VALS", vals)
+    c.input("SHAPER", shaper)
+    c.op("BatchSparseToDense", ["LENS", "COLS", "VALS"], ["Y"], dense_last_dim=5,
+         default_value=-1.5)
+    c.op("BatchSparseToDense", ["LENS", "COLS", "VALS", "SHAPER"], ["Y_shaped"])
+    c.output("Y", ref_batch_sparse_to_dense(lens, cols, vals, 5, -1.5))
+    c.output("Y_shaped", ref_batch_sparse_to_dense(lens, cols, vals, 6))
+
+    # --- row_products: DotProduct of matrices and of 3-D tensors (rows of 6), and
+    # SigmoidCrossEntropyWithLogits in its three forms on logits of both signs; ReduceProd and
+    # ReduceSumSquare (Glow's common-loader operators) over all and over chosen axes.
+    rng = np.random.default_rng(8012)
+    c = new("row_products")
+    a, b = rand(rng, [3, 4]), rand(rng, [3, 4])
+    a3, b3 = rand(rng, [2, 3, 2]), rand(rng, [2, 3, 2])
+    lg, tg = rand(rng, [2, 3, 4], -6.0, 6.0), rand(rng, [2, 3, 4], 0.0, 1.0)
+    for n, v in (("A", a), ("B", b), ("A3", a3), ("B3", b3), ("L", lg), ("T", tg)):
+        c.input(n, v)
+    c.op("DotProduct", ["A", "B"], ["Y_dot"])
+    c.op("DotProduct", ["A3", "B3"], ["Y_dot3"])
+    c.op("SigmoidCrossEntropyWithLogits", ["L", "T"], ["Y_xent"])
+    c.op("SigmoidCrossEntropyWithLogits", ["L", "T"], ["Y_xent_logd"], log_D_trick=1)
+    c.op("SigmoidCrossEntropyWithLogits", ["L", "T"], ["Y_xent_unjoined"], unjoined_lr_loss=1)
+    c.op("ReduceProd", ["A3"], ["Y_prod"])
+    c.op("ReduceProd", ["A"], ["Y_prod1"], axes=[1], keepdims=0)
+    c.op("ReduceSumSquare", ["A3"], ["Y_sumsq"], axes=[0, 2])
+    for name, v in (("Y_dot", ref_dot_product(a, b)), ("Y_dot3", ref_dot_product(a3, b3)),
+                    ("Y_xent", ref_sigmoid_xent(lg, tg)),
+                    ("Y_xent_logd", ref_sigmoid_xent(lg, tg, log_d_trick=True)),
+                    ("Y_xent_unjoined", ref_sigmoid_xent(lg, tg, unjoined_lr_loss=True)),
+                    ("Y_prod", ref_reduce(a3, "prod")),
+                    ("Y_prod1", ref_reduce(a, "prod", [1], False)),
+                    ("Y_sumsq", ref_reduce(a3, "sum_square", [0, 2]))):
+        c.output(name, v)
+
+    # --- conv_relu: ConvRelu (conv_relu_op.cc: Conv, then max(0, y)) in NCHW with pads and
+    # in NHWC.
+    rng = np.random.default_rng(8013)
+    c = new("conv_relu")
+    x, w, b = rand(rng, [1, 2, 5, 5]), rand(rng, [3, 2, 3, 3]), rand(rng, [3])
+    xh, wh = rand(rng, [1, 4, 4, 2]), rand(rng, [3, 2, 2, 2])
+    c.input("X", x)
+    c.input("XH", xh)
+    c.weight("W", w)
+    c.weight("WH", wh)
+    c.weight("b", b)
+    c.op("ConvRelu", ["X", "W", "b"], ["Y"], kernel=3, pad=1)
+    c.op("ConvRelu", ["XH", "WH", "b"], ["Y_nhwc"], kernel=2, order="NHWC")
+    c.output("Y", ref_relu(ref_conv(x, w, b, (3, 3), pads=(1, 1, 1, 1))))
+    c.output("Y_nhwc", ref_relu(ref_conv(xh, wh, b, (2, 2), order="NHWC")))
+
+
 def input_cases(new):
     # --- unlisted_inputs: a net whose external_input lists only one of the blobs it reads
     # (hand-written nets often list none): the others are inputs all the same.
@@ -350,4 +510,5 @@ def math_cases(new):
     compare_cases(new)
     layout_cases(new)
     reduction_cases(new)
+    norm_select_cases(new)
     input_cases(new)

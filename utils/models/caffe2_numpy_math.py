@@ -1,4 +1,5 @@
-"""Numpy references of Caffe2's element-wise math, comparison and layout operators.
+"""Numpy references of Caffe2's element-wise math, comparison, layout, reduction,
+normalization, selection and row-product operators.
 
 The companion of caffe2_numpy.py (which holds the conv / pool / matmul / shape references and
 the int8 family), in the same style: each function states one operator's meaning as Caffe2's
@@ -270,6 +271,10 @@ REDUCERS = {
     "min": np.min, "max": np.max, "sum": np.sum, "mean": np.mean,
     "l1": lambda v, axis, keepdims: np.sum(np.abs(v), axis=axis, keepdims=keepdims),
     "l2": lambda v, axis, keepdims: np.sqrt(np.sum(v * v, axis=axis, keepdims=keepdims)),
+    # ReduceProd and ReduceSumSquare are not Caffe2 operators: Glow's CommonOperatorLoader reads
+    # them as ONNX defines them (the product, the sum of squares), with the same axes/keepdims.
+    "prod": np.prod,
+    "sum_square": lambda v, axis, keepdims: np.sum(v * v, axis=axis, keepdims=keepdims),
 }
 
 
@@ -320,3 +325,132 @@ def ref_lp_norm(x, p=2, average=False):
     if average:
         s = F32(s / F32(x.size))
     return np.array([s], F32)
+
+
+# ============================================================================
+# Normalization, selection, lookups and row-wise products
+# ============================================================================
+
+def ref_layer_norm(x, axis=1, epsilon=1e-5, gamma=None, beta=None):
+    """LayerNorm, caffe2/operators/layer_norm_op.h/.cc: X seen as [M, N] at `axis`
+    (canonical_axis_index), math::Moments' mean and population variance per row, sigma =
+    sqrt(var + epsilon), Y = (X - mean) / sigma, then * gamma + beta (N each) with
+    elementwise_affine. Returns Y, mean and sigma (dims X[:axis] + [1])."""
+    axis = axis % x.ndim
+    m = int(np.prod(x.shape[:axis]))
+    v = _f64(x).reshape(m, -1)
+    mean = v.mean(axis=1, keepdims=True)
+    sigma = np.sqrt(((v - mean) ** 2).mean(axis=1, keepdims=True) + float(F32(epsilon)))
+    y = (v - mean) / sigma
+    if gamma is not None:
+        y = y * _f64(gamma).reshape(1, -1) + _f64(beta).reshape(1, -1)
+    moments = list(x.shape[:axis]) + [1]
+    return (rounded(y.reshape(x.shape), x), rounded(mean.reshape(moments), x),
+            rounded(sigma.reshape(moments), x))
+
+
+def ref_rms_norm(x, gamma, beta, axis=1, eps=0.0):
+    """RMSNorm, caffe2/operators/rms_norm_op.cc: X seen as [M, N] at `axis`, rrms = 1 /
+    sqrt(mean(x^2) + eps) per row (`eps` default 0), Y = rrms * x * gamma + beta. Returns Y and
+    rrms (dims X[:axis])."""
+    axis = axis % x.ndim
+    v = _f64(x).reshape(int(np.prod(x.shape[:axis])), -1)
+    rrms = 1.0 / np.sqrt((v * v).mean(axis=1, keepdims=True) + float(F32(eps)))
+    y = rrms * v * _f64(gamma).reshape(1, -1) + _f64(beta).reshape(1, -1)
+    return rounded(y.reshape(x.shape), x), rounded(rrms.reshape(x.shape[:axis]), x)
+
+
+def ref_batch_box_cox(data, lambda1, lambda2):
+    """BatchBoxCox, caffe2/operators/batch_box_cox_op.cc (BoxCoxNaive): DATA seen as [N, D],
+    t = max(x + lambda2[j], 1e-6), log(t) where lambda1[j] == 0, else (t^lambda1[j] - 1) /
+    lambda1[j]."""
+    x = _f64(data).reshape(data.shape[0], -1)
+    l1, l2 = _f64(lambda1).reshape(1, -1), _f64(lambda2).reshape(1, -1)
+    t = np.maximum(x + l2, float(F32(1e-6)))
+    safe = np.where(l1 == 0, 1.0, l1)
+    y = np.where(l1 == 0, np.log(t), (t ** safe - 1) / safe)
+    return rounded(y.reshape(data.shape), data)
+
+
+def ref_top_k(x, k, axis=-1):
+    """TopK, caffe2/operators/top_k.cc (GetTopK): along `axis` the k largest values, largest
+    first, equal values by lower index (ValueComp); int64 indices. Positions past the axis's
+    size hold value 0 and index -1 (the outputs' initial math::Set)."""
+    axis = axis % x.ndim
+    xm = np.moveaxis(x, axis, -1)
+    n = xm.shape[-1]
+    values = np.zeros(xm.shape[:-1] + (k,), x.dtype)
+    indices = np.full(xm.shape[:-1] + (k,), -1, np.int64)
+    for pos in np.ndindex(*xm.shape[:-1]):
+        row = xm[pos]
+        order = sorted(range(n), key=lambda i: (-float(row[i]), i))[:k]
+        values[pos][:len(order)] = row[order]
+        indices[pos][:len(order)] = order
+    return np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
+
+
+def ref_bucketize(x, boundaries):
+    """Bucketize, caffe2/operators/bucketize_op.cc: std::lower_bound over the sorted float
+    `boundaries`, i.e. the int32 count of boundaries strictly below each element."""
+    b = np.array(boundaries, F32)
+    return np.searchsorted(b, x, side="left").astype(np.int32)
+
+
+def ref_batch_one_hot(x, lens, vals):
+    """BatchOneHot, caffe2/operators/one_hot_ops.cc: X seen as [N, D]; column j gives lens[j]
+    output columns, column k (in vals' segment of j) X[i, j] == vals[k] in X's type."""
+    n = x.shape[0]
+    x2 = x.reshape(n, -1)
+    cols = np.repeat(np.arange(x2.shape[1]), lens)
+    return (x2[:, cols] == vals.reshape(1, -1)).astype(x.dtype)
+
+
+def ref_sparse_to_dense(indices, values, first_dim=None):
+    """SparseToDense, caffe2/operators/sparse_to_dense_op.h: zeros of VALUES' dims with dim 0
+    the given first dim (else 1 + max(indices)), row indices[i] += values[i] (math::Add, so
+    repeated indices accumulate)."""
+    n = int(indices.max()) + 1 if first_dim is None else first_dim
+    out = np.zeros((n,) + values.shape[1:], np.float64 if values.dtype == F32 else values.dtype)
+    for i, idx in enumerate(indices.tolist()):
+        out[idx] += values[i]
+    return out.astype(values.dtype)
+
+
+def ref_batch_sparse_to_dense(lengths, indices, values, last_dim, default_value=0.0):
+    """BatchSparseToDense, caffe2/operators/batch_sparse_to_dense_op.cc: [len(lengths),
+    last_dim] of default_value; the k-th entry of row i's segment writes values[k] at column
+    indices[k] (a later write to one cell wins)."""
+    out = np.full((len(lengths), last_dim), F32(default_value), F32)
+    k = 0
+    for i, n in enumerate(lengths.tolist()):
+        for _ in range(n):
+            assert indices[k] < last_dim
+            out[i, indices[k]] = values[k]
+            k += 1
+    return out
+
+
+def ref_dot_product(x, y):
+    """DotProduct, caffe2/operators/distance_op.cc: X and Y of one shape seen as [N, D] (N the
+    first dim); [N] of math::Dot per row."""
+    n = x.shape[0] if x.ndim else 1
+    return rounded((_f64(x) * _f64(y)).reshape(n, -1).sum(axis=1), x)
+
+
+def ref_sigmoid_xent(logits, targets, log_d_trick=False, unjoined_lr_loss=False):
+    """SigmoidCrossEntropyWithLogits, caffe2/operators/cross_entropy_op.cc: per row of the last
+    dim, -sum(f(l, t)) / inner_size with sigmoid_xent_forward (l (t - [l >= 0]) -
+    log(1 + exp(l - 2 l [l >= 0]))), sigmoid_xent_forward_with_log_d_trick ((2t - 1)
+    (l - sigmoid_partition(l))) or unjoined_sigmoid_xent_forward (l t + (t - 1) l [l >= 0]
+    - (1 - t) log(1 + exp(l - 2 l [l >= 0]))); the output drops the last dim."""
+    l, t = _f64(logits), _f64(targets)
+    pos = (l >= 0).astype(np.float64)
+    tail = np.log(1 + np.exp(l - 2 * l * pos))
+    if unjoined_lr_loss:
+        f = l * t + (t - 1) * l * pos - (1 - t) * tail
+    elif log_d_trick:
+        f = (2 * t - 1) * (l - (l * pos + tail))
+    else:
+        f = l * (t - pos) - tail
+    inner = l.shape[-1] if l.ndim else 1
+    return rounded(-f.sum(axis=-1) / inner, logits)

@@ -3,8 +3,8 @@
 // sqrt_op.cc, negative_op.cc, sign via elementwise_ops.h, reciprocal_op.cc, softplus_op.cc,
 // gelu_op.cc, not via elementwise_ops.h), and those ember builds from several nodes: Log1p
 // (log1p_op.cc), Logit (logit_op.cc), Sqr (sqr_op.cc), Swish (swish_op.cc), Scale (scale_op.h),
-// ReplaceNaN (replace_nan_op.cc), Mod (mod_op.cc), Pow (pow_op.h), PRelu (prelu_op.cc) and
-// ElementwiseLinear (elementwise_linear_op.cc).
+// ReplaceNaN (replace_nan_op.cc), Mod (mod_op.cc), Pow (pow_op.h), PRelu (prelu_op.cc),
+// ElementwiseLinear (elementwise_linear_op.cc) and BatchBoxCox (batch_box_cox_op.cc).
 #include "OpContext.h"
 
 #include "ember/Base/Dims.h"
@@ -30,16 +30,11 @@ constexpr UnaryFunction kUnaryFunctions[] = {
     {"Reciprocal", "reciprocal"}, {"Softplus", "softplus"}, {"Not", "not"},
 };
 
-Expected<NodeValue> unary(OpContext &ctx, NodeValue x, StringRef function, StringRef suffix = "") {
-  return ctx.create(NodeKind::Unary, {x}, AttrList().set<AttrKind::Function>(function.str()),
-                    suffix);
-}
-
 Error loadUnaryFunction(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   for (const UnaryFunction &f : kUnaryFunctions)
     if (ctx.proto().type() == f.op) {
-      EMBER_ASSIGN_OR_RETURN(NodeValue y, unary(ctx, x, f.function));
+      EMBER_ASSIGN_OR_RETURN(NodeValue y, unaryFunction(ctx, x, f.function));
       return ctx.setOutput(0, y);
     }
   return ctx.fail("no function for this operator"); // registered from kUnaryFunctions only
@@ -55,7 +50,7 @@ Error requireFloat(OpContext &ctx, NodeValue x) {
 Error loadGelu(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   EMBER_ASSIGN_OR_RETURN(NodeValue y,
-                         unary(ctx, x, ctx.getInt("fast_gelu", 0) ? "gelu_tanh" : "gelu"));
+                         unaryFunction(ctx, x, ctx.getInt("fast_gelu", 0) ? "gelu_tanh" : "gelu"));
   return ctx.setOutput(0, y);
 }
 
@@ -66,7 +61,7 @@ Error loadLog1p(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue wide, ctx.castTo(x, ElemKind::Float64, "wide"));
   EMBER_ASSIGN_OR_RETURN(NodeValue one, ctx.splat(wide, 1.0, "one"));
   EMBER_ASSIGN_OR_RETURN(NodeValue sum, ctx.create(NodeKind::Add, {wide, one}, {}, "plus1"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue log, unary(ctx, sum, "log", "log"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue log, unaryFunction(ctx, sum, "log", "log"));
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.castTo(log, x.getType().kind, ""));
   return ctx.setOutput(0, y);
 }
@@ -89,7 +84,7 @@ Error loadLogit(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue one, ctx.splat(c, 1.0, "one"));
   EMBER_ASSIGN_OR_RETURN(NodeValue rest, ctx.create(NodeKind::Sub, {one, c}, {}, "rest"));
   EMBER_ASSIGN_OR_RETURN(NodeValue odds, ctx.create(NodeKind::Div, {c, rest}, {}, "odds"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue y, unary(ctx, odds, "log"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, unaryFunction(ctx, odds, "log"));
   return ctx.setOutput(0, y);
 }
 
@@ -234,6 +229,44 @@ Error loadElementwiseLinear(OpContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
+/// BatchBoxCox: DATA seen as [N, D], column j with lambda1[j], lambda2[j] (D each):
+/// t = max(x + lambda2, 1e-6), then log(t) where lambda1 is 0, else (t^lambda1 - 1) / lambda1
+/// (batch_box_cox_op.cc, BoxCoxNaive).
+Error loadBatchBoxCox(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(3));
+  const Type &t = in[0].getType();
+  if (t.rank() < 1 || t.kind != ElemKind::Float32)
+    return ctx.fail("data must be a float tensor of at least 1 dim, got " + t.str());
+  dim_t n = t.dims[0], d = dimsProduct(t.dims, 1, t.rank());
+  for (unsigned i = 1; i < 3; ++i) // checked only for a non-empty DATA, as the source does
+    if ((n && in[i].getType().numElements() != d) || in[i].getType().kind != t.kind)
+      return ctx.fail("lambda" + Twine(i) + ".numel() == D fails: " + in[i].getType().str() +
+                      ", D = " + Twine(d));
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.reshape(in[0], {n, d}));
+  SmallVector<NodeValue, 2> lambda;
+  for (unsigned i = 1; i < 3; ++i) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue l, ctx.reshape(in[i], {1, d}));
+    EMBER_ASSIGN_OR_RETURN(l, ctx.broadcastTo(l, {n, d}));
+    lambda.push_back(l);
+  }
+  EMBER_ASSIGN_OR_RETURN(NodeValue shifted,
+                         ctx.create(NodeKind::Add, {x, lambda[1]}, {}, "shifted"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue eps, ctx.splat(shifted, double(1e-6f), "eps"));
+  EMBER_ASSIGN_OR_RETURN(shifted, ctx.create(NodeKind::Max, {shifted, eps}, {}, "clamped"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue log, unaryFunction(ctx, shifted, "log", "log"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue pow,
+                         ctx.create(NodeKind::Pow, {shifted, lambda[0]}, {}, "pow"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue one, ctx.splat(pow, 1.0, "one"));
+  EMBER_ASSIGN_OR_RETURN(pow, ctx.create(NodeKind::Sub, {pow, one}, {}, "pow_1"));
+  EMBER_ASSIGN_OR_RETURN(pow, ctx.create(NodeKind::Div, {pow, lambda[0]}, {}, "box_cox"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue zero, ctx.splat(pow, 0.0, "zero"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue isZero,
+                         ctx.create(NodeKind::Equal, {lambda[0], zero}, {}, "lambda1_0"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Where, {isZero, log, pow}));
+  EMBER_ASSIGN_OR_RETURN(y, ctx.reshape(y, t.dims));
+  return ctx.setOutput(0, y);
+}
+
 } // namespace
 
 void registerElementwiseMathOps(OpRegistry &r) {
@@ -250,6 +283,7 @@ void registerElementwiseMathOps(OpRegistry &r) {
   r.add("Pow", loadPow);
   r.add("PRelu", loadPRelu);
   r.add("ElementwiseLinear", loadElementwiseLinear);
+  r.add("BatchBoxCox", loadBatchBoxCox);
 }
 
 } // namespace c2

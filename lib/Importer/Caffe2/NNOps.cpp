@@ -1,4 +1,4 @@
-// Caffe2's convolutions and pools (caffe2/operators/conv_op.h, conv_transpose_op.h,
+// Caffe2's convolutions and pools (caffe2/operators/conv_op.h, conv_relu_op.cc,
 // pool_op.cc; arguments from conv_pool_op_base.h, see ConvPoolArgs.h). NHWC operators run as
 // the NCHW node between transposes, which the graph optimizer sinks or folds into weights.
 // The matrix products (FC, MatMul, BatchMatMul) are in NNOpsMatMul.cpp.
@@ -74,7 +74,7 @@ Expected<NodeValue> biasOrZeros(OpContext &ctx, const Type &filter, dim_t channe
 
 /// Conv (conv_op_impl.h): Y = X * W + b; X [N, C, spatial..] or NHWC, W [M, C/group, k..]
 /// (NHWC: [M, k.., C/group]), optional b [M].
-Error loadConv(OpContext &ctx) {
+Expected<NodeValue> conv(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(ConvOperands c, readConvOperands(ctx));
   NodeValue x = c.x, w = c.w;
   bool nhwc = c.nhwc;
@@ -86,7 +86,18 @@ Error loadConv(OpContext &ctx) {
   AttrList attrs = windowAttrs(a);
   attrs.set<AttrKind::Dilations>(a.dilations).set<AttrKind::Group>(a.group);
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Conv, {x, w, bias}, attrs));
-  EMBER_ASSIGN_OR_RETURN(y, backToOrder(ctx, y, nhwc));
+  return backToOrder(ctx, y, nhwc);
+}
+
+Error loadConv(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, conv(ctx));
+  return ctx.setOutput(0, y);
+}
+
+/// ConvRelu (conv_relu_op.cc): Conv's output clamped at 0 (max(0, y)).
+Error loadConvRelu(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, conv(ctx));
+  EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Relu, {y}, {}, "relu"));
   return ctx.setOutput(0, y);
 }
 
@@ -166,6 +177,7 @@ template <NodeKind K> Error loadPool(OpContext &ctx) {
 void registerNNOps(OpRegistry &r) {
   for (const char *name : {"Conv", "Conv1D", "Conv2D", "Conv3D"})
     r.add(name, loadConv);
+  r.add("ConvRelu", loadConvRelu);
   r.add("ConvTranspose", loadConvTranspose);
   for (const char *name : {"MaxPool", "MaxPool1D", "MaxPool2D", "MaxPool3D"})
     r.add(name, loadPool<NodeKind::MaxPool>);

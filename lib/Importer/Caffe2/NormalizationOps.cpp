@@ -1,7 +1,9 @@
 // Caffe2's normalizations: Softmax (softmax_op.cc), SpatialBN in test mode
-// (spatial_batch_norm_op.h) and LRN (local_response_normalization_op.cc).
+// (spatial_batch_norm_op.h), LRN (local_response_normalization_op.cc), LayerNorm
+// (layer_norm_op.h) and RMSNorm (rms_norm_op.cc).
 #include "ConvPoolArgs.h"
 
+#include "ember/Base/Dims.h"
 #include "ember/Support/Error.h"
 
 using namespace llvm;
@@ -91,12 +93,111 @@ Error loadLRN(OpContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
+/// The canonical `axis` (default 1) of a LayerNorm / RMSNorm input, which needs 2 dims or more.
+Expected<int64_t> normAxis(OpContext &ctx, const Type &t, StringRef op) {
+  int64_t r = int64_t(t.rank()), axis = ctx.getInt("axis", 1);
+  if (r < 2)
+    return ctx.fail(op + " requires input dim >= 2, got " + t.str());
+  if (axis < -r || axis >= r)
+    return ctx.fail("axis " + Twine(axis) + " is out of range for " + t.str() +
+                    " (canonical_axis_index)");
+  if (t.kind != ElemKind::Float32)
+    return ctx.fail("takes a float tensor, got " + t.str());
+  return axis < 0 ? axis + r : axis;
+}
+
+/// Inputs 1 and 2 (gamma, beta) of N = X[axis..] elements each, shaped as X[axis..].
+Expected<SmallVector<NodeValue, 2>> gammaBeta(OpContext &ctx, const Type &t,
+                                              ArrayRef<dim_t> normalized) {
+  EMBER_ASSIGN_OR_RETURN(auto in, ctx.inputs(3));
+  dim_t n = dimsProduct(normalized);
+  SmallVector<NodeValue, 2> out;
+  for (unsigned i = 1; i < 3; ++i) {
+    if (in[i].getType().numElements() != n || in[i].getType().kind != t.kind)
+      return ctx.fail(Twine(i == 1 ? "gamma " : "beta ") + in[i].getType().str() +
+                      " must hold N = " + Twine(n) + " floats");
+    EMBER_ASSIGN_OR_RETURN(NodeValue v, ctx.reshape(in[i], normalized));
+    out.push_back(v);
+  }
+  return out;
+}
+
+/// LayerNorm: X seen as [M, N] at `axis` (default 1), each row (X - mean) / sigma with the
+/// population variance and sigma = sqrt(var + `epsilon`) (default 1e-5), times gamma plus beta
+/// (inputs 1 and 2, N elements each) with `elementwise_affine`. Outputs 1 and 2 are the mean and
+/// sigma, dims X[:axis] + [1].
+Error loadLayerNorm(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  const Type &t = x.getType();
+  EMBER_ASSIGN_OR_RETURN(int64_t axis, normAxis(ctx, t, "LayerNorm"));
+  ArrayRef<dim_t> normalized = ArrayRef<dim_t>(t.dims).drop_front(size_t(axis));
+  NodeValue gamma, beta;
+  if (ctx.getInt("elementwise_affine", 0)) {
+    if (ctx.numInputs() != 3)
+      return ctx.fail("InputSize() == 3 fails with elementwise_affine: " +
+                      Twine(ctx.numInputs()) + " inputs");
+    EMBER_ASSIGN_OR_RETURN(auto gb, gammaBeta(ctx, t, normalized));
+    gamma = gb[0];
+    beta = gb[1];
+  } else {
+    EMBER_ASSIGN_OR_RETURN(gamma, ctx.createFilled(t.kind, normalized, 1.0, "gamma"));
+    EMBER_ASSIGN_OR_RETURN(beta, ctx.createFilled(t.kind, normalized, 0.0, "beta"));
+  }
+  AttrList attrs;
+  attrs.set<AttrKind::Axis>(axis)
+      .set<AttrKind::Epsilon>(ctx.getFloat("epsilon", 1e-5f))
+      .set<AttrKind::StashKind>(elemKindName(t.kind).str());
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::LayerNorm, {x, gamma, beta}, attrs));
+  DimsVec momentDims(t.dims.begin(), t.dims.begin() + axis);
+  momentDims.push_back(1);
+  EMBER_ASSIGN_OR_RETURN(NodeValue mean,
+                         ctx.reshape(y.node->getResult(ops::LayerNorm::Mean), momentDims));
+  EMBER_ASSIGN_OR_RETURN(NodeValue sigma,
+                         unaryFunction(ctx, y.node->getResult(ops::LayerNorm::InvStdDev),
+                                       "reciprocal", "sigma"));
+  EMBER_ASSIGN_OR_RETURN(sigma, ctx.reshape(sigma, momentDims));
+  EMBER_TRY(ctx.setOutput(0, y));
+  EMBER_TRY(ctx.setOutput(1, mean));
+  return ctx.setOutput(2, sigma);
+}
+
+/// RMSNorm: X seen as [M, N] at `axis` (default 1), each row times rrms = 1 / sqrt(mean(x^2) +
+/// `eps`) (default 0), times gamma plus beta (inputs 1 and 2, N elements each). Output 1 is
+/// rrms, dims X[:axis].
+Error loadRMSNorm(OpContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
+  const Type &t = x.getType();
+  EMBER_ASSIGN_OR_RETURN(int64_t axis, normAxis(ctx, t, "RMSNorm"));
+  ArrayRef<dim_t> normalized = ArrayRef<dim_t>(t.dims).drop_front(size_t(axis));
+  EMBER_ASSIGN_OR_RETURN(auto gb, gammaBeta(ctx, t, normalized));
+  std::vector<int64_t> axes;
+  for (int64_t i = axis; i < int64_t(t.rank()); ++i)
+    axes.push_back(i);
+  EMBER_ASSIGN_OR_RETURN(NodeValue sq, ctx.create(NodeKind::Mul, {x, x}, {}, "square"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue ms, reduceAlong(ctx, sq, "mean", axes, "mean_square"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue eps, ctx.splat(ms, ctx.getFloat("eps", 0), "eps"));
+  EMBER_ASSIGN_OR_RETURN(ms, ctx.create(NodeKind::Add, {ms, eps}, {}, "plus_eps"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue rms, unaryFunction(ctx, ms, "sqrt", "rms"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue rrms, unaryFunction(ctx, rms, "reciprocal", "rrms"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue r, ctx.broadcastTo(rrms, t.dims));
+  EMBER_ASSIGN_OR_RETURN(NodeValue gamma, ctx.broadcastTo(gb[0], t.dims));
+  EMBER_ASSIGN_OR_RETURN(NodeValue beta, ctx.broadcastTo(gb[1], t.dims));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Mul, {r, x}, {}, "scaled"));
+  EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Mul, {y, gamma}, {}, "gamma"));
+  EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Add, {y, beta}, {}, ""));
+  EMBER_ASSIGN_OR_RETURN(rrms, ctx.reshape(rrms, ArrayRef<dim_t>(t.dims).take_front(axis)));
+  EMBER_TRY(ctx.setOutput(0, y));
+  return ctx.setOutput(1, rrms);
+}
+
 } // namespace
 
 void registerNormalizationOps(OpRegistry &r) {
   r.add("Softmax", loadSoftmax);
   r.add("SpatialBN", loadSpatialBN);
   r.add("LRN", loadLRN);
+  r.add("LayerNorm", loadLayerNorm);
+  r.add("RMSNorm", loadRMSNorm);
 }
 
 } // namespace c2

@@ -30,9 +30,26 @@ const OpRegistry &OpRegistry::get() {
     registerLayoutOps(r);
     registerReductionOps(r);
     registerQuantizedOps(r);
+    registerSelectionOps(r);
+    registerPairwiseOps(r);
     return r;
   }();
   return registry;
+}
+
+Expected<NodeValue> unaryFunction(OpContext &ctx, NodeValue x, StringRef function,
+                                  StringRef suffix) {
+  return ctx.create(NodeKind::Unary, {x}, AttrList().set<AttrKind::Function>(function.str()),
+                    suffix);
+}
+
+Expected<NodeValue> reduceAlong(OpContext &ctx, NodeValue x, StringRef reduction,
+                                std::vector<int64_t> axes, StringRef suffix) {
+  return ctx.create(NodeKind::Reduce, {x},
+                    AttrList()
+                        .set<AttrKind::Reduction>(reduction.str())
+                        .set<AttrKind::Axes>(std::move(axes)),
+                    suffix);
 }
 
 std::string caffe2OpLabel(const caffe2::OperatorDef &op) {

@@ -55,6 +55,8 @@ void registerDataMovementOps(OpRegistry &r);
 void registerLayoutOps(OpRegistry &r);
 void registerReductionOps(OpRegistry &r);
 void registerQuantizedOps(OpRegistry &r);
+void registerSelectionOps(OpRegistry &r);
+void registerPairwiseOps(OpRegistry &r);
 
 class OpContext : public NodeBuilder {
   const caffe2::OperatorDef &op_;
@@ -121,6 +123,15 @@ public:
 /// `broadcast = 1`, B laid into A's shape by the legacy rule (a one-element B is a scalar);
 /// otherwise both broadcast by numpy's rules. Both must have one element kind.
 llvm::Error broadcastOperands(OpContext &ctx, NodeValue &a, NodeValue &b);
+
+/// A `Unary` node applying \p function ("reciprocal", "softplus", ...) to \p x.
+llvm::Expected<NodeValue> unaryFunction(OpContext &ctx, NodeValue x, llvm::StringRef function,
+                                        llvm::StringRef suffix = "");
+
+/// A `Reduce` node combining \p x along \p axes by \p reduction ("sum", "mean", ...); the
+/// reduced dims stay, of size 1.
+llvm::Expected<NodeValue> reduceAlong(OpContext &ctx, NodeValue x, llvm::StringRef reduction,
+                                      std::vector<int64_t> axes, llvm::StringRef suffix);
 
 /// "operator 'conv1' (Conv)": how errors name a Caffe2 operator (its name, else its first
 /// output blob).

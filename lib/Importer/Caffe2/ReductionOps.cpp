@@ -2,7 +2,9 @@
 // ReduceSum, ReduceMean, ReduceL1, ReduceL2 (reduce_ops.h), ReduceFrontSum/Mean/Max and
 // ReduceBackSum/Mean/Max (reduce_front_back_sum_mean_ops.h, reduce_front_back_max_ops.h), and
 // ArgMax, ArgMin (arg_ops.cc, arg_ops.h), SumElements, SumSqrElements and AveragedLoss
-// (reduction_ops.h, loss_op.h) and LpNorm (lpnorm_op.cc).
+// (reduction_ops.h, loss_op.h) and LpNorm (lpnorm_op.cc). ReduceProd and ReduceSumSquare are
+// not Caffe2 operators: Glow's common loader reads them with ONNX's meaning (axes, keepdims),
+// which is loadReduce's.
 #include "OpContext.h"
 
 #include "ember/Support/Error.h"
@@ -18,11 +20,8 @@ namespace {
 /// \p keepDims.
 Expected<NodeValue> reduce(OpContext &ctx, NodeValue x, StringRef reduction,
                            const std::vector<int64_t> &axes, bool keepDims) {
-  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Reduce, {x},
-                                                 AttrList()
-                                                     .set<AttrKind::Reduction>(reduction.str())
-                                                     .set<AttrKind::Axes>(axes),
-                                                 keepDims ? "" : "keepdims"));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y,
+                         reduceAlong(ctx, x, reduction, axes, keepDims ? "" : "keepdims"));
   if (keepDims)
     return y;
   DimsVec dims;
@@ -34,6 +33,10 @@ Expected<NodeValue> reduce(OpContext &ctx, NodeValue x, StringRef reduction,
 
 /// The reduction each operator type names.
 StringRef reductionOf(StringRef type) {
+  if (type == "ReduceProd")
+    return "prod";
+  if (type == "ReduceSumSquare")
+    return "sum_square";
   if (type.ends_with("Min"))
     return "min";
   if (type.ends_with("Max"))
@@ -45,8 +48,8 @@ StringRef reductionOf(StringRef type) {
   return type.ends_with("L1") ? "l1" : "l2";
 }
 
-/// ReduceMin/Max/Sum/Mean/L1/L2: `axes` (default all; negative ones count from the back) and
-/// `keepdims` (default 1).
+/// ReduceMin/Max/Sum/Mean/L1/L2 (and Glow's ReduceProd, ReduceSumSquare): `axes` (default
+/// all; negative ones count from the back) and `keepdims` (default 1).
 Error loadReduce(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   int64_t rank = int64_t(x.getType().rank());
@@ -155,7 +158,8 @@ Error loadLpNorm(OpContext &ctx) {
 
 void registerReductionOps(OpRegistry &r) {
   for (const char *name :
-       {"ReduceMin", "ReduceMax", "ReduceSum", "ReduceMean", "ReduceL1", "ReduceL2"})
+       {"ReduceMin", "ReduceMax", "ReduceSum", "ReduceMean", "ReduceL1", "ReduceL2", "ReduceProd",
+        "ReduceSumSquare"})
     r.add(name, loadReduce);
   for (const char *name : {"ReduceFrontSum", "ReduceFrontMean", "ReduceFrontMax"})
     r.add(name, loadReduceFrontBack<true>);
