@@ -1,8 +1,8 @@
 // Caffe2's element-wise math operators, each as its CPU source in caffe2/operators computes it:
 // the one-operand functions (abs_op.cc, ceil_op.cc, floor_op.cc, exp_op.cc, log_op.cc,
 // sqrt_op.cc, negative_op.cc, sign via elementwise_ops.h, reciprocal_op.cc, softplus_op.cc,
-// gelu_op.cc, not via elementwise_ops.h), and those ember builds from several nodes: Log1p
-// (log1p_op.cc), Logit (logit_op.cc), Sqr (sqr_op.cc), Swish (swish_op.cc), Scale (scale_op.h),
+// gelu_op.cc, log1p_op.cc, not via elementwise_ops.h), and those ember builds from several
+// nodes: Logit (logit_op.cc), Sqr (sqr_op.cc), Swish (swish_op.cc), Scale (scale_op.h),
 // ReplaceNaN (replace_nan_op.cc), Mod (mod_op.cc), Pow (pow_op.h), PRelu (prelu_op.cc),
 // ElementwiseLinear (elementwise_linear_op.cc) and BatchBoxCox (batch_box_cox_op.cc).
 #include "OpContext.h"
@@ -54,15 +54,11 @@ Error loadGelu(OpContext &ctx) {
   return ctx.setOutput(0, y);
 }
 
-/// Log1p: log(1 + x), evaluated in double so that a small x keeps its digits (as log1p does).
+/// Log1p: std::log1p of each element (the Unary function log1p).
 Error loadLog1p(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   EMBER_TRY(requireFloat(ctx, x));
-  EMBER_ASSIGN_OR_RETURN(NodeValue wide, ctx.castTo(x, ElemKind::Float64, "wide"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue one, ctx.splat(wide, 1.0, "one"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue sum, ctx.create(NodeKind::Add, {wide, one}, {}, "plus1"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue log, unaryFunction(ctx, sum, "log", "log"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.castTo(log, x.getType().kind, ""));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, unaryFunction(ctx, x, "log1p", ""));
   return ctx.setOutput(0, y);
 }
 
