@@ -1,4 +1,6 @@
 #include "ember/Base/Type.h"
+
+#include "ember/Base/Dims.h"
 #include "ember/Semantics/NarrowKinds.h"
 #include "ember/Support/Error.h"
 
@@ -86,12 +88,7 @@ Expected<Type> Type::checkedDims(ElemKind k, ArrayRef<dim_t> dims) {
   return Type(k, dims);
 }
 
-size_t Type::numElements() const {
-  size_t n = 1;
-  for (dim_t d : dims)
-    n *= d;
-  return n;
-}
+size_t Type::numElements() const { return dimsProduct(dims); }
 
 bool Type::operator==(const Type &o) const {
   if (kind != o.kind || dims != o.dims)

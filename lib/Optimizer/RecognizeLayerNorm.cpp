@@ -13,6 +13,8 @@
 #include "Passes.h"
 #include "RecognizePatterns.h"
 
+#include "ember/Base/Dims.h"
+
 #include <cstring>
 
 using namespace llvm;
@@ -173,9 +175,7 @@ NodeValue asNormalizedOperand(Builder &b, NodeValue v, const Type &xTy, int64_t 
   }
   // A constant of x's dims (e.g. a folded Broadcast) repeating one normalized block.
   if (isKind(src, NodeKind::Constant) && srcDims == xDims) {
-    size_t block = 1;
-    for (dim_t d : normalized)
-      block *= d;
+    size_t block = dimsProduct(normalized);
     if (Constant *c = periodicPrefix(*b.F.getParent(), static_cast<Constant *>(src.node),
                                      normalized, block, name))
       return c->getResult();

@@ -4,6 +4,8 @@
 // Requantize, and cancels the pair between two quantized products.
 #include "ember/Quantization/Quantization.h"
 
+#include "ember/Base/Dims.h"
+
 #include "ember/Support/Error.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -129,9 +131,7 @@ NodeValue quantizeWeights(Function &F, const Constant &w, int axis, StringRef na
   size_t n = t.numElements();
   size_t channels = axis < 0 ? 1 : t.dims[axis];
   // Elements of one channel repeat every `inner` elements, `channels` blocks apart.
-  size_t inner = 1;
-  for (unsigned d = axis < 0 ? t.rank() : unsigned(axis) + 1; d < t.rank(); ++d)
-    inner *= t.dims[d];
+  size_t inner = dimsProduct(t.dims, axis < 0 ? t.rank() : size_t(axis) + 1, t.rank());
   auto channelOf = [&](size_t i) { return axis < 0 ? 0 : (i / inner) % channels; };
   std::vector<float> maxAbs(channels, 0.0f);
   for (size_t i = 0; i < n; ++i)

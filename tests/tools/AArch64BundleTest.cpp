@@ -6,6 +6,8 @@
 // utils/install-deps.sh installs gcc-aarch64-linux-gnu and qemu-user.
 #include "BundleTestUtils.h"
 
+#include "ember/Base/Dims.h"
+
 using namespace ember;
 using namespace ember::bundletest;
 
@@ -144,9 +146,7 @@ graph {
                           Input{"x3", {1, 272, 6, 6}, false}, Input{"w3", {9, 272, 3, 3}, true},
                           Input{"x4", {1, 10, 9, 9}, false}, Input{"w4", {13, 10, 3, 3}, true},
                           Input{"a", {37, 300}, false}, Input{"b", {300, 29}, true}}) {
-    size_t n = 1;
-    for (dim_t d : in.dims)
-      n *= d;
+    size_t n = dimsProduct(in.dims);
     std::string file = work.path() + "/" + in.name + ".npy";
     Tensor t = in.isSigned ? Tensor::fromValues<int8_t>(in.dims, pseudoRandom<int8_t>(n, ++seed))
                            : Tensor::fromValues<uint8_t>(in.dims, pseudoRandom<uint8_t>(n, ++seed));

@@ -45,9 +45,7 @@ Error runEinsum(const KernelContext &ctx) {
   for (size_t l = 0; l < outLabels.size(); ++l)
     strides[numOps][l] = outStrides[l];
 
-  size_t total = 1;
-  for (dim_t s : sizes)
-    total *= s;
+  size_t total = dimsProduct(sizes);
 
   return dispatchNumericKinds(ctx, ctx.out().type.kind, [&](auto tag) -> Error {
     using T = decltype(tag);

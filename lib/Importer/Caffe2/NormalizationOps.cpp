@@ -23,9 +23,8 @@ Error loadSoftmax(OpContext &ctx) {
     return ctx.fail("axis " + Twine(axis) + " is out of range for " + x.getType().str());
   if (axis < 0)
     axis += r;
-  dim_t rows = 1, cols = 1;
-  for (int64_t i = 0; i < r; ++i)
-    (i < axis ? rows : cols) *= dims[i];
+  dim_t rows = dimsProduct(dims, 0, size_t(axis));
+  dim_t cols = dimsProduct(dims, size_t(axis), dims.size());
   EMBER_ASSIGN_OR_RETURN(NodeValue x2, ctx.reshape(x, {rows, cols}));
   EMBER_ASSIGN_OR_RETURN(NodeValue y,
                          ctx.create(NodeKind::Softmax, {x2}, AttrList().set<AttrKind::Axis>(1)));

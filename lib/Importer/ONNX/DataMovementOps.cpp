@@ -6,6 +6,7 @@
 
 #include "ONNXTensor.h"
 
+#include "ember/Base/Dims.h"
 #include "ember/Support/Error.h"
 
 #include <cmath>
@@ -152,10 +153,8 @@ Error loadFlatten(OpContext &ctx) {
     return ctx.fail("axis " + Twine(axis) + " is out of range for " + t.str());
   if (axis < 0)
     axis += t.rank();
-  dim_t outer = 1, inner = 1;
-  for (unsigned i = 0; i < t.rank(); ++i)
-    (int64_t(i) < axis ? outer : inner) *= t.dims[i];
-  return setReshaped(ctx, x, {outer, inner});
+  dim_t outer = dimsProduct(t.dims, 0, size_t(axis));
+  return setReshaped(ctx, x, {outer, dimsProduct(t.dims, size_t(axis), t.rank())});
 }
 
 /// Squeeze/Unsqueeze axes: an attribute before opset 13, input 1 from then on. \p given says

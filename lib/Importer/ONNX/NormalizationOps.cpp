@@ -4,6 +4,7 @@
 #include "ONNXTensor.h"
 #include "OpContext.h"
 
+#include "ember/Base/Dims.h"
 #include "ember/Support/Error.h"
 
 #include <algorithm>
@@ -204,9 +205,8 @@ template <NodeKind K> Error loadAlongAxisLegacy(OpContext &ctx) {
   if (axis != int64_t(t.rank())) {
     EMBER_ASSIGN_OR_RETURN(axis, normalizeAxis(axis, t.rank()));
   }
-  dim_t outer = 1, inner = 1;
-  for (unsigned i = 0; i < t.rank(); ++i)
-    (int64_t(i) < axis ? outer : inner) *= t.dims[i];
+  dim_t outer = dimsProduct(t.dims, 0, size_t(axis));
+  dim_t inner = dimsProduct(t.dims, size_t(axis), t.rank());
   EMBER_ASSIGN_OR_RETURN(NodeValue flat, ctx.reshape(x, {outer, inner}));
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(K, {flat}, AttrList().set<AttrKind::Axis>(1)));
   EMBER_ASSIGN_OR_RETURN(y, ctx.reshape(y, t.dims));

@@ -34,13 +34,6 @@ RunOptions dceOnly() {
   return o;
 }
 
-size_t elementsOf(const std::vector<dim_t> &dims) {
-  size_t n = 1;
-  for (dim_t d : dims)
-    n *= d;
-  return n;
-}
-
 Tensor tensorOf(ElemKind k, std::vector<dim_t> dims, const std::vector<double> &values) {
   Tensor t(Type(k, dims));
   for (size_t i = 0; i < t.numElements() && !values.empty(); ++i)

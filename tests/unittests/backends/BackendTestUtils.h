@@ -8,6 +8,7 @@
 
 #include "../TestUtils.h"
 
+#include "ember/Base/Dims.h"
 #include "ember/Driver/CompiledModel.h"
 #include "ember/Graph/Graph.h"
 #include "ember/Importer/ModelLoader.h"
@@ -51,8 +52,6 @@ RunOptions dceOnly();
 /// A tensor of kind \p k with \p values, repeated to fill it (converted as
 /// Tensor::setElementFromDouble does).
 Tensor tensorOf(ElemKind k, std::vector<dim_t> dims, const std::vector<double> &values);
-/// The number of elements of a tensor of \p dims.
-size_t elementsOf(const std::vector<dim_t> &dims);
 
 /// Builds, compiles for \p backend, feeds the inputs and runs; the outputs or the error.
 Outputs runOn(const std::string &backend, const GraphBuilder &build,

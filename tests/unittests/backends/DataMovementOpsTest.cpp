@@ -30,9 +30,7 @@ Constant *values(Module &M, ElemKind k, std::vector<dim_t> dims, const std::vect
 /// from either end.
 Constant *indicesIn(Module &M, ElemKind k, std::vector<dim_t> dims, int64_t len, unsigned seed) {
   std::mt19937 gen(seed);
-  size_t n = 1;
-  for (dim_t d : dims)
-    n *= d;
+  size_t n = dimsProduct(dims);
   std::vector<double> v;
   for (size_t i = 0; i < n; ++i)
     v.push_back(double(int64_t(gen() % uint64_t(2 * len)) - len));
@@ -44,9 +42,7 @@ Constant *indicesIn(Module &M, ElemKind k, std::vector<dim_t> dims, int64_t len,
 Constant *tuplesIn(Module &M, ElemKind k, std::vector<dim_t> dims, std::vector<int64_t> lens,
                    unsigned seed) {
   std::mt19937 gen(seed);
-  size_t n = 1;
-  for (dim_t d : dims)
-    n *= d;
+  size_t n = dimsProduct(dims);
   std::vector<double> v;
   for (size_t i = 0; i < n; ++i) {
     int64_t len = lens[i % lens.size()];

@@ -248,9 +248,7 @@ TEST(NNPool, WindowsOfPaddingAloneAndSpecialValues) {
       SCOPED_TRACE(elemKindName(k).str() + " rank " + std::to_string(rank));
       std::vector<dim_t> dims = rank == 4 ? std::vector<dim_t>{1, 2, 4, 5}
                                           : std::vector<dim_t>{1, 2, 2, 4, 5};
-      size_t count = 1;
-      for (dim_t d : dims)
-        count *= d;
+      size_t count = dimsProduct(dims);
       std::vector<double> values(count);
       for (size_t i = 0; i < count; ++i)
         values[i] = double(int(i * 7 % 11) - 5);

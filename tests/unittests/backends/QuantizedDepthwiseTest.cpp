@@ -56,8 +56,8 @@ std::pair<GraphBuilder, RunOptions> depthwise(const DepthwiseCase &p) {
                  convAttrs(p.kernel, p.strides, p.pads, p.dilations, int64_t(C)))};
   };
   RunOptions o = dceOnly();
-  o.inputs.emplace("x", tensorOf(p.xKind, p.x, byteValues(p.xKind, elementsOf(p.x), 1)));
-  o.inputs.emplace("w", tensorOf(p.wKind, wd, byteValues(p.wKind, elementsOf(wd), 2)));
+  o.inputs.emplace("x", tensorOf(p.xKind, p.x, byteValues(p.xKind, dimsProduct(p.x), 1)));
+  o.inputs.emplace("w", tensorOf(p.wKind, wd, byteValues(p.wKind, dimsProduct(wd), 2)));
   // Then biases that start the kernel's float sums (at most 2^24 - 49 * 255 * 255 in
   // magnitude), the first at that bound, and one just past it.
   std::vector<double> bias{2147483647.0, -2147483648.0, 0,       -2147483000.0,

@@ -374,7 +374,7 @@ Node *integerConvOf(Module &M, Function *F, const IntegerConvCase &p,
   Placeholder *x = input(M, p.x, p.xKind, "x");
   std::vector<dim_t> wd = filterDims(p);
   NodeValue w = constantFilter ? NodeValue(constantOf(M, p.wKind, wd,
-                                                      fullRange(p.wKind, elementsOf(wd), 2), "w"))
+                                                      fullRange(p.wKind, dimsProduct(wd), 2), "w"))
                                : NodeValue(input(M, wd, p.wKind, "w"));
   Placeholder *b = input(M, {p.cout}, ElemKind::Int32, "b");
   std::vector<dim_t> ones(p.x.size(), 1);
@@ -405,10 +405,10 @@ void expectIntegerConvCaseAgrees(const IntegerConvCase &p, const GraphBuilder &b
     return expectBackendsAgree(build, dceOnly());
   std::vector<dim_t> wd = filterDims(p);
   RunOptions o =
-      dceOnly("x", tensorOf(p.xKind, p.x, fullRange(p.xKind, elementsOf(p.x), 1)), "b",
+      dceOnly("x", tensorOf(p.xKind, p.x, fullRange(p.xKind, dimsProduct(p.x), 1)), "b",
               tensorOf(ElemKind::Int32, {p.cout}, fullRangeBias(p.cout, 3)));
   if (!constantFilter)
-    o.inputs.emplace("w", tensorOf(p.wKind, wd, fullRange(p.wKind, elementsOf(wd), 2)));
+    o.inputs.emplace("w", tensorOf(p.wKind, wd, fullRange(p.wKind, dimsProduct(wd), 2)));
   expectEveryIntegerVariantAgrees(build, o);
 }
 
@@ -611,8 +611,8 @@ TEST(QuantizedOps, ByteMaxPools) {
                   NodeValue(withIndices, 0),
                   NodeValue(withIndices, 1)};
         },
-        dceOnly("x", tensorOf(k, d4, fullRange(k, elementsOf(d4), 5)), "x1",
-                tensorOf(k, d3, fullRange(k, elementsOf(d3), 6))));
+        dceOnly("x", tensorOf(k, d4, fullRange(k, dimsProduct(d4), 5)), "x1",
+                tensorOf(k, d3, fullRange(k, dimsProduct(d3), 6))));
   }
 }
 
@@ -663,7 +663,7 @@ TEST_P(IntegerMatMulKinds, GemmTileEdgesAndExtremes) {
                                std::make_tuple("a3", ka, a3), std::make_tuple("a5", ka, a5),
                                std::make_tuple("b5", kb, b5), std::make_tuple("a6", ka, a6),
                                std::make_tuple("b6", kb, b6)})
-    o.inputs.emplace(name, tensorOf(k, dims, fullRange(k, elementsOf(dims), ++seed)));
+    o.inputs.emplace(name, tensorOf(k, dims, fullRange(k, dimsProduct(dims), ++seed)));
   expectEveryIntegerVariantAgrees(
       [=](Module &M, Function *F) -> std::vector<NodeValue> {
         Placeholder *pa2 = input(M, a2, ka, "a2"), *pb2 = input(M, b2, kb, "b2");
