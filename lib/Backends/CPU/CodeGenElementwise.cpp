@@ -17,11 +17,11 @@ namespace cpu {
 
 namespace {
 
-// The Interpreter's KindSets (ElementwiseCommon.h); quantized kinds are in none.
-// The narrow kinds (float8, int4, uint4, float4) only convert: Cast's own kernels below.
-bool isNumericOrBool(ElemKind k) { return !isQuantizedKind(k) && !isNarrowKind(k); }
-bool isNumeric(ElemKind k) { return isNumericOrBool(k) && k != ElemKind::Bool; }
-bool isFloat(ElemKind k) { return !isQuantizedKind(k) && isFloatKind(k); }
+// The kind sets the Interpreter's kernels accept (ember/Base/KindSets.h): quantized and narrow
+// kinds (float8, int4, uint4, float4) are in none; those only convert, by Cast's own kernels.
+bool isNumericOrBool(ElemKind k) { return kindInSet(k, KindSet::NumericOrBool); }
+bool isNumeric(ElemKind k) { return kindInSet(k, KindSet::Numeric); }
+bool isFloat(ElemKind k) { return kindInSet(k, KindSet::Float); }
 bool isInteger(ElemKind k) { return isNumeric(k) && !isFloatKind(k); }
 
 ElemKind resultKind(const Node &n) { return n.getType().kind; }

@@ -85,7 +85,7 @@ Error runUnary(const KernelContext &ctx) {
   if (!f)
     return ctx.unsupported("unknown function '" + name + "'");
   ElemKind k = ctx.out().type.kind;
-  if (!unaryFunctionAccepts(name, k))
+  if (!kindInSet(k, f->domain))
     return ctx.unsupported("no kernel for " + name + " of " + elemKindName(k));
   return dispatchIn<KindSet::NumericOrBool>(ctx, k, [&](auto tag) -> Error {
     using T = decltype(tag);

@@ -73,8 +73,7 @@ KindClass classOf(ElemKind k) {
     return KindClass::Float;
   if (k == ElemKind::Bool)
     return KindClass::Bool;
-  if (k == ElemKind::UInt8 || k == ElemKind::UInt16 || k == ElemKind::UInt32 ||
-      k == ElemKind::UInt64)
+  if (isUnsignedIntKind(k))
     return KindClass::Unsigned;
   return KindClass::Signed;
 }
@@ -407,7 +406,7 @@ bool supportsElementwise(const Node &n) {
   auto inKind = [&](unsigned i) { return n.getOperand(i).getType().kind; };
   if (n.getKind() == NodeKind::Unary) {
     const UnaryFunctionInfo *f = findUnaryFunction(n.attr<AttrKind::Function>());
-    return f && unaryFunctionAccepts(f->name, k) && findRow(kUnaryRows, f->enumName, k) >= 0;
+    return f && kindInSet(k, f->domain) && findRow(kUnaryRows, f->enumName, k) >= 0;
   }
   if (UnaryOp u = unaryOp(n.getKind(), n.getAttrs()); !u.name.empty())
     return findRow(kUnaryRows, u.name, k) >= 0;

@@ -58,7 +58,7 @@ Error loadGelu(OpContext &ctx) {
 Error loadLog1p(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   EMBER_TRY(requireFloat(ctx, x));
-  EMBER_ASSIGN_OR_RETURN(NodeValue y, unaryFunction(ctx, x, "log1p", ""));
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, unaryFunction(ctx, x, "log1p"));
   return ctx.setOutput(0, y);
 }
 

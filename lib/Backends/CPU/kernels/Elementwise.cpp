@@ -1,7 +1,7 @@
 // Element-wise float32 kernels, vectorized by hand (the paths real models use): the activations,
 // two-operand arithmetic, Clip; and Where on any element kind (the Unary functions' kernels are
-// generated from their table in UnaryFunctions.cpp). The other kinds, Mod, Pow, comparisons and Cast are in Elementwise{Arith,Logic,Unary}.cpp, with
-// the same signature per operation. Every kernel is `ember_<op>_f32(out, inputs..., n[, params])`;
+// generated from their table in UnaryFunctions.cpp). The other kinds, Mod, Pow, comparisons
+// and Cast are in Elementwise{Arith,Logic,Unary}.cpp, with the same signature per operation. Every kernel is `ember_<op>_f32(out, inputs..., n[, params])`;
 // `out` may be exactly one of the inputs (in-place), never a partial overlap. Formulas follow the
 // Interpreter's (ElementwiseUnary.cpp, Elementwise.cpp, ElementwiseLogic.cpp), including NaN
 // behaviour; transcendental functions use the vector approximations of KernelCommon.h (within
