@@ -6,7 +6,7 @@ namespace ember {
 
 namespace {
 const UnaryFunctionInfo kUnaryFunctions[] = {
-#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, DOC)            \
+#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, FUSE, DOC)     \
   {UnaryFunction::E, #NAME, #E, KindSet::DOMAIN, DOC},
 #include "ember/Graph/Nodes/ElementwiseFunctions.def"
 };

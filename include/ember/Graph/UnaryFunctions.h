@@ -10,7 +10,7 @@
 namespace ember {
 
 enum class UnaryFunction {
-#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, DOC) E,
+#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, FUSE, DOC) E,
 #include "ember/Graph/Nodes/ElementwiseFunctions.def"
 };
 

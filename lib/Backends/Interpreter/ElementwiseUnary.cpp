@@ -38,7 +38,7 @@ template <> struct UnsignedOfWidth<bool> {
     return __VA_ARGS__;                                                                            \
   }
 #define NO_INTEGER static constexpr bool kHasInteger = false;
-#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, DOC)            \
+#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, FUSE, DOC)     \
   struct E##Forms {                                                                                \
     FLOAT_FORM INTEGER_FORM                                                                        \
   };
@@ -90,7 +90,7 @@ Error runUnary(const KernelContext &ctx) {
   return dispatchIn<KindSet::NumericOrBool>(ctx, k, [&](auto tag) -> Error {
     using T = decltype(tag);
     switch (f->fn) {
-#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, DOC)            \
+#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, FUSE, DOC)     \
   case UnaryFunction::E: return applyUnary<E##Forms, T>(ctx);
 #include "ember/Graph/Nodes/ElementwiseFunctions.def"
     }

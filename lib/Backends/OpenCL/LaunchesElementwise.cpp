@@ -43,7 +43,7 @@ const OpRow kUnaryRows[] = {
 #define EW_UNARY(Name, Kinds, Expr) {#Name, OpKinds::Kinds, #Expr},
 #include "kernels/Ops.def"
 #undef EW_UNARY
-#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, DOC)            \
+#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, FUSE, DOC)     \
   {#E, OpKinds::Float, FLOAT_FORM}, {#E, OpKinds::INTEGER_ROW_KINDS_##DOMAIN, INTEGER_FORM},
 #include "ember/Graph/Nodes/ElementwiseFunctions.def"
 };

@@ -400,7 +400,7 @@ TEST(ElementwiseOps, CastToAndFromNarrowKinds) {
 
 /// The Unary functions' names (Nodes/ElementwiseFunctions.def).
 const char *const kUnaryFunctions[] = {
-#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, DOC) #NAME,
+#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, FUSE, DOC) #NAME,
 #include "ember/Graph/Nodes/ElementwiseFunctions.def"
 };
 

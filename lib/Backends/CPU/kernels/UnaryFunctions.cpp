@@ -33,7 +33,7 @@ template <> struct WrapFor<bool> {
   static constexpr bool kVector = true;                                                            \
   EMBER_INLINE Vec vectorForm(Vec x) { return __VA_ARGS__; }
 #define SCALAR_ONLY static constexpr bool kVector = false;
-#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, DOC)            \
+#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, FUSE, DOC)     \
   struct E##Forms {                                                                                \
     FLOAT_FORM INTEGER_FORM VECTOR_FORM                                                            \
   };
@@ -76,6 +76,6 @@ template <typename F> EMBER_INLINE void float32Kernel(float *out, const float *i
 #define KERNELS_Numeric(NAME, E)                                                                   \
   FLOAT_KERNELS(NAME, E) EMBER_FOR_INT_KINDS_WITH(INTEGER_KERNEL, NAME, E)
 #define KERNELS_Bool(NAME, E) INTEGER_KERNEL(bool, b8, NAME, E)
-#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, DOC)            \
+#define UNARY_FUNCTION(E, NAME, DOMAIN, FLOAT_FORM, INTEGER_FORM, VECTOR_FORM, FUSE, DOC)     \
   KERNELS_##DOMAIN(NAME, E)
 #include "ember/Graph/Nodes/ElementwiseFunctions.def"
