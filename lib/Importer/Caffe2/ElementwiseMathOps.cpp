@@ -1,8 +1,8 @@
 // Caffe2's element-wise math operators, each as its CPU source in caffe2/operators computes it:
 // the one-operand functions (abs_op.cc, ceil_op.cc, floor_op.cc, exp_op.cc, log_op.cc,
 // sqrt_op.cc, negative_op.cc, sign via elementwise_ops.h, reciprocal_op.cc, softplus_op.cc,
-// gelu_op.cc, log1p_op.cc, not via elementwise_ops.h), and those ember builds from several
-// nodes: Logit (logit_op.cc), Sqr (sqr_op.cc), Swish (swish_op.cc), Scale (scale_op.h),
+// gelu_op.cc, log1p_op.cc, swish_op.cc, not via elementwise_ops.h), and those ember builds from
+// several nodes: Logit (logit_op.cc), Sqr (sqr_op.cc), Scale (scale_op.h),
 // ReplaceNaN (replace_nan_op.cc), Mod (mod_op.cc), Pow (pow_op.h), PRelu (prelu_op.cc),
 // ElementwiseLinear (elementwise_linear_op.cc) and BatchBoxCox (batch_box_cox_op.cc).
 #include "OpContext.h"
@@ -28,6 +28,7 @@ constexpr UnaryFunction kUnaryFunctions[] = {
     {"Exp", "exp"},         {"Log", "log"},     {"Sqrt", "sqrt"},
     {"Negative", "neg"},    {"Neg", "neg"},     {"Sign", "sign"},
     {"Reciprocal", "reciprocal"}, {"Softplus", "softplus"}, {"Not", "not"},
+    {"Swish", "silu"}, // x / (1 + exp(-x)) (swish_op.cc), that is x * sigmoid(x)
 };
 
 Error loadUnaryFunction(OpContext &ctx) {
@@ -88,15 +89,6 @@ Error loadLogit(OpContext &ctx) {
 Error loadSqr(OpContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Mul, {x, x}));
-  return ctx.setOutput(0, y);
-}
-
-/// Swish: x / (1 + exp(-x)), that is x * sigmoid(x).
-Error loadSwish(OpContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(NodeValue x, ctx.input(0));
-  EMBER_TRY(requireFloat(ctx, x));
-  EMBER_ASSIGN_OR_RETURN(NodeValue s, ctx.create(NodeKind::Sigmoid, {x}, {}, "sigmoid"));
-  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::Mul, {x, s}));
   return ctx.setOutput(0, y);
 }
 
@@ -272,7 +264,6 @@ void registerElementwiseMathOps(OpRegistry &r) {
   r.add("Log1p", loadLog1p);
   r.add("Logit", loadLogit);
   r.add("Sqr", loadSqr);
-  r.add("Swish", loadSwish);
   r.add("Scale", loadScale);
   r.add("ReplaceNaN", loadReplaceNaN);
   r.add("Mod", loadMod);
