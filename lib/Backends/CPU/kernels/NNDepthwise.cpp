@@ -166,14 +166,8 @@ EMBER_INLINE void convDepthwiseInPlace(float *out, const float *in, const float 
               orow[ow] += wv * row[ow * s.SW + off];
           }
         }
-        if (act.kind != ActNone) {
-          i64 ow = 0;
-          for (; ow + EMBER_VW <= s.OW; ow += EMBER_VW)
-            storev(orow + ow, applyActivation(loadv(orow + ow), act));
-          if (ow < s.OW)
-            storePartial(orow + ow, applyActivation(loadPartial(orow + ow, s.OW - ow), act),
-                         s.OW - ow);
-        }
+        if (act.kind != ActNone)
+          applyActivationInPlace(orow, s.OW, act);
       }
     }
 }

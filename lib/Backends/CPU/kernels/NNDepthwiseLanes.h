@@ -25,7 +25,8 @@ struct Block {
 };
 
 /// U output positions from \p ox on of an output row (its window's rows in the ring at
-/// \p rowOff, a ky each), activated and staged at \p stage, 16 floats a position. K x K windows
+/// \p rowOff, a ky each), staged at \p stage, 16 floats a position, with the inlined
+/// activations applied (the out-of-line ones follow over the whole row). K x K windows
 /// with equal strides S and no dilation unrolled (K > 0), any other from the shape.
 template <int U, int K, int S>
 EMBER_INLINE void positions(float *stage, const float *ring, const i64 *rowOff, const Block &blk,
@@ -37,7 +38,7 @@ EMBER_INLINE void positions(float *stage, const float *ring, const i64 *rowOff, 
   tapSums<U, K, S>(acc, ring, rowOff, blk.w, s, ox);
 #pragma clang loop unroll(full)
   for (int u = 0; u < U; ++u)
-    storev(stage + (ox + u) * kLanes, applyActivation(acc[u], act));
+    storev(stage + (ox + u) * kLanes, applyInlineActivation(acc[u], act));
 }
 
 /// Output planes of channels [c0, c0 + 16) of image \p b (or up to the last channel): padded
@@ -95,6 +96,7 @@ EMBER_INLINE void block(float *out, const float *in, const float *filter, const 
       positions<4, K, S>(rowStage, ring, rowOff, blk, s, act, ox);
     for (; ox < s.OW; ++ox)
       positions<1, K, S>(rowStage, ring, rowOff, blk, s, act, ox);
+    applyOutOfLineActivation(rowStage, s.OW * kLanes, act);
   };
   // The first \p m staged positions (at most 16) out to output positions [done, done + m).
   i64 done = 0;
