@@ -439,6 +439,28 @@ TEST(FuseActivations, RecognizedGeluIntoConv) {
   }
 }
 
+TEST(FuseActivations, RecognizedSiluIntoConvAndMatMul) {
+  // silu fuses by its Unary row's Fuse column alone (docs/adding-an-operator.md): torch's SiLU,
+  // x * Sigmoid(x), is recognized as the Unary silu, which then folds into the product before it.
+  Model m(13);
+  m.input("x", {1, 2, 5, 5}).input("a", {4, 6}).output("y", {1, 3, 5, 5}).output("z", {4, 5});
+  m.random("W", {3, 2, 3, 3}, 1, -2, 2).random("B", {3}, 2).random("M", {6, 5}, 3);
+  m.node("Conv", {"x", "W", "B"}, {"c"}, intsAttr("pads", {1, 1, 1, 1}));
+  m.node("Sigmoid", {"c"}, {"g"});
+  m.node("Mul", {"c", "g"}, {"y"});
+  m.node("MatMul", {"a", "M"}, {"p"});
+  m.node("Sigmoid", {"p"}, {"h"});
+  m.node("Mul", {"h", "p"}, {"z"});
+  ASSERT_OK_AND_ASSIGN(PipelineRun run,
+                       expectSameResults(m.str(), {"recognize-silu", "fuse-activations", "dce"}));
+  const Node *conv = only(run.graph(), NodeKind::FusedConv);
+  const Node *matmul = only(run.graph(), NodeKind::FusedMatMul);
+  ASSERT_TRUE(conv && matmul);
+  EXPECT_EQ(conv->attr<AttrKind::FusedActivation>(), "silu");
+  EXPECT_EQ(matmul->attr<AttrKind::FusedActivation>(), "silu");
+  EXPECT_EQ(run.graph().size(), 4u) << "the two fused products and the two Saves";
+}
+
 TEST(FuseActivations, LeavesNearMisses) {
   Model m;
   m.input("x", {1, 2, 4, 4}).input("lo", {}).input("a", {3, 8}, kInt32);

@@ -647,4 +647,58 @@ TEST(RecognizeHardSwish, GateWithAnotherUserIsLeftAlone) {
   expectHardSwish(h, 0);
 }
 
+// ---------------------------------------------------------------------------------------------
+// recognize-silu
+
+struct SiluModel {
+  bool gateFirst = false;   ///< Sigmoid(x) * x rather than x * Sigmoid(x)
+  bool otherInput = false;  ///< x * Sigmoid(z): not a SiLU
+  bool exportGate = false;  ///< the Sigmoid is also a graph output
+  int elemType = 1;
+
+  std::string str() const {
+    ModelText m(elemType);
+    std::string x = m.input("x", kX), z = otherInput ? m.input("z", kX) : x;
+    std::string gate = m.node("Sigmoid", {z});
+    std::string y = gateFirst ? m.node("Mul", {gate, x}) : m.node("Mul", {x, gate});
+    m.output(y, kX);
+    if (exportGate)
+      m.output(gate, kX);
+    return m.str();
+  }
+};
+
+void expectSilu(const SiluModel &model, int count) {
+  ASSERT_OK_AND_ASSIGN(PipelineRun run,
+                       expectSameResults(model.str(), {"recognize-silu", "dce"}));
+  EXPECT_EQ(countUnary(run.graph(), "silu"), count);
+  if (!count)
+    return;
+  EXPECT_EQ(run.graph().size(), 2u) << "the Unary and the Save";
+  // ember_silu is x * ember_sigmoid(x) in the same compute type: the separate nodes' bits.
+  ASSERT_OK_AND_ASSIGN(PipelineRun ref, runPipeline(model.str(), {"dce"}));
+  EXPECT_TRUE(run.outputs[0].bitwiseEqual(ref.outputs[0]));
+}
+
+TEST(RecognizeSilu, EitherOperandOrder) {
+  SiluModel s;
+  expectSilu(s, 1);
+  s.gateFirst = true;
+  expectSilu(s, 1);
+  s.elemType = 11; // float64
+  expectSilu(s, 1);
+}
+
+TEST(RecognizeSilu, NearMissesAreLeftAlone) {
+  SiluModel s;
+  s.otherInput = true;
+  expectSilu(s, 0);
+  s = SiluModel();
+  s.exportGate = true;
+  expectSilu(s, 0);
+  s = SiluModel();
+  s.elemType = 10; // float16 rounds the Sigmoid before the Mul
+  expectSilu(s, 0);
+}
+
 } // namespace
