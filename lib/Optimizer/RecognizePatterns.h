@@ -1,8 +1,8 @@
 // Matching helpers shared by the recognize-* passes (RecognizeSoftmax, RecognizeLayerNorm,
-// RecognizeGelu, RecognizeHardSwish): use counts, scalar constants seen through the Broadcasts
-// the importer inserts (or the splat Constants constant folding makes of them), commutative
-// operands, and products of factors times a constant scale. Builds on PatternUtils.h (the
-// optimizer's general helpers: exact splat constants).
+// RecognizeGelu, RecognizeHardSwish, RecognizeSilu): use counts, scalar constants seen through
+// the Broadcasts the importer inserts (or the splat Constants constant folding makes of them),
+// commutative operands, and products of factors times a constant scale. Builds on PatternUtils.h
+// (the optimizer's general helpers: exact splat constants).
 #ifndef EMBER_LIB_OPTIMIZER_RECOGNIZEPATTERNS_H
 #define EMBER_LIB_OPTIMIZER_RECOGNIZEPATTERNS_H
 
