@@ -263,10 +263,13 @@ constexpr bool depthwiseInLanes(idx C, idx K, idx G, idx KH, idx KW, idx SH, idx
 constexpr idx winogradPoints(idx m) { return (m + 2) * (m + 2); }
 constexpr idx winogradTiles(idx out, idx m) { return (out + m - 1) / m; }
 /// Tiles of one block (whole rows of tiles): the transformed input and the products of a block,
-/// points x (C + K) floats a tile, stay about kWinogradBlockFloats.
-constexpr idx kWinogradBlockFloats = idx(1) << 20;
+/// points x (C + K) floats a tile, stay within kWinogradBlockFloats (2 MB) or, if larger, the
+/// transformed filters (points x C x K floats), which every block reads again.
+constexpr idx kWinogradBlockFloats = idx(1) << 19;
 constexpr idx winogradBlockRows(idx C, idx K, idx OW, idx m) {
-  idx budget = kWinogradBlockFloats / (winogradPoints(m) * (C + K)), tw = winogradTiles(OW, m);
+  idx floats = winogradPoints(m) * C * K > kWinogradBlockFloats ? winogradPoints(m) * C * K
+                                                                : kWinogradBlockFloats;
+  idx budget = floats / (winogradPoints(m) * (C + K)), tw = winogradTiles(OW, m);
   return budget / tw < 1 ? 1 : budget / tw;
 }
 /// Which Winograd a convolution takes (its m), or 0. Both need one group, a 3x3 window of
