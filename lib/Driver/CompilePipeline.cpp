@@ -116,9 +116,11 @@ Expected<std::unique_ptr<IRFunction>> compileToPlannedIR(Function &F, const Back
   }
   clock.lap("IR optimization");
   // The plan is checked by the memory verifier every time: it is cheap next to compiling.
+  // Constants' layouts first: a kernel's path, and so its scratch, may follow its filter's
+  // (the CPU backend's Winograd filters).
+  EMBER_TRY(B.reserveConstants(*IR));
   for (const auto &I : IR->getInstrs())
     I->scratchSize = B.getScratchBytes(*I);
-  EMBER_TRY(B.reserveConstants(*IR));
   EMBER_TRY(planMemory(*IR));
   clock.lap("memory plan");
   return std::move(IR);

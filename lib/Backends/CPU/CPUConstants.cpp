@@ -1,10 +1,12 @@
 // The CPU backend's constant layouts: see CPUConstants.h.
 #include "CPUConstants.h"
 
+#include "CodeGen.h"
 #include "CodeGenNN.h"
 #include "CodeGenQuantized.h"
 #include "kernels/PackedPanels.h"
 #include "kernels/QuantizedLayout.h"
+#include "kernels/RecurrentLayout.h"
 #include "kernels/WinogradTransforms.h"
 
 #include "ember/Graph/Node.h"
@@ -25,8 +27,33 @@ uint64_t winogradBytes(const WeightVar &w, int64_t m) {
   return uint64_t((m + 2) * (m + 2)) * w.sizeInBytes() / 9;
 }
 
+/// The bytes a recurrent weight takes in its packed layout (CPUConstants.h).
+uint64_t recurrentBytes(const WeightVar &w, int64_t layout) {
+  if (layout == kRecurrentInputPanels)
+    return w.sizeInBytes();
+  const DimsVec &dims = w.getType().dims; // R: [dirs][gates * hidden][hidden]
+  int64_t hidden = int64_t(dims[2]), gates = int64_t(dims[1]) / hidden;
+  return uint64_t(dims[0]) * uint64_t(rnnlayout::packedRFloats(hidden, gates)) * sizeof(float);
+}
+
+bool isRecurrentMark(int64_t layout) {
+  return layout == kRecurrentInputPanels || layout == kRecurrentStateChunks;
+}
+
+/// The layout a recurrent instruction \p I on the fast kernel reads its operand \p operand
+/// in (W or R), or 0 (kColumnPanels, never a recurrent mark) for the others.
+int64_t recurrentLayout(const Instruction &I, unsigned operand) {
+  bool recurrent = I.getKind() == InstrKind::RNN || I.getKind() == InstrKind::GRU ||
+                   I.getKind() == InstrKind::LSTM;
+  if (!recurrent || !fastRecurrent(I))
+    return 0;
+  return operand == unsigned(ops::RNN::W)   ? kRecurrentInputPanels
+         : operand == unsigned(ops::RNN::R) ? kRecurrentStateChunks
+                                            : 0;
+}
+
 /// packedFilters, with every filter whose convolutions take Winograd marked winogradMark
-/// whether or not its room was reserved.
+/// whether or not its room was reserved (and so the recurrent weights).
 DenseMap<const IRValue *, int64_t> wantedLayouts(const IRFunction &IR, StringRef integerVariant) {
   DenseMap<const IRValue *, int64_t> groups;
   DenseSet<const IRValue *> refused;
@@ -41,6 +68,14 @@ DenseMap<const IRValue *, int64_t> wantedLayouts(const IRFunction &IR, StringRef
       if (v == w && productB >= 0 && int(i) == int(I->getNumOutputs()) + productB) {
         auto [it, inserted] = groups.try_emplace(w, kColumnPanels);
         if (!inserted && it->second != kColumnPanels) {
+          refused.insert(w);
+          groups.erase(it);
+        }
+        continue;
+      }
+      if (int64_t mark = recurrentLayout(*I, i - I->getNumOutputs()); mark && v == w) {
+        auto [it, inserted] = groups.try_emplace(w, mark);
+        if (!inserted && it->second != mark) {
           refused.insert(w);
           groups.erase(it);
         }
@@ -75,12 +110,29 @@ DenseMap<const IRValue *, int64_t> wantedLayouts(const IRFunction &IR, StringRef
 DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR, StringRef integerVariant) {
   DenseMap<const IRValue *, int64_t> layouts = wantedLayouts(IR, integerVariant);
   // A plan made without reserveConstants has only the filter's bytes: the GEMM's panels then.
+  SmallVector<const IRValue *, 4> unreserved;
   for (auto &[v, layout] : layouts) {
     const auto *w = cast<WeightVar>(v);
-    if (isWinogradMark(layout) && w->reservedBytes < winogradBytes(*w, winogradTileOf(layout)))
+    if (isWinogradMark(layout) && !reservedForWinograd(w, winogradTileOf(layout)))
       layout = 1;
+    if (isRecurrentMark(layout) && w->reservedBytes < recurrentBytes(*w, layout))
+      unreserved.push_back(v);
   }
+  for (const IRValue *v : unreserved)
+    layouts.erase(v);
   return layouts;
+}
+
+bool reservedForRecurrent(const IRValue *W, const IRValue *R) {
+  const auto *w = dyn_cast<WeightVar>(W), *r = dyn_cast<WeightVar>(R);
+  return w && r && w->reservedBytes &&
+         w->reservedBytes >= recurrentBytes(*w, kRecurrentInputPanels) && r->reservedBytes &&
+         r->reservedBytes >= recurrentBytes(*r, kRecurrentStateChunks);
+}
+
+bool reservedForWinograd(const IRValue *filter, int64_t m) {
+  const auto *w = dyn_cast<WeightVar>(filter);
+  return w && w->reservedBytes >= winogradBytes(*w, m);
 }
 
 void packFilters(const IRFunction &IR, int64_t MR, int64_t NR, StringRef integerVariant,
@@ -100,6 +152,26 @@ void packFilters(const IRFunction &IR, int64_t MR, int64_t NR, StringRef integer
       winograd::transformFilters(reinterpret_cast<float *>(region + w->offset),
                                  reinterpret_cast<const float *>(payload), int64_t(dims[0]),
                                  int64_t(dims[1]), MR, winogradTileOf(G));
+      continue;
+    }
+    if (G == kRecurrentInputPanels) {
+      // Each direction's W [gates * hidden][input] as the B = W^T of its input projection.
+      int64_t rows = int64_t(dims[1]), cols = int64_t(dims[2]);
+      for (int64_t d = 0; d < int64_t(dims[0]); ++d)
+        panels::packRows(reinterpret_cast<float *>(region + w->offset) + d * rows * cols,
+                         reinterpret_cast<const float *>(payload) + d * rows * cols, rows, cols,
+                         NR);
+      continue;
+    }
+    if (G == kRecurrentStateChunks) {
+      int64_t hidden = int64_t(dims[2]), gates = int64_t(dims[1]) / hidden;
+      const float *src = reinterpret_cast<const float *>(payload);
+      float *out = reinterpret_cast<float *>(region + w->offset);
+      for (int64_t d = 0; d < int64_t(dims[0]); ++d)
+        for (int64_t g = 0; g < gates; ++g)
+          rnnlayout::packGateBlock(out + d * rnnlayout::packedRFloats(hidden, gates) +
+                                       g * rnnlayout::fastBlockRows(hidden) * hidden,
+                                   src + (d * gates + g) * hidden * hidden, hidden);
       continue;
     }
     if (G == kFilterPixelPanels) {
@@ -153,11 +225,13 @@ void packFilters(const IRFunction &IR, int64_t MR, int64_t NR, StringRef integer
 }
 
 void reserveConstants(IRFunction &IR, StringRef integerVariant) {
-  for (const auto &[v, layout] : wantedLayouts(IR, integerVariant))
-    if (isWinogradMark(layout)) {
-      auto *w = const_cast<WeightVar *>(cast<WeightVar>(v));
+  for (const auto &[v, layout] : wantedLayouts(IR, integerVariant)) {
+    auto *w = const_cast<WeightVar *>(cast<WeightVar>(v));
+    if (isWinogradMark(layout))
       w->reservedBytes = winogradBytes(*w, winogradTileOf(layout));
-    }
+    else if (isRecurrentMark(layout))
+      w->reservedBytes = recurrentBytes(*w, layout);
+  }
 }
 
 } // namespace cpu

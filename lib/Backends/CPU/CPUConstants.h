@@ -35,13 +35,25 @@ constexpr int64_t kColumnPanels = 0;
 /// matrices [K][C] in panels of MR rows (kernels/WinogradTransforms.h), 4 (F(4x4)) or 16/9
 /// (F(2x2)) times the filter's bytes, which reserveConstants keeps.
 constexpr int64_t winogradMark(int64_t m) { return -m; }
-constexpr bool isWinogradMark(int64_t layout) { return layout < -1; }
+constexpr bool isWinogradMark(int64_t layout) {
+  return layout == winogradMark(2) || layout == winogradMark(4);
+}
 
 /// packedFilters' mark for a float32 1x1 filter [K][C] of convolutions that go by pixels
 /// (kernels/Scratch.h, convByPixels): a product's B in panels of NR columns, the filter's rows
 /// as B's columns (packRows of the filter with NR rows a panel).
 constexpr int64_t kFilterPixelPanels = -1;
 constexpr int64_t winogradTileOf(int64_t layout) { return -layout; }
+
+/// packedFilters' marks for the W [dirs][gates * hidden][input] and R [dirs][gates * hidden]
+/// [hidden] of recurrent instructions on the fast kernel (CodeGen.h, fastRecurrent): each
+/// direction's W as a product's B = W^T in panels of NR columns (packRows of W with NR rows a
+/// panel), as the kernel's input projection reads it; each direction's R as the kernel's
+/// chunks (kernels/RecurrentLayout.h: packGateBlock of each gate), which pad hidden to whole
+/// vectors (reserveConstants keeps the bytes). The kernel packed both every call, W every
+/// GEMM of its input projection.
+constexpr int64_t kRecurrentInputPanels = -8;
+constexpr int64_t kRecurrentStateChunks = -9;
 
 /// The filters the kernels read packed, each with its convolutions' group count: constants that
 /// every reader reads directly (not through a view) as the filter of a convolution on the GEMM
@@ -51,6 +63,16 @@ constexpr int64_t winogradTileOf(int64_t layout) { return -layout; }
 llvm::DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR,
                                                        llvm::StringRef integerVariant);
 
+/// Whether \p filter, a convolution's filter operand, was reserved the room of its Winograd
+/// F(m x m) transform (reserveConstants): then packedFilters marks it winogradMark(m) and the
+/// convolution runs Winograd, which its scratch can be sized for alone.
+bool reservedForWinograd(const IRValue *filter, int64_t m);
+
+/// Whether the W and R of a recurrent instruction were reserved their packed layouts
+/// (reserveConstants): then packedFilters marks them kRecurrentInputPanels and
+/// kRecurrentStateChunks, and the fast kernel reads them so.
+bool reservedForRecurrent(const IRValue *W, const IRValue *R);
+
 /// Writes the packedFilters of \p IR over their planned places in \p region, from their
 /// payloads: float32 ones in panels of \p MR rows (the register tile of the kernel variant
 /// codegen calls; a product's B in panels of \p NR columns), int8 ones permuted to [Cout][taps][Cg], or in panels of output channels
@@ -59,8 +81,9 @@ llvm::DenseMap<const IRValue *, int64_t> packedFilters(const IRFunction &IR,
 void packFilters(const IRFunction &IR, int64_t MR, int64_t NR, llvm::StringRef integerVariant,
                  uint8_t *region);
 
-/// Sets the reservedBytes of the packedFilters stored larger than their value
-/// (winogradMark), before the memory plan places them.
+/// Sets the reservedBytes of the packedFilters stored in a layout that codegen asks about
+/// before the plan (winogradMark, larger than the value; kRecurrentInputPanels and
+/// kRecurrentStateChunks, at least the value's bytes), before the memory plan places them.
 void reserveConstants(IRFunction &IR, llvm::StringRef integerVariant);
 
 } // namespace cpu

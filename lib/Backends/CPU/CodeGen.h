@@ -211,6 +211,9 @@ int64_t splittableFlops(const Instruction &I);
 /// The floating-point operations of a recurrent instruction on the fast kernel, which splits
 /// its input projection and each step's gate products over threads (CodeGenRecurrent.cpp); else 0.
 int64_t recurrentSplittableFlops(const Instruction &I);
+/// Whether a recurrent instruction runs the fast float32 kernel (kernels/RecurrentFast.cpp):
+/// float32, activations it vectorizes, no cell clip, and no LSTM input_forget.
+bool fastRecurrent(const Instruction &I);
 
 /// Whether the CPU backend runs \p n.
 bool isSupportedOnCPU(const Node &n);

@@ -88,6 +88,14 @@ uint64_t convScratch(const Instruction &I, int64_t threads) {
   if (!fastConv(I))
     return 0;
   auto p = convParams(I);
+  // A filter kept for Winograd (reserved before scratch is sized) makes the convolution run
+  // Winograd, and nothing else; without that room it never does. Before, the scratch was the
+  // larger of both paths': inception_v3's Conv2d_2b_3x3 kept the flat path's phase planes (2.9
+  // MB) it never used.
+  if (int64_t m = convWinogradTile(I))
+    if (reservedForWinograd(I.getInput(ops::Conv::Filter), m))
+      return uint64_t(scratch::winogradScratchFloats(p[1], p[4], p[5], p[6], m, threads)) *
+             sizeof(float);
   int64_t floats = scratch::convScratchFloats(p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
                                               p[9], p[10], p[11], p[12], p[13], p[14], p[15],
                                               threads);
@@ -95,9 +103,6 @@ uint64_t convScratch(const Instruction &I, int64_t threads) {
   if (convGoesByPixels(I))
     floats = std::max<int64_t>(floats, scratch::convByPixelsFloats(p[1], p[4], p[5] * p[6],
                                                                    threads));
-  if (int64_t m = convWinogradTile(I))
-    floats = std::max<int64_t>(
-        floats, scratch::winogradScratchFloats(p[1], p[4], p[5], p[6], m, threads));
   return uint64_t(floats) * sizeof(float);
 }
 

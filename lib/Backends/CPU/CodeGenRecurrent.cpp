@@ -4,6 +4,7 @@
 // (numbered as kernels/RecurrentLayout.h) and their alpha/beta go as constant arrays. A sequence
 // length outside [0, seq] is a run-time error, as in the Interpreter. float32 cells with the
 // activations trained models use take the fast kernel (kernels/RecurrentFast.cpp).
+#include "CPUConstants.h"
 #include "CodeGenUtils.h"
 
 #include "kernels/RecurrentLayout.h"
@@ -41,20 +42,12 @@ rnnlayout::Cell cellOf(const Instruction &I) {
                                          : rnnlayout::kLSTM;
 }
 
-/// Whether \p I runs kernels/RecurrentFast.cpp: float32, activations it vectorizes, no cell
-/// clip, and no LSTM input_forget.
-bool fastRecurrent(const Instruction &I) {
-  if (I.getOutput(ops::RNN::Y)->getType().kind != ElemKind::Float32 ||
-      I.attr<AttrKind::CellClip>() != 0.f)
-    return false;
-  if (cellOf(I) == rnnlayout::kLSTM && I.attr<AttrKind::InputForget>() != 0)
-    return false;
-  SmallVector<StringRef, 6> names;
-  StringRef(I.attr<AttrKind::Activations>()).split(names, ',');
-  for (StringRef n : names)
-    if (!rnnlayout::fastActivation(activationNumber(n)))
-      return false;
-  return true;
+
+/// Whether \p I's W and R were reserved their packed layouts (reserveConstants, before scratch
+/// is sized): then codegen passes them packed, and the kernel projects the input a block of
+/// steps at a time.
+bool packedRecurrent(const Instruction &I) {
+  return reservedForRecurrent(I.getInput(ops::RNN::W), I.getInput(ops::RNN::R));
 }
 
 uint64_t recurrentScratch(const Instruction &I, int64_t threads) {
@@ -62,9 +55,14 @@ uint64_t recurrentScratch(const Instruction &I, int64_t threads) {
   const DimsVec &r = I.getInput(ops::RNN::R)->getType().dims;
   if (!fastRecurrent(I))
     return uint64_t(rnnlayout::scratchBytes(int64_t(r[2])));
-  int64_t H = int64_t(r[2]), gates = int64_t(r[1]) / H;
-  return uint64_t(rnnlayout::fastScratchFloats(int64_t(x[0]), int64_t(x[1]), H, gates) +
-                  scratch::gemmScratchFloats(int64_t(x[2]), gates * H, threads)) *
+  int64_t H = int64_t(r[2]), gates = int64_t(r[1]) / H, rows = gates * H;
+  bool packed = packedRecurrent(I);
+  // A packed W needs a buffer only for a narrow last panel of columns (NNGemm.h, gemmPackedB).
+  int64_t buffers = packed && rows % scratch::kMaxNR == 0
+                        ? 0
+                        : scratch::gemmScratchFloats(int64_t(x[2]), rows, threads);
+  return uint64_t(rnnlayout::fastScratchFloats(int64_t(x[0]), int64_t(x[1]), H, gates, packed) +
+                  buffers) *
          sizeof(float);
 }
 
@@ -104,6 +102,7 @@ Error emitRecurrent(Emitter &E, const Instruction &I) {
   shape[rnnlayout::kDirs] = int64_t(r[0]);
   shape[rnnlayout::kReverseOnly] = I.attr<AttrKind::Direction>() == "reverse";
   shape[rnnlayout::kFlag] = flag != 0;
+  shape[rnnlayout::kPacked] = fastRecurrent(I) && packedRecurrent(I);
 
   ElemKind k = I.getOutput(ops::RNN::Y)->getType().kind;
   std::string what = "a sequence_lens value is outside [0, " + std::to_string(x[0]) + "]";
@@ -125,6 +124,20 @@ Error emitRecurrent(Emitter &E, const Instruction &I) {
 }
 
 } // namespace
+
+bool fastRecurrent(const Instruction &I) {
+  if (I.getOutput(ops::RNN::Y)->getType().kind != ElemKind::Float32 ||
+      I.attr<AttrKind::CellClip>() != 0.f)
+    return false;
+  if (cellOf(I) == rnnlayout::kLSTM && I.attr<AttrKind::InputForget>() != 0)
+    return false;
+  SmallVector<StringRef, 6> names;
+  StringRef(I.attr<AttrKind::Activations>()).split(names, ',');
+  for (StringRef n : names)
+    if (!rnnlayout::fastActivation(activationNumber(n)))
+      return false;
+  return true;
+}
 
 int64_t recurrentSplittableFlops(const Instruction &I) {
   if (!fastRecurrent(I))

@@ -21,6 +21,7 @@ struct RecurrentCase {
   int64_t flag; // GRU: linear_before_reset; LSTM: input_forget
   std::vector<int32_t> lens;
   dim_t seq, inputSize, hidden;
+  bool runTimeWeights = false; // W and R placeholders: the CPU backend cannot pack them
 };
 
 unsigned gatesOf(NodeKind k) { return k == NodeKind::RNN ? 1 : k == NodeKind::GRU ? 3 : 4; }
@@ -40,7 +41,7 @@ AttrList recurrentAttrs(const RecurrentCase &p) {
 }
 
 /// The node of case \p p with every operand a placeholder ("lens" the sequence lengths) but the
-/// weights, which are constants.
+/// weights, which are constants unless p.runTimeWeights (then W and R are inputs "w" and "r").
 Node *buildRecurrent(Module &M, Function *F, const RecurrentCase &p) {
   dim_t dirs = std::string(p.direction) == "bidirectional" ? 2 : 1;
   dim_t batch = dim_t(p.lens.size()), G = gatesOf(p.kind), H = p.hidden;
@@ -48,15 +49,17 @@ Node *buildRecurrent(Module &M, Function *F, const RecurrentCase &p) {
   // Weights in [-2, 2] over many hidden units make a chaotic recurrence, where the last bit of
   // a sum (another order of summation, a fused multiply-add) grows into the third digit within
   // a few steps; a trained layer's weights are of the order of 1 / sqrt(hidden).
-  auto weights = [&](std::vector<dim_t> dims, unsigned seed) {
+  auto weights = [&](std::vector<dim_t> dims, unsigned seed, const char *name) -> NodeValue {
+    if (p.runTimeWeights)
+      return input(M, dims, p.elem, name);
     Tensor t = randomTensor(Type(p.elem, dims), seed);
     if (H > 64 && p.elem == ElemKind::Float32)
       for (size_t i = 0; i < t.numElements(); ++i)
         t.dataAs<float>()[i] *= 0.05f;
     return M.createConstant(std::move(t), "c");
   };
-  Constant *w = weights({dirs, G * H, p.inputSize}, 11);
-  Constant *r = weights({dirs, G * H, H}, 12);
+  NodeValue w = weights({dirs, G * H, p.inputSize}, 11, "w");
+  NodeValue r = weights({dirs, G * H, H}, 12, "r");
   Constant *b = constant(M, {dirs, 2 * G * H}, 13, p.elem);
   Placeholder *lens = input(M, {batch}, ElemKind::Int32, "lens");
   Placeholder *h0 = input(M, {dirs, batch, H}, p.elem, "h0");
@@ -137,7 +140,16 @@ INSTANTIATE_TEST_SUITE_P(
         RecurrentCase{NodeKind::GRU, "bidirectional", ElemKind::Float32,
                       "Sigmoid,Tanh,Sigmoid,Tanh", z4, z4, 0, 1, {6, 0, 3}, 6, 11, 130},
         RecurrentCase{NodeKind::GRU, "reverse", ElemKind::Float32, "Sigmoid,Tanh", z2, z2, 0, 0,
-                      {5, 2}, 5, 7, 40}));
+                      {5, 2}, 5, 7, 40},
+        // With constant W and R (packed at compile time) the fast kernel projects the input in
+        // blocks of 32 steps of a batch row: 70 steps end in a block of 6, 33 in a block of 1;
+        // the rows of a block are 4 rows of x apart. Hidden 72: weights of a trained layer's
+        // scale (buildRecurrent), not a chaotic GRU.
+        RecurrentCase{NodeKind::GRU, "bidirectional", ElemKind::Float32,
+                      "Sigmoid,Tanh,Sigmoid,Tanh", z4, z4, 0, 0, {70, 33, 0, 31}, 70, 5, 72},
+        // W and R known only at run time: the kernel packs them, and projects every step.
+        RecurrentCase{NodeKind::GRU, "bidirectional", ElemKind::Float32,
+                      "Sigmoid,Tanh,Sigmoid,Tanh", z4, z4, 0, 1, {12, 7}, 12, 6, 24, true}));
 
 INSTANTIATE_TEST_SUITE_P(
     LSTM, RecurrentCases,
@@ -156,7 +168,14 @@ INSTANTIATE_TEST_SUITE_P(
                       z3, z3, 0.5f, 0, {4, 4}, 4, 2, 6},
         // The CPU backend's fast kernel: peepholes, hidden 140 (chunks of 128 and 16).
         RecurrentCase{NodeKind::LSTM, "bidirectional", ElemKind::Float32,
-                      "Sigmoid,Tanh,Tanh,Sigmoid,Tanh,Relu", z6, z6, 0, 0, {5, 2}, 5, 70, 140}));
+                      "Sigmoid,Tanh,Tanh,Sigmoid,Tanh,Relu", z6, z6, 0, 0, {5, 2}, 5, 70, 140},
+        // Blocks of 32 steps of the input's projection (as the GRU case above), both ways;
+        // hidden 20, whose packed R (rows padded to 32) is larger than R.
+        RecurrentCase{NodeKind::LSTM, "bidirectional", ElemKind::Float32,
+                      "Sigmoid,Tanh,Tanh,Sigmoid,Tanh,Tanh", z6, z6, 0, 0, {33, 65, 64}, 65, 9,
+                      20},
+        RecurrentCase{NodeKind::LSTM, "reverse", ElemKind::Float32, "Sigmoid,Tanh,Tanh", z3, z3,
+                      0, 0, {9, 4}, 9, 5, 36, true}));
 
 TEST(RecurrentOps, FastKernelSplitsItsStepsOverThreads) {
   // Hidden 128: each step's gate products (4 x 128 x 128 multiply-adds) split over the team.

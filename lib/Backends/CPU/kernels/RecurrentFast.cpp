@@ -19,7 +19,7 @@ using namespace rnnlayout;
 
 namespace {
 
-constexpr i64 kChunkVectors = 8; // vectors of gate rows in a chunk of the packed R
+constexpr i64 kChunkVectors = kChunkRows / EMBER_VW; // vectors of gate rows in a chunk of R
 
 /// The packer for B = W^T with W row-major ([N][K], rows ldw apart): B's column n is W's row n.
 struct TransposedPacker {
@@ -37,20 +37,6 @@ struct TransposedPacker {
     }
   }
 };
-
-/// Packs rows [0, H) of a gate block (\p R: its first row, rows \p H floats apart) into chunks
-/// of up to 128 rows, the rows padded to fastBlockRows(H) with zeros: chunk at row c0 of width w
-/// holds element (c0 + i, j) at c0 * H + j * w + i.
-EMBER_INLINE void packBlock(float *dst, const float *R, i64 H) {
-  i64 P = fastBlockRows(H);
-  for (i64 c0 = 0; c0 < P; c0 += kChunkVectors * EMBER_VW) {
-    i64 w = minI(kChunkVectors * EMBER_VW, P - c0);
-    float *chunk = dst + c0 * H;
-    for (i64 j = 0; j < H; ++j)
-      for (i64 i = 0; i < w; ++i)
-        chunk[j * w + i] = c0 + i < H ? R[(c0 + i) * H + j] : 0.f;
-  }
-}
 
 /// out[c0 .. c0 + V * 16) = the chunk's rows times vec[0, H).
 template <int V>
@@ -145,9 +131,13 @@ EMBER_INLINE i64 recurrentFast(float *y, float *yh, float *yc, const float *x, c
   for (i64 i = 0, e = S * dirs * B * H; i < e; ++i)
     y[i] = 0.f;
 
-  float *projected = scratch;                 // [S * B][rows]
-  float *packedR = projected + S * B * rows;  // [G][P * H]
-  float *bias = packedR + G * P * H;          // [rows]: what adds to the input part
+  // W and R packed at compile time (kPacked): the projections of a block of steps of one batch
+  // row at a time. Else W is packed by the GEMM of every step's, and R here, once a direction.
+  const bool packed = shape[kPacked] != 0;
+  const i64 blockSteps = minI(S, kProjectionSteps);
+  float *projected = scratch;                              // [blockSteps or S * B][rows]
+  float *packedR = projected + (packed ? blockSteps : S * B) * rows; // [G][P * H], unless packed
+  float *bias = packedR + (packed ? 0 : packedRFloats(H, G)); // [rows]: adds to the input part
   float *stateBias = bias + rows;             // [rows]: GRU's Rb of the candidate
   float *sums = stateBias + rows;             // [G][P]
   float *h = sums + G * P, *c = h + P, *nextH = c + P, *nextC = nextH + P, *resetH = nextC + P;
@@ -162,11 +152,14 @@ EMBER_INLINE i64 recurrentFast(float *y, float *yh, float *yc, const float *x, c
       bias[row] = bd[row] + (inside ? 0.f : bd[rows + row]);
       stateBias[row] = inside ? bd[rows + row] : 0.f;
     }
-    runGemm<MR, NV, false>(S * B, rows, I, x, I, projected, rows,
-                           packFn(TransposedPacker{wd, I}), Epilogue{bias, 1, {ActNone, 0, 0}},
-                           packBuffer, team);
-    for (i64 g = 0; g < G; ++g)
-      packBlock(packedR + g * P * H, rd + g * H * H, H);
+    const Epilogue withBias{bias, 1, {ActNone, 0, 0}};
+    const float *rp = packed ? r + d * packedRFloats(H, G) : packedR;
+    if (!packed) {
+      runGemm<MR, NV, false>(S * B, rows, I, x, I, projected, rows,
+                             packFn(TransposedPacker{wd, I}), withBias, packBuffer, team);
+      for (i64 g = 0; g < G; ++g)
+        packGateBlock(packedR + g * P * H, rd + g * H * H, H);
+    }
 
     bool reverse = reverseOnly || d == 1;
     for (i64 bi = 0; bi < B; ++bi) {
@@ -175,22 +168,31 @@ EMBER_INLINE i64 recurrentFast(float *y, float *yh, float *yc, const float *x, c
         h[j] = j < H ? h0[state + j] : 0.f;
         c[j] = j < H && cell == kLSTM ? c0[state + j] : 0.f;
       }
+      // A block's steps are consecutive in time (descending when reversed): its input rows are
+      // B rows of x apart from time `first` on.
+      i64 first = 0;
       for (i64 k = 0, len = lens[bi]; k < len; ++k) {
         i64 t = reverse ? len - 1 - k : k;
-        const float *xw = projected + (t * B + bi) * rows;
+        if (packed && k % blockSteps == 0) {
+          i64 steps = minI(blockSteps, len - k);
+          first = reverse ? t - steps + 1 : t;
+          runGemmPackedB<MR, NV>(steps, rows, I, x + (first * B + bi) * I, B * I, wd, projected,
+                                 rows, withBias, packBuffer, team);
+        }
+        const float *xw = packed ? projected + (t - first) * rows : projected + (t * B + bi) * rows;
         if (cell == kRNN) {
-          gateProducts(sums, packedR, h, 0, 1, H, team);
+          gateProducts(sums, rp, h, 0, 1, H, team);
           for (i64 i = 0; i < H; i += EMBER_VW)
             storev(nextH + i, activateVec(act[0], loadUpTo(xw, i, H) + loadv(sums + i)));
         } else if (cell == kGRU) {
           // Gate blocks: z (update) 0, r (reset) 1, n (candidate) 2.
-          gateProducts(sums, packedR, h, 0, gruLinearBeforeReset ? 3 : 2, H, team);
+          gateProducts(sums, rp, h, 0, gruLinearBeforeReset ? 3 : 2, H, team);
           if (!gruLinearBeforeReset) {
             for (i64 i = 0; i < H; i += EMBER_VW) {
               Vec reset = activateVec(act[0], loadUpTo(xw + H, i, H) + loadv(sums + P + i));
               storev(resetH + i, reset * loadv(h + i));
             }
-            gateProducts(sums, packedR, resetH, 2, 3, H, team);
+            gateProducts(sums, rp, resetH, 2, 3, H, team);
           }
           for (i64 i = 0; i < H; i += EMBER_VW) {
             Vec hv = loadv(h + i);
@@ -208,7 +210,7 @@ EMBER_INLINE i64 recurrentFast(float *y, float *yh, float *yc, const float *x, c
         } else {
           // Gate blocks: i (input) 0, o (output) 1, f (forget) 2, c (cell) 3; peepholes i, o, f.
           const float *pi = peep + d * 3 * H, *po = pi + H, *pf = po + H;
-          gateProducts(sums, packedR, h, 0, 4, H, team);
+          gateProducts(sums, rp, h, 0, 4, H, team);
           for (i64 i = 0; i < H; i += EMBER_VW) {
             Vec cv = loadv(c + i);
             Vec in = activateVec(act[0], loadUpTo(xw, i, H) + loadv(sums + i) +
@@ -247,8 +249,10 @@ EMBER_INLINE i64 recurrentFast(float *y, float *yh, float *yc, const float *x, c
 } // namespace
 
 /// Returns 0, or 1 when a sequence length is outside [0, seq] (as the reference kernel). The
-/// operands are the reference kernel's (Recurrent.cpp); scratch holds
-/// rnnlayout::fastScratchFloats floats, then the GEMM's packing buffer for the input part.
+/// operands are the reference kernel's (Recurrent.cpp), but with shape[kPacked] W comes as each
+/// direction's B = W^T in panels of NR columns (PackedPanels.h) and R as each direction's
+/// packGateBlock of each gate; scratch holds rnnlayout::fastScratchFloats floats, then the
+/// GEMM's packing buffer for the input part.
 #define RECURRENT_FAST_ENTRY(SUFFIX, FEATURES, MR, NV)                                             \
   EMBER_KERNEL EMBER_NOINLINE EMBER_VARIANT_TARGET(FEATURES) i64                                   \
       ember_recurrent_fast_f32_##SUFFIX(                                                           \

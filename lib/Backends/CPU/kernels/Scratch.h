@@ -263,9 +263,13 @@ constexpr bool depthwiseInLanes(idx C, idx K, idx G, idx KH, idx KW, idx SH, idx
 constexpr idx winogradPoints(idx m) { return (m + 2) * (m + 2); }
 constexpr idx winogradTiles(idx out, idx m) { return (out + m - 1) / m; }
 /// Tiles of one block (whole rows of tiles): the transformed input and the products of a block,
-/// points x (C + K) floats a tile, stay about 4 MB.
+/// points x (C + K) floats a tile, stay within kWinogradBlockFloats (2 MB) or, if larger, the
+/// transformed filters (points x C x K floats), which every block reads again.
+constexpr idx kWinogradBlockFloats = idx(1) << 19;
 constexpr idx winogradBlockRows(idx C, idx K, idx OW, idx m) {
-  idx budget = (idx(1) << 20) / (winogradPoints(m) * (C + K)), tw = winogradTiles(OW, m);
+  idx floats = winogradPoints(m) * C * K > kWinogradBlockFloats ? winogradPoints(m) * C * K
+                                                                : kWinogradBlockFloats;
+  idx budget = floats / (winogradPoints(m) * (C + K)), tw = winogradTiles(OW, m);
   return budget / tw < 1 ? 1 : budget / tw;
 }
 /// Which Winograd a convolution takes (its m), or 0. Both need one group, a 3x3 window of
@@ -329,8 +333,10 @@ constexpr idx kWinogradPadSlack = 80;
 /// 256 on 14x14 0.66 vs 0.76; 512 -> 512 on 7x7 (F(2x2)) 0.88 vs 0.95; but 96 -> 96 on 35x35,
 /// 1.3 MB, 0.52 vs 0.49; 64 -> 64 on 56x56, 2 MB, 0.65 vs 0.56).
 constexpr bool winogradByFilters(idx C, idx K, idx OH, idx OW, idx m) {
-  return winogradBlockRows(C, K, OW, m) >= winogradTiles(OH, m) &&
-         winogradPoints(m) * C * winogradBlockColumns(C, K, OH, OW, m) <= 5 * (idx(1) << 16);
+  idx tiles = winogradTiles(OH, m) * winogradTiles(OW, m);
+  idx cols = tiles <= 16 ? 16 : (tiles + kMaxNR - 1) / kMaxNR * kMaxNR;
+  return winogradPoints(m) * (C + K) * tiles <= (idx(1) << 20) &&
+         winogradPoints(m) * C * cols <= 5 * (idx(1) << 16);
 }
 /// Floats of a part's padded input rows: the m + 2 rows of one tile row, and what the
 /// transform reads past them.
