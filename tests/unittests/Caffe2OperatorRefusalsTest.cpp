@@ -176,6 +176,22 @@ const Refusal kRefusals[] = {
         op { input: "d" input: "i" input: "i" output: "y"
              type: "SparseLengthsMeanFused8BitRowwise" })",
      "(SparseLengthsMeanFused8BitRowwise): DATA must have more than 8 columns"},
+    {"lengths_reducer_rowwise_8bit_ops.h: scale_bias a matrix",
+     R"(op { input: "w" input: "i" input: "i" input: "v" output: "y"
+             type: "SparseLengthsSum8BitsRowwise" })",
+     "(SparseLengthsSum8BitsRowwise): scale_bias has to be matrix"},
+    {"lengths_reducer_rowwise_8bit_ops.h: scale_bias a row per DATA row",
+     R"(op { output: "s" type: "GivenTensorFill" arg { name: "shape" ints: 2 ints: 2 }
+             arg { name: "values" floats: 1 floats: 2 floats: 3 floats: 4 } }
+        op { input: "w" input: "i" input: "i" input: "s" output: "y"
+             type: "SparseLengthsMean8BitsRowwise" })",
+     "(SparseLengthsMean8BitsRowwise): scale_bias must have the same first dim as data"},
+    {"lengths_reducer_rowwise_8bit_ops.h: scale_bias of 2 columns",
+     R"(op { output: "s" type: "GivenTensorFill" arg { name: "shape" ints: 3 ints: 1 }
+             arg { name: "values" floats: 1 floats: 2 floats: 3 } }
+        op { input: "w" input: "v" input: "i" input: "i" input: "s" output: "y"
+             type: "SparseLengthsWeightedSum8BitsRowwise" })",
+     "(SparseLengthsWeightedSum8BitsRowwise): the second dim of scale_bias has to be equal to 2"},
     {"segment_reduction_op.h: LENGTHS a vector",
      R"(op { input: "x" input: "w" output: "y" type: "LengthsSum" })",
      "(LengthsSum): LENGTHS must be a vector"},

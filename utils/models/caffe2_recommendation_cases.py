@@ -1,5 +1,6 @@
 """The Caffe2 test nets of the recommendation operators (the embedding bags): LengthsSum,
-SparseLengthsSum, SparseLengthsWeightedSum, SparseLengthsMean and their Fused8BitRowwise forms;
+SparseLengthsSum, SparseLengthsWeightedSum, SparseLengthsMean and their Fused8BitRowwise and
+8BitsRowwise forms;
 written by make_caffe2_test_models.py (which holds the Case class these functions fill through
 `new`). The numpy references below are written from Caffe2's CPU source:
 
@@ -13,6 +14,10 @@ written by make_caffe2_test_models.py (which holds the Case class these function
   AVX2 ones compute the same): per index, w = weight (1 unweighted), for a fused row
   b = w * bias, w = w * scale (b = 0 for a float row), then out[j] = fma(w, x[j], b + out[j]);
   a mean multiplies the segment's sum by 1.f / length when the length is not 0.
+- caffe2/operators/lengths_reducer_rowwise_8bit_ops.h (SparseLengths8BitsRowwiseOp): DATA
+  uint8 (rows of size_from_dim(1) codes), [WEIGHTS], INDICES, LENGTHS, SCALE_BIAS float [rows, 2];
+  EmbeddingLookup takes scale_bias[2 * idx] and [2 * idx + 1] as a fused row's scale and bias;
+  the result is DATA's shape with the first dim the number of segments.
 - caffe2/operators/segment_reduction_op.h (AbstractLengthsOp, SumReducer): LengthsSum sums
   consecutive rows of DATA, LENGTHS[s] of them for segment s.
 """
@@ -57,6 +62,15 @@ def ref_sparse_lengths(data, indices, lengths, weights=None, fused8=False, mean=
             out[s] = out[s] * F32(F32(1.0) / F32(n))
     assert at == len(indices)
     return out.reshape((len(lengths),) + ((cols,) if fused8 else data.shape[1:]))
+
+
+def ref_rowwise_8bits(data, scale_bias, indices, lengths, weights=None, mean=False):
+    """SparseLengths[Weighted]Sum8BitsRowwise / SparseLengthsMean8BitsRowwise: the fused loop
+    with each row's scale and bias taken from SCALE_BIAS."""
+    rows = data.reshape(data.shape[0], -1)
+    table = np.concatenate([rows, scale_bias.astype(F32).view(np.uint8)], axis=1)
+    out = ref_sparse_lengths(table, indices, lengths, weights, fused8=True, mean=mean)
+    return out.reshape((len(lengths),) + data.shape[1:])
 
 
 def ref_lengths_sum(data, lengths):
@@ -137,6 +151,29 @@ def recommendation_cases(new):
          ["Y_wsum9"])
     c.output("Y_wsum9", ref_sparse_lengths(f9, idx.astype(np.int64) % 5, lengths, weights,
                                            fused8=True))
+
+    # --- sparse_lengths_8bits_rowwise: a uint8 [7, 3, 4] table with its scale_bias, both from
+    # init_net, read by the sum, the weighted sum and the mean (result [segments, 3, 4]).
+    c = new("sparse_lengths_8bits_rowwise")
+    codes = rng.integers(0, 256, size=(7, 3, 4)).astype(np.uint8)
+    scale_bias = np.concatenate([rng.uniform(0.001, 0.02, size=(7, 1)),
+                                 rng.uniform(-1.5, 0.5, size=(7, 1))], axis=1).astype(F32)
+    idx = np.array([6, 0, 2, 2, 5, 1, 3], np.int64)
+    lengths = np.array([3, 0, 4], np.int32)
+    weights = rng.uniform(-2, 2, size=idx.shape).astype(F32)
+    c.weight("codes", codes)
+    c.weight("scale_bias", scale_bias)
+    c.input("indices", idx)
+    c.input("lengths", lengths)
+    c.input("weights", weights)
+    c.op("SparseLengthsSum8BitsRowwise", ["codes", "indices", "lengths", "scale_bias"], ["Y_sum"])
+    c.output("Y_sum", ref_rowwise_8bits(codes, scale_bias, idx, lengths))
+    c.op("SparseLengthsWeightedSum8BitsRowwise",
+         ["codes", "weights", "indices", "lengths", "scale_bias"], ["Y_wsum"])
+    c.output("Y_wsum", ref_rowwise_8bits(codes, scale_bias, idx, lengths, weights))
+    c.op("SparseLengthsMean8BitsRowwise", ["codes", "indices", "lengths", "scale_bias"],
+         ["Y_mean"])
+    c.output("Y_mean", ref_rowwise_8bits(codes, scale_bias, idx, lengths, mean=True))
 
     # --- lengths_sum: consecutive rows per segment, an empty one among them, a 3-D DATA.
     c = new("lengths_sum")

@@ -1,7 +1,9 @@
 // Caffe2's recommendation operators onto the EmbeddingBag node kind
 // (ember/Semantics/EmbeddingBag.h): SparseLengthsSum, SparseLengthsWeightedSum and
 // SparseLengthsMean (lengths_reducer_ops.h), their Fused8BitRowwise forms
-// (lengths_reducer_fused_8bit_rowwise_ops.h), and LengthsSum (segment_reduction_op.h), whose
+// (lengths_reducer_fused_8bit_rowwise_ops.h), their 8BitsRowwise forms
+// (lengths_reducer_rowwise_8bit_ops.h: the same rows, with the scales and biases in an input of
+// their own, fused into one table at load time), and LengthsSum (segment_reduction_op.h), whose
 // segments are consecutive rows: an embedding bag over indices 0, 1, ..., rows - 1.
 // Registered by SelectionOps.cpp. What the sources enforce on shapes is refused here with their
 // words; what they enforce on values (the lengths against the indices, an index out of range)
@@ -9,6 +11,8 @@
 #include "OpContext.h"
 
 #include "ember/Support/Error.h"
+
+#include <cstring>
 
 using namespace llvm;
 
@@ -78,6 +82,67 @@ Error loadSparseLengths(OpContext &ctx, BagForm form) {
   return ctx.setOutput(0, y);
 }
 
+/// SparseLengths[Weighted]Sum8BitsRowwise / SparseLengthsMean8BitsRowwise: DATA (uint8, rows of
+/// D = size_from_dim(1) codes), [WEIGHTS], INDICES, LENGTHS, SCALE_BIAS (float32 [rows, 2]).
+/// EmbeddingLookup adds the rows exactly as it adds fused ones, so ember builds the fused table
+/// from the two constants (as Glow, it needs SCALE_BIAS known at load time) and reshapes the
+/// [segments, D] result to DATA's dims with the first replaced.
+Error loadRowwise8Bits(OpContext &ctx, bool weighted, bool mean) {
+  unsigned scaleBiasAt = weighted ? 4 : 3;
+  if (ctx.numInputs() != scaleBiasAt + 1)
+    return ctx.fail("takes " + Twine(scaleBiasAt + 1) + " inputs, got " +
+                    Twine(ctx.numInputs()));
+  EMBER_ASSIGN_OR_RETURN(NodeValue sbValue, ctx.input(scaleBiasAt));
+  EMBER_ASSIGN_OR_RETURN(NodeValue dataValue, ctx.input(0));
+  const Type &sbt = sbValue.getType(), &dt = dataValue.getType();
+  if (sbt.rank() != 2)
+    return ctx.fail("scale_bias has to be matrix, got " + sbt.str());
+  if (dt.rank() < 1 || sbt.dims[0] != dt.dims[0])
+    return ctx.fail("scale_bias must have the same first dim as data: " + sbt.str() + ", " +
+                    dt.str());
+  if (sbt.dims[1] != 2)
+    return ctx.fail("the second dim of scale_bias has to be equal to 2, got " + sbt.str());
+  if (dt.kind != ElemKind::UInt8 || sbt.kind != ElemKind::Float32)
+    return ctx.fail("DATA must be uint8 and scale_bias float32, got " + dt.str() + ", " +
+                    sbt.str());
+  EMBER_ASSIGN_OR_RETURN(auto known, ctx.constantInputs({0, scaleBiasAt},
+                                                        "ember fuses them into one table"));
+  dim_t rows = dt.dims[0], cols = rows ? dim_t(dt.numElements()) / rows : 0;
+  Tensor fused(Type(ElemKind::UInt8, {rows, cols + 8}));
+  uint8_t *to = fused.dataAs<uint8_t>();
+  const uint8_t *codes = known[0]->dataAs<uint8_t>();
+  const float *sb = known[1]->dataAs<float>();
+  for (dim_t r = 0; r < rows; ++r) { // the codes, then scale and bias as little-endian float32
+    std::memcpy(to + r * (cols + 8), codes + r * cols, cols);
+    std::memcpy(to + r * (cols + 8) + cols, sb + 2 * r, 8);
+  }
+  NodeValue table = ctx.createConstant(std::move(fused), "fused")->getResult();
+  EMBER_ASSIGN_OR_RETURN(NodeValue indices, ctx.input(weighted ? 2 : 1));
+  EMBER_ASSIGN_OR_RETURN(NodeValue lengths, ctx.input(weighted ? 3 : 2));
+  if (indices.getType().rank() != 1)
+    return ctx.fail("INDICES must be a vector, got " + indices.getType().str());
+  EMBER_TRY(checkLengths(ctx, lengths.getType()));
+  std::vector<NodeValue> operands = {table, indices, lengths};
+  if (weighted) {
+    EMBER_ASSIGN_OR_RETURN(NodeValue weights, ctx.input(1));
+    operands.push_back(weights);
+  }
+  AttrList attrs;
+  attrs.set<AttrKind::Mode>("fused8").set<AttrKind::Reduction>(mean ? "mean" : "sum");
+  EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::EmbeddingBag, operands, attrs));
+  if (dt.rank() != 2) {
+    std::vector<int64_t> dims(dt.dims.begin(), dt.dims.end());
+    dims[0] = int64_t(lengths.getType().dims[0]);
+    EMBER_ASSIGN_OR_RETURN(y, ctx.create(NodeKind::Reshape, {y},
+                                         AttrList().set<AttrKind::Dims>(dims), "reshape"));
+  }
+  return ctx.setOutput(0, y);
+}
+
+template <bool Weighted, bool Mean> Error loadRowwise(OpContext &ctx) {
+  return loadRowwise8Bits(ctx, Weighted, Mean);
+}
+
 template <bool Weighted, bool Fused8, bool Mean> Error loadBag(OpContext &ctx) {
   return loadSparseLengths(ctx, BagForm{Weighted, Fused8, Mean});
 }
@@ -114,6 +179,9 @@ void registerRecommendationOps(OpRegistry &r) {
   r.add("SparseLengthsSumFused8BitRowwise", loadBag<false, true, false>);
   r.add("SparseLengthsWeightedSumFused8BitRowwise", loadBag<true, true, false>);
   r.add("SparseLengthsMeanFused8BitRowwise", loadBag<false, true, true>);
+  r.add("SparseLengthsSum8BitsRowwise", loadRowwise<false, false>);
+  r.add("SparseLengthsWeightedSum8BitsRowwise", loadRowwise<true, false>);
+  r.add("SparseLengthsMean8BitsRowwise", loadRowwise<false, true>);
 }
 
 } // namespace c2
