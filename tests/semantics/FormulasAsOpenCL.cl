@@ -53,8 +53,11 @@ __kernel void formulas(__global float *out, __global const float *in, __global d
   out64[i] += bin;
   float scaleBias[2];
   ember_embag_row_scale(EMBER_EMBAG_FUSED8, (__global const unsigned char *)in, 1, x, scaleBias);
+  ember_embag_row_scale(EMBER_EMBAG_FUSED4, (__global const unsigned char *)in, 2, x, scaleBias);
   out[i] += ember_embag_finish(ember_embag_accumulate(x, x, scaleBias), 1, 2) +
-            (float)(ember_embag_segment_end(0, (long)i, 4) + ember_embag_check_index(i, 3));
+            (float)(ember_embag_segment_end(0, (long)i, 4) + ember_embag_check_index(i, 3)) +
+            ember_embag_code(EMBER_EMBAG_FUSED4, (__global const unsigned char *)in, (long)i) +
+            ember_embag_half_to_float((unsigned int)i);
   out64[i] += (double)(ember_pool_average_divisor(hi - lo,
                                                   ember_pool_padded_taps(start, 2, 3, 5, 1), 1));
 }

@@ -192,6 +192,12 @@ const Refusal kRefusals[] = {
         op { input: "w" input: "v" input: "i" input: "i" input: "s" output: "y"
              type: "SparseLengthsWeightedSum8BitsRowwise" })",
      "(SparseLengthsWeightedSum8BitsRowwise): the second dim of scale_bias has to be equal to 2"},
+    {"lengths_reducer_fused_nbit_rowwise_ops.h: DATA more than 4 columns",
+     R"(op { output: "d" type: "GivenTensorByteStringToUInt8Fill"
+             arg { name: "shape" ints: 1 ints: 4 } arg { name: "values" strings: "abcd" } }
+        op { input: "d" input: "i" input: "i" output: "y"
+             type: "SparseLengthsSumFused4BitRowwise" })",
+     "(SparseLengthsSumFused4BitRowwise): DATA must have more than 4 columns"},
     {"segment_reduction_op.h: LENGTHS a vector",
      R"(op { input: "x" input: "w" output: "y" type: "LengthsSum" })",
      "(LengthsSum): LENGTHS must be a vector"},

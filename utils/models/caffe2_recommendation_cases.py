@@ -14,6 +14,10 @@ written by make_caffe2_test_models.py (which holds the Case class these function
   AVX2 ones compute the same): per index, w = weight (1 unweighted), for a fused row
   b = w * bias, w = w * scale (b = 0 for a float row), then out[j] = fma(w, x[j], b + out[j]);
   a mean multiplies the segment's sum by 1.f / length when the length is not 0.
+- caffe2/operators/lengths_reducer_fused_nbit_rowwise_ops.h (SparseLengthsNBitRowwiseFusedOp,
+  BIT_RATE 4): DATA is uint8 [rows, cols / 2 + 4], element j in byte j / 2 shifted right by
+  (j % 2) * 4 and masked to 4 bits, the row ending in float16 scale and bias; scale = weight *
+  scale, bias = weight * bias, out[j] = fma(scale, code, out[j] + bias); the mean as above.
 - caffe2/operators/lengths_reducer_rowwise_8bit_ops.h (SparseLengths8BitsRowwiseOp): DATA
   uint8 (rows of size_from_dim(1) codes), [WEIGHTS], INDICES, LENGTHS, SCALE_BIAS float [rows, 2];
   EmbeddingLookup takes scale_bias[2 * idx] and [2 * idx + 1] as a fused row's scale and bias;
@@ -33,9 +37,17 @@ def fma32(a, b, c):
     return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(F32)
 
 
-def ref_sparse_lengths(data, indices, lengths, weights=None, fused8=False, mean=False):
-    """SparseLengths[Weighted]Sum / Mean[Fused8BitRowwise], the perfkernels' loop."""
-    if fused8:
+def ref_sparse_lengths(data, indices, lengths, weights=None, fused8=False, mean=False,
+                       fused4=False):
+    """SparseLengths[Weighted]Sum / Mean[Fused8BitRowwise / Fused4BitRowwise], the loop of the
+    perfkernels (and of the nbit op's fallback)."""
+    if fused4:
+        cols = (data.shape[1] - 4) * 2
+        scale_bias = np.ascontiguousarray(data[:, cols // 2:]).view(np.float16).astype(F32)
+        rows = np.stack([data[:, j // 2] >> ((j % 2) * 4) & 15 for j in range(cols)],
+                        axis=1).astype(F32)
+        fused8 = True  # the same loop from here on
+    elif fused8:
         cols = data.shape[1] - 8
         scale_bias = np.ascontiguousarray(data[:, cols:]).view(F32)  # [rows, 2]
         rows = data[:, :cols].astype(F32)
@@ -94,6 +106,15 @@ def fused8_table(rng, rows, cols):
     bias = rng.uniform(-1.5, 0.5, size=(rows, 1)).astype(F32)
     tail = np.concatenate([scale, bias], axis=1).view(np.uint8)  # [rows, 8], little-endian
     return np.concatenate([codes, tail], axis=1)
+
+
+def fused4_table(rng, rows, cols):
+    """A Fused4BitRowwise table: cols / 2 bytes of two codes, then float16 scale and bias."""
+    packed = rng.integers(0, 256, size=(rows, cols // 2)).astype(np.uint8)
+    scale = rng.uniform(0.01, 0.2, size=(rows, 1)).astype(np.float16)
+    bias = rng.uniform(-1.5, 0.5, size=(rows, 1)).astype(np.float16)
+    tail = np.concatenate([scale, bias], axis=1).view(np.uint8)  # [rows, 4], little-endian
+    return np.concatenate([packed, tail], axis=1)
 
 
 def recommendation_cases(new):
@@ -174,6 +195,31 @@ def recommendation_cases(new):
     c.op("SparseLengthsMean8BitsRowwise", ["codes", "indices", "lengths", "scale_bias"],
          ["Y_mean"])
     c.output("Y_mean", ref_rowwise_8bits(codes, scale_bias, idx, lengths, mean=True))
+
+    # --- sparse_lengths_fused4: Fused4BitRowwise tables of 70 columns (a block of 64 and a
+    # ragged 6 on the CPU) and 6, read by the sum, the weighted sum and the mean.
+    c = new("sparse_lengths_fused4")
+    f70 = fused4_table(rng, 9, 70)
+    f6 = fused4_table(rng, 4, 6)
+    idx = np.array([8, 0, 3, 3, 1, 2, 4, 5, 6, 7, 8, 0], np.int64)
+    lengths = np.array([2, 0, 10], np.int32)
+    weights = rng.uniform(-2, 2, size=idx.shape).astype(F32)
+    c.weight("f70", f70)
+    c.input("f6", f6)
+    c.input("indices", idx)
+    c.input("indices32", (idx % 4).astype(np.int32))
+    c.input("lengths", lengths)
+    c.input("weights", weights)
+    c.op("SparseLengthsSumFused4BitRowwise", ["f70", "indices", "lengths"], ["Y_sum"])
+    c.output("Y_sum", ref_sparse_lengths(f70, idx, lengths, fused4=True))
+    c.op("SparseLengthsWeightedSumFused4BitRowwise", ["f70", "weights", "indices", "lengths"],
+         ["Y_wsum"])
+    c.output("Y_wsum", ref_sparse_lengths(f70, idx, lengths, weights, fused4=True))
+    c.op("SparseLengthsMeanFused4BitRowwise", ["f70", "indices", "lengths"], ["Y_mean"])
+    c.output("Y_mean", ref_sparse_lengths(f70, idx, lengths, mean=True, fused4=True))
+    c.op("SparseLengthsWeightedSumFused4BitRowwise", ["f6", "weights", "indices32", "lengths"],
+         ["Y_wsum6"])
+    c.output("Y_wsum6", ref_sparse_lengths(f6, idx % 4, lengths, weights, fused4=True))
 
     # --- lengths_sum: consecutive rows per segment, an empty one among them, a 3-D DATA.
     c = new("lengths_sum")

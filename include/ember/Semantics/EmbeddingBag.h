@@ -8,7 +8,9 @@
 //
 // Table layouts (the Mode attribute): float, a float32 row of `cols` values; fused8 (Caffe2's
 // Fused8BitRowwise), `cols` uint8 codes followed by the row's float32 scale and float32 bias,
-// little-endian and unaligned, value = scale * code + bias. Caffe2 adds a row as
+// little-endian and unaligned, value = scale * code + bias; fused4 (Fused4BitRowwise,
+// lengths_reducer_fused_nbit_rowwise_ops.h), cols / 2 bytes of two 4-bit codes each (element j
+// in byte j / 2, the low nibble first) followed by float16 scale and bias. Caffe2 adds a row as
 //   out[j] = fma(w * scale, code[j], w * bias + out[j])
 // (one fused multiply-add, the float table taking scale 1 and bias 0: fma(w, x[j], out[j])),
 // and a mean multiplies the sum by 1.0f / length when the length is not 0.
@@ -34,6 +36,7 @@
 /// Table layouts, the codes kernels take for the Mode attribute's names.
 #define EMBER_EMBAG_FLOAT 0
 #define EMBER_EMBAG_FUSED8 1
+#define EMBER_EMBAG_FUSED4 2
 
 /// Run-time failures, returned by the checks below (0: none).
 #define EMBER_EMBAG_LENGTHS_OVERRUN 1
@@ -46,12 +49,32 @@ EMBER_PORTABLE float ember_embag_read_float(const EMBER_GLOBAL unsigned char *ro
   return EMBER_EMBAG_BITS_FLOAT(bits);
 }
 
-/// Elements a stored row holds: floats for the float layout, bytes for fused8.
-EMBER_PORTABLE long ember_embag_row_stride(long layout, long cols) {
-  return layout == EMBER_EMBAG_FUSED8 ? cols + 8 : cols;
+/// The float16 \p bits as a float, exactly (subnormals, infinities and NaN included).
+EMBER_PORTABLE float ember_embag_half_to_float(unsigned int bits) {
+  unsigned int sign = (bits & 0x8000u) << 16, exp = (bits >> 10) & 0x1Fu, mant = bits & 0x3FFu;
+  if (exp == 0) { // zero or subnormal: mant * 2^-24
+    float v = (float)mant * EMBER_EMBAG_BITS_FLOAT(0x33800000u);
+    return sign ? -v : v;
+  }
+  if (exp == 31)
+    return EMBER_EMBAG_BITS_FLOAT(sign | 0x7F800000u | mant << 13);
+  return EMBER_EMBAG_BITS_FLOAT(sign | (exp + 112u) << 23 | mant << 13);
 }
 
-/// The row's multiplier and addend for weight \p w: {w * scale, w * bias} of the fused8 row
+/// Elements a stored row holds: floats for the float layout, bytes for the fused ones.
+EMBER_PORTABLE long ember_embag_row_stride(long layout, long cols) {
+  return layout == EMBER_EMBAG_FUSED8 ? cols + 8 : layout == EMBER_EMBAG_FUSED4 ? cols / 2 + 4
+                                                                                 : cols;
+}
+
+/// Code \p j of a fused row, as a float.
+EMBER_PORTABLE float ember_embag_code(long layout, const EMBER_GLOBAL unsigned char *row, long j) {
+  if (layout == EMBER_EMBAG_FUSED4)
+    return (float)((row[j >> 1] >> ((j & 1) * 4)) & 15);
+  return (float)row[j];
+}
+
+/// The row's multiplier and addend for weight \p w: {w * scale, w * bias} of the fused row
 /// \p row (\p cols codes), or {w, 0} for a float row (\p row unused, may be null).
 EMBER_PORTABLE void ember_embag_row_scale(long layout, const EMBER_GLOBAL unsigned char *row,
                                           long cols, float w, float *scaleBias) {
@@ -59,6 +82,10 @@ EMBER_PORTABLE void ember_embag_row_scale(long layout, const EMBER_GLOBAL unsign
   if (layout == EMBER_EMBAG_FUSED8) {
     scaleBias[1] = w * ember_embag_read_float(row, cols + 4);
     scaleBias[0] = w * ember_embag_read_float(row, cols);
+  } else if (layout == EMBER_EMBAG_FUSED4) {
+    long at = cols / 2;
+    scaleBias[0] = w * ember_embag_half_to_float((unsigned int)row[at] | row[at + 1] << 8);
+    scaleBias[1] = w * ember_embag_half_to_float((unsigned int)row[at + 2] | row[at + 3] << 8);
   } else {
     scaleBias[0] = w;
     scaleBias[1] = 0.0f;

@@ -18,7 +18,10 @@ template <typename I> Error embeddingBag(const KernelContext &ctx) {
   namespace Op = ops::EmbeddingBag;
   TensorArg data = ctx.in(Op::Data), ix = ctx.in(Op::Indices), len = ctx.in(Op::Lengths);
   TensorArg y = ctx.out();
-  long layout = ctx.attr<AttrKind::Mode>() == "fused8" ? EMBER_EMBAG_FUSED8 : EMBER_EMBAG_FLOAT;
+  const std::string &mode = ctx.attr<AttrKind::Mode>();
+  long layout = mode == "fused8"   ? EMBER_EMBAG_FUSED8
+                : mode == "fused4" ? EMBER_EMBAG_FUSED4
+                                   : EMBER_EMBAG_FLOAT;
   int mean = ctx.attr<AttrKind::Reduction>() == "mean";
   int64_t rows = int64_t(data.dims()[0]), segments = int64_t(len.dims()[0]);
   int64_t numIndices = int64_t(ix.dims()[0]);
@@ -52,11 +55,11 @@ template <typename I> Error embeddingBag(const KernelContext &ctx) {
     for (; at < end; ++at) {
       int64_t row = int64_t(indices[at]);
       float scaleBias[2];
-      if (layout == EMBER_EMBAG_FUSED8) {
+      if (layout != EMBER_EMBAG_FLOAT) {
         const uint8_t *codes = data.as<uint8_t>() + row * stride;
         ember_embag_row_scale(layout, codes, cols, weights ? weights[at] : 1.0f, scaleBias);
         for (int64_t j = 0; j < cols; ++j)
-          acc[j] = ember_embag_accumulate(acc[j], float(codes[j]), scaleBias);
+          acc[j] = ember_embag_accumulate(acc[j], ember_embag_code(layout, codes, j), scaleBias);
       } else {
         const float *values = data.as<float>() + row * stride;
         ember_embag_row_scale(layout, nullptr, cols, weights ? weights[at] : 1.0f, scaleBias);

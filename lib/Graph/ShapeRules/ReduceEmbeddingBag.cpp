@@ -37,8 +37,13 @@ Expected<TypeList> inferTypesEmbeddingBag(ArrayRef<Type> in, const AttrList &att
       return makeError("fused8 data must be uint8 [rows, cols + 8] with cols > 0, got " +
                        data.str());
     dims.push_back(data.dims[1] - 8);
+  } else if (mode == "fused4") {
+    if (data.rank() != 2 || data.kind != ElemKind::UInt8 || data.dims[1] <= 4)
+      return makeError("fused4 data must be uint8 [rows, cols / 2 + 4] with cols > 0, got " +
+                       data.str());
+    dims.push_back((data.dims[1] - 4) * 2);
   } else {
-    return makeError("unknown EmbeddingBag mode '" + mode + "' (float or fused8)");
+    return makeError("unknown EmbeddingBag mode '" + mode + "' (float, fused8 or fused4)");
   }
   return TypeList{Type(ElemKind::Float32, dims)};
 }

@@ -1,7 +1,8 @@
 // Caffe2's recommendation operators onto the EmbeddingBag node kind
 // (ember/Semantics/EmbeddingBag.h): SparseLengthsSum, SparseLengthsWeightedSum and
 // SparseLengthsMean (lengths_reducer_ops.h), their Fused8BitRowwise forms
-// (lengths_reducer_fused_8bit_rowwise_ops.h), their 8BitsRowwise forms
+// (lengths_reducer_fused_8bit_rowwise_ops.h) and Fused4BitRowwise forms
+// (lengths_reducer_fused_nbit_rowwise_ops.h), their 8BitsRowwise forms
 // (lengths_reducer_rowwise_8bit_ops.h: the same rows, with the scales and biases in an input of
 // their own, fused into one table at load time), and LengthsSum (segment_reduction_op.h), whose
 // segments are consecutive rows: an embedding bag over indices 0, 1, ..., rows - 1.
@@ -24,7 +25,7 @@ namespace {
 /// The operand forms: whether there is a WEIGHTS input, the table layout, sum or mean.
 struct BagForm {
   bool weighted;
-  bool fused8;
+  int fusedBits; // 0 (float), 8 or 4
   bool mean;
 };
 
@@ -57,26 +58,30 @@ Error loadSparseLengths(OpContext &ctx, BagForm form) {
     const Type &wt = weights.getType();
     // The float family names it WEIGHT, the fused family WEIGHTS.
     if (wt.rank() != 1)
-      return ctx.fail(Twine(form.fused8 ? "WEIGHTS" : "WEIGHT") + " must be a vector, got " +
+      return ctx.fail(Twine(form.fusedBits ? "WEIGHTS" : "WEIGHT") + " must be a vector, got " +
                       wt.str());
     if (wt.dims[0] != it.dims[0])
-      return ctx.fail(form.fused8 ? "WEIGHTS should have the same length as INDICES."
+      return ctx.fail(form.fusedBits ? "WEIGHTS should have the same length as INDICES."
                                   : "Weight should have the same length as indices.");
     if (wt.kind != ElemKind::Float32)
       return ctx.fail("weights must be float32, got " + wt.str());
     operands.push_back(weights);
   }
   const Type &dt = data.getType();
-  if (form.fused8) {
+  if (form.fusedBits) {
     if (dt.kind != ElemKind::UInt8 || dt.rank() != 2)
       return ctx.fail("DATA must be a uint8 matrix of fused rows, got " + dt.str());
-    if (dt.dims[1] <= 8)
-      return ctx.fail("DATA must have more than 8 columns, got " + dt.str());
+    // Their scale and bias: 2 float32 (8 bits) or 2 float16 (lengths_reducer_fused_nbit_*).
+    dim_t tail = form.fusedBits == 8 ? 8 : 4;
+    if (dt.dims[1] <= tail)
+      return ctx.fail("DATA must have more than " + Twine(tail) + " columns, got " + dt.str());
   } else if (dt.kind != ElemKind::Float32 || dt.rank() < 1) {
     return ctx.fail("DATA must be float32 of rank 1 or more, got " + dt.str());
   }
   AttrList attrs;
-  attrs.set<AttrKind::Mode>(form.fused8 ? "fused8" : "float")
+  attrs.set<AttrKind::Mode>(form.fusedBits == 8   ? "fused8"
+                           : form.fusedBits == 4 ? "fused4"
+                                                 : "float")
       .set<AttrKind::Reduction>(form.mean ? "mean" : "sum");
   EMBER_ASSIGN_OR_RETURN(NodeValue y, ctx.create(NodeKind::EmbeddingBag, operands, attrs));
   return ctx.setOutput(0, y);
@@ -143,8 +148,8 @@ template <bool Weighted, bool Mean> Error loadRowwise(OpContext &ctx) {
   return loadRowwise8Bits(ctx, Weighted, Mean);
 }
 
-template <bool Weighted, bool Fused8, bool Mean> Error loadBag(OpContext &ctx) {
-  return loadSparseLengths(ctx, BagForm{Weighted, Fused8, Mean});
+template <bool Weighted, int FusedBits, bool Mean> Error loadBag(OpContext &ctx) {
+  return loadSparseLengths(ctx, BagForm{Weighted, FusedBits, Mean});
 }
 
 /// LengthsSum (segment_reduction_op.h, AbstractLengthsOp with SumReducer): DATA, LENGTHS; the
@@ -173,12 +178,15 @@ Error loadLengthsSum(OpContext &ctx) {
 
 void registerRecommendationOps(OpRegistry &r) {
   r.add("LengthsSum", loadLengthsSum);
-  r.add("SparseLengthsSum", loadBag<false, false, false>);
-  r.add("SparseLengthsWeightedSum", loadBag<true, false, false>);
-  r.add("SparseLengthsMean", loadBag<false, false, true>);
-  r.add("SparseLengthsSumFused8BitRowwise", loadBag<false, true, false>);
-  r.add("SparseLengthsWeightedSumFused8BitRowwise", loadBag<true, true, false>);
-  r.add("SparseLengthsMeanFused8BitRowwise", loadBag<false, true, true>);
+  r.add("SparseLengthsSum", loadBag<false, 0, false>);
+  r.add("SparseLengthsWeightedSum", loadBag<true, 0, false>);
+  r.add("SparseLengthsMean", loadBag<false, 0, true>);
+  r.add("SparseLengthsSumFused8BitRowwise", loadBag<false, 8, false>);
+  r.add("SparseLengthsWeightedSumFused8BitRowwise", loadBag<true, 8, false>);
+  r.add("SparseLengthsMeanFused8BitRowwise", loadBag<false, 8, true>);
+  r.add("SparseLengthsSumFused4BitRowwise", loadBag<false, 4, false>);
+  r.add("SparseLengthsWeightedSumFused4BitRowwise", loadBag<true, 4, false>);
+  r.add("SparseLengthsMeanFused4BitRowwise", loadBag<false, 4, true>);
   r.add("SparseLengthsSum8BitsRowwise", loadRowwise<false, false>);
   r.add("SparseLengthsWeightedSum8BitsRowwise", loadRowwise<true, false>);
   r.add("SparseLengthsMean8BitsRowwise", loadRowwise<false, true>);

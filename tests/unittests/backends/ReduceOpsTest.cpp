@@ -384,9 +384,10 @@ AttrList embagAttrs(const char *mode, const char *reduction) {
   return a;
 }
 
-/// Float and fused8 tables whose rows are 1, 16, 83 (a 64-column block, a 16 and a ragged 3 on
-/// the CPU) and 130 values wide, summed, weighted and averaged over int32 and int64 indices
-/// with empty and long (prefetching) segments, on every backend against the Interpreter.
+/// Float, fused8 and fused4 tables whose rows are 1 (fused4: 2), 16, 83 (a 64-column block, a
+/// 16 and a ragged 3 on the CPU; fused4: 84) and 130 values wide, summed, weighted and
+/// averaged over int32 and int64 indices with empty and long (prefetching) segments, on every
+/// backend against the Interpreter.
 TEST(ReduceOps, EmbeddingBagEveryLayoutAndWidth) {
   std::vector<double> idx = {3, 0, 5, 3, 7, 1, 2, 4, 5, 6, 0, 7, 1, 2, 6, 4};
   for (int64_t cols : {1, 16, 83, 130}) {
@@ -402,6 +403,18 @@ TEST(ReduceOps, EmbeddingBagEveryLayoutAndWidth) {
       for (int k = 0; k < 8; ++k)
         bytes[r * size_t(cols + 8) + size_t(cols + k)] = tail[k];
     }
+    // fused4: an even number of codes, two a byte, then float16 scale 2^-3 and bias -0.75.
+    int64_t cols4 = cols + (cols & 1);
+    std::vector<double> nibbles(size_t(8 * (cols4 / 2 + 4)));
+    for (size_t r = 0; r < 8; ++r) {
+      size_t row = r * size_t(cols4 / 2 + 4);
+      for (int64_t j = 0; j < cols4 / 2; ++j)
+        nibbles[row + size_t(j)] = double((r * 71 + size_t(j) * 37) % 256);
+      const unsigned char tail[4] = {0x00, 0x30, 0x00, 0xba};
+      for (int k = 0; k < 4; ++k)
+        nibbles[row + size_t(cols4 / 2 + k)] = tail[k];
+    }
+    opts.inputs["fused4"] = tensorOf(ElemKind::UInt8, {8, dim_t(cols4 / 2 + 4)}, nibbles);
     opts.inputs["table"] = tensorOf(ElemKind::Float32, {8, dim_t(cols)}, table);
     opts.inputs["fused"] = tensorOf(ElemKind::UInt8, {8, dim_t(cols + 8)}, bytes);
     opts.inputs["i32"] = tensorOf(ElemKind::Int32, {16}, idx);
@@ -415,6 +428,7 @@ TEST(ReduceOps, EmbeddingBagEveryLayoutAndWidth) {
         [&](Module &M, Function *F) -> std::vector<NodeValue> {
           Placeholder *t = input(M, {8, dim_t(cols)}, ElemKind::Float32, "table");
           Placeholder *f = input(M, {8, dim_t(cols + 8)}, ElemKind::UInt8, "fused");
+          Placeholder *f4 = input(M, {8, dim_t(cols4 / 2 + 4)}, ElemKind::UInt8, "fused4");
           Placeholder *i32 = input(M, {16}, ElemKind::Int32, "i32");
           Placeholder *i64 = input(M, {16}, ElemKind::Int64, "i64");
           Placeholder *l = input(M, {5}, ElemKind::Int32, "lengths");
@@ -422,8 +436,9 @@ TEST(ReduceOps, EmbeddingBagEveryLayoutAndWidth) {
           std::vector<NodeValue> outs;
           for (const char *how : {"sum", "mean"})
             for (Placeholder *ix : {i32, i64})
-              for (const char *mode : {"float", "fused8"}) {
-                Placeholder *table = std::string(mode) == "float" ? t : f;
+              for (const char *mode : {"float", "fused8", "fused4"}) {
+                std::string m = mode;
+                Placeholder *table = m == "float" ? t : m == "fused8" ? f : f4;
                 AttrList a = embagAttrs(mode, how);
                 outs.push_back(node(F, NodeKind::EmbeddingBag, {table, ix, l}, a));
                 outs.push_back(node(F, NodeKind::EmbeddingBag, {table, ix, l, wt}, a));

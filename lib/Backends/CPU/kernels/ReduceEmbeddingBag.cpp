@@ -12,21 +12,38 @@ namespace {
 
 /// A row's elements [j, j + EMBER_VW) as floats: the values, or the fused8 codes converted.
 template <long Layout> EMBER_INLINE Vec loadRow(const void *row, i64 j) {
+  typedef u8 Bytes __attribute__((ext_vector_type(EMBER_VW)));
   if constexpr (Layout == EMBER_EMBAG_FUSED8) {
-    typedef u8 Bytes __attribute__((ext_vector_type(EMBER_VW)));
     Bytes b;
     __builtin_memcpy(&b, static_cast<const u8 *>(row) + j, sizeof b);
     return __builtin_convertvector(b, Vec);
+  } else if constexpr (Layout == EMBER_EMBAG_FUSED4) { // j even: bytes j / 2 .. (j + 16) / 2
+    typedef u8 Half __attribute__((ext_vector_type(EMBER_VW / 2)));
+    Half h;
+    __builtin_memcpy(&h, static_cast<const u8 *>(row) + j / 2, sizeof h);
+    Bytes b = __builtin_shufflevector(h, h, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+    Bytes shift = {0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4};
+    return __builtin_convertvector((b >> shift) & (u8)15, Vec);
   } else {
     return loadv(static_cast<const float *>(row) + j);
   }
 }
 
 template <long Layout> EMBER_INLINE float loadOne(const void *row, i64 j) {
-  if constexpr (Layout == EMBER_EMBAG_FUSED8)
-    return float(static_cast<const u8 *>(row)[j]);
+  if constexpr (Layout != EMBER_EMBAG_FLOAT)
+    return ember_embag_code(Layout, static_cast<const unsigned char *>(row), j);
   else
     return static_cast<const float *>(row)[j];
+}
+
+/// Bytes of a stored row of \p stride elements (ember_embag_row_stride).
+template <long Layout> EMBER_INLINE i64 rowBytes(i64 stride) {
+  return Layout == EMBER_EMBAG_FLOAT ? stride * 4 : stride;
+}
+
+/// Where element \p j of a row starts, in bytes.
+template <long Layout> EMBER_INLINE i64 offsetOf(i64 j) {
+  return Layout == EMBER_EMBAG_FLOAT ? j * 4 : Layout == EMBER_EMBAG_FUSED4 ? j / 2 : j;
 }
 
 struct Bag {
@@ -54,7 +71,7 @@ EMBER_INLINE void block(const Bag &b, const I *indices, i64 begin, i64 end, i64 
     acc[v] = splat(0.f);
   for (i64 at = begin; at < end; ++at) {
     if (at + 8 < end)
-      __builtin_prefetch(b.data + i64(indices[at + 8]) * b.stride + j0 * (Layout ? 1 : 4));
+      __builtin_prefetch(b.data + i64(indices[at + 8]) * b.stride + offsetOf<Layout>(j0));
     const void *row = rowOf<Layout>(b, indices, at);
     float sb[2];
     rowScale<Layout>(b, row, at, sb);
@@ -86,7 +103,7 @@ EMBER_INLINE i64 embeddingBag(float *out, const void *data, const I *indices, co
   }
   if (at != numIndices)
     return EMBER_EMBAG_LENGTHS_OVERRUN;
-  Bag b{static_cast<const u8 *>(data), ember_embag_row_stride(Layout, cols) * (Layout ? 1 : 4),
+  Bag b{static_cast<const u8 *>(data), rowBytes<Layout>(ember_embag_row_stride(Layout, cols)),
         cols, weights};
   i64 vecCols = cols / EMBER_VW * EMBER_VW;
   at = 0;
@@ -133,4 +150,6 @@ EMBER_EMBAG(float_i32, EMBER_EMBAG_FLOAT, i32)
 EMBER_EMBAG(float_i64, EMBER_EMBAG_FLOAT, i64)
 EMBER_EMBAG(fused8_i32, EMBER_EMBAG_FUSED8, i32)
 EMBER_EMBAG(fused8_i64, EMBER_EMBAG_FUSED8, i64)
+EMBER_EMBAG(fused4_i32, EMBER_EMBAG_FUSED4, i32)
+EMBER_EMBAG(fused4_i64, EMBER_EMBAG_FUSED4, i64)
 #undef EMBER_EMBAG

@@ -42,7 +42,7 @@
       __global const uchar *row = data + idx * stride;                                          \
       float scaleBias[2];                                                                       \
       ember_embag_row_scale(LAYOUT, row, cols, w ? w[at] : 1.0f, scaleBias);                    \
-      float x = LAYOUT ? (float)row[j] : ((__global const float *)row)[j];                      \
+      float x = LAYOUT ? ember_embag_code(LAYOUT, row, j) : ((__global const float *)row)[j];  \
       acc = ember_embag_accumulate(acc, x, scaleBias);                                          \
     }                                                                                           \
     FP(P[1])[i] = ember_embag_finish(acc, (int)P[10], numIndices ? lengths[s] : 0);             \
@@ -51,3 +51,5 @@ EMBAG(float_i32, EMBER_EMBAG_FLOAT, int)
 EMBAG(float_i64, EMBER_EMBAG_FLOAT, long)
 EMBAG(fused8_i32, EMBER_EMBAG_FUSED8, int)
 EMBAG(fused8_i64, EMBER_EMBAG_FUSED8, long)
+EMBAG(fused4_i32, EMBER_EMBAG_FUSED4, int)
+EMBAG(fused4_i64, EMBER_EMBAG_FUSED4, long)
