@@ -1,8 +1,8 @@
 // ember/Semantics/ScalarFormulas.inc and the operator headers beside it (GridSample.h,
-// RoiAlign.h, Determinant.h, NarrowKinds.h, PadSource.h, Pool.h, Remainder.h) compiled as OpenCL C
-// 1.2, as the OpenCL backend includes them: the ctest Semantics.FormulasCompileAsOpenCLC checks
-// that they stay in the subset host C++, the kernels' C++ and OpenCL C share, and this kernel
-// that they evaluate.
+// RoiAlign.h, Determinant.h, EmbeddingBag.h, NarrowKinds.h, PadSource.h, Pool.h, Remainder.h)
+// compiled as OpenCL C 1.2, as the OpenCL backend includes them: the ctest
+// Semantics.FormulasCompileAsOpenCLC checks that they stay in the subset host C++, the kernels'
+// C++ and OpenCL C share, and this kernel that they evaluate.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -22,6 +22,7 @@
 // outside OpenCL C.
 #include "ember/Semantics/Portable.h"
 #include "ember/Semantics/Determinant.h"
+#include "ember/Semantics/EmbeddingBag.h"
 #include "ember/Semantics/GridSample.h"
 #include "ember/Semantics/NarrowKinds.h"
 #include "ember/Semantics/PadSource.h"
@@ -50,6 +51,13 @@ __kernel void formulas(__global float *out, __global const float *in, __global d
 #define FORMULAS_LOAD(p, at) (p)[at]
   EMBER_ROI_ALIGN_BIN(bin, geometry, grid, 0, 0, 2, 2, 0, FORMULAS_LOAD, in, 0);
   out64[i] += bin;
+  float scaleBias[2];
+  ember_embag_row_scale(EMBER_EMBAG_FUSED8, (__global const unsigned char *)in, 1, x, scaleBias);
+  ember_embag_row_scale(EMBER_EMBAG_FUSED4, (__global const unsigned char *)in, 2, x, scaleBias);
+  out[i] += ember_embag_finish(ember_embag_accumulate(x, x, scaleBias), 1, 2) +
+            (float)(ember_embag_segment_end(0, (long)i, 4) + ember_embag_check_index(i, 3)) +
+            ember_embag_code(EMBER_EMBAG_FUSED4, (__global const unsigned char *)in, (long)i) +
+            ember_embag_half_to_float((unsigned int)i);
   out64[i] += (double)(ember_pool_average_divisor(hi - lo,
                                                   ember_pool_padded_taps(start, 2, 3, 5, 1), 1));
 }

@@ -139,6 +139,71 @@ const Refusal kRefusals[] = {
              arg { name: "log_D_trick" i: 1 } arg { name: "unjoined_lr_loss" i: 1 } })",
      "(SigmoidCrossEntropyWithLogits): log_D_trick_ and unjoined_lr_loss_ cannot be set as "
      "True simultaneously"},
+    {"lengths_reducer_ops.h: INDICES a vector",
+     R"(op { input: "w" input: "w" input: "i" output: "y" type: "SparseLengthsSum" })",
+     "(SparseLengthsSum): INDICES must be a vector"},
+    {"lengths_reducer_ops.h: LENGTHS a vector",
+     R"(op { input: "w" input: "i" input: "w" output: "y" type: "SparseLengthsMean" })",
+     "(SparseLengthsMean): LENGTHS must be a vector"},
+    {"lengths_reducer_ops.h: WEIGHT a vector",
+     R"(op { input: "w" input: "w" input: "i" input: "i" output: "y"
+             type: "SparseLengthsWeightedSum" })",
+     "(SparseLengthsWeightedSum): WEIGHT must be a vector"},
+    {"lengths_reducer_ops.h: a weight per index",
+     R"(op { output: "u" type: "GivenTensorFill" arg { name: "shape" ints: 3 }
+             arg { name: "values" floats: 1 floats: 2 floats: 3 } }
+        op { input: "w" input: "u" input: "i" input: "i" output: "y"
+             type: "SparseLengthsWeightedSum" })",
+     "(SparseLengthsWeightedSum): Weight should have the same length as indices."},
+    {"lengths_reducer_fused_8bit_rowwise_ops.h: INDICES a vector",
+     R"(op { input: "w" input: "w" input: "i" output: "y"
+             type: "SparseLengthsSumFused8BitRowwise" })",
+     "(SparseLengthsSumFused8BitRowwise): INDICES must be a vector"},
+    {"lengths_reducer_fused_8bit_rowwise_ops.h: WEIGHTS a vector",
+     R"(op { input: "w" input: "w" input: "i" input: "i" output: "y"
+             type: "SparseLengthsWeightedSumFused8BitRowwise" })",
+     "(SparseLengthsWeightedSumFused8BitRowwise): WEIGHTS must be a vector"},
+    {"lengths_reducer_fused_8bit_rowwise_ops.h: a weight per index",
+     R"(op { output: "u" type: "GivenTensorFill" arg { name: "shape" ints: 3 }
+             arg { name: "values" floats: 1 floats: 2 floats: 3 } }
+        op { input: "w" input: "u" input: "i" input: "i" output: "y"
+             type: "SparseLengthsWeightedSumFused8BitRowwise" })",
+     "(SparseLengthsWeightedSumFused8BitRowwise): WEIGHTS should have the same length as "
+     "INDICES."},
+    {"lengths_reducer_fused_8bit_rowwise_ops.h: DATA more than 8 columns",
+     R"(op { output: "d" type: "GivenTensorByteStringToUInt8Fill"
+             arg { name: "shape" ints: 1 ints: 8 } arg { name: "values" strings: "abcdefgh" } }
+        op { input: "d" input: "i" input: "i" output: "y"
+             type: "SparseLengthsMeanFused8BitRowwise" })",
+     "(SparseLengthsMeanFused8BitRowwise): DATA must have more than 8 columns"},
+    {"lengths_reducer_rowwise_8bit_ops.h: scale_bias a matrix",
+     R"(op { input: "w" input: "i" input: "i" input: "v" output: "y"
+             type: "SparseLengthsSum8BitsRowwise" })",
+     "(SparseLengthsSum8BitsRowwise): scale_bias has to be matrix"},
+    {"lengths_reducer_rowwise_8bit_ops.h: scale_bias a row per DATA row",
+     R"(op { output: "s" type: "GivenTensorFill" arg { name: "shape" ints: 2 ints: 2 }
+             arg { name: "values" floats: 1 floats: 2 floats: 3 floats: 4 } }
+        op { input: "w" input: "i" input: "i" input: "s" output: "y"
+             type: "SparseLengthsMean8BitsRowwise" })",
+     "(SparseLengthsMean8BitsRowwise): scale_bias must have the same first dim as data"},
+    {"lengths_reducer_rowwise_8bit_ops.h: scale_bias of 2 columns",
+     R"(op { output: "s" type: "GivenTensorFill" arg { name: "shape" ints: 3 ints: 1 }
+             arg { name: "values" floats: 1 floats: 2 floats: 3 } }
+        op { input: "w" input: "v" input: "i" input: "i" input: "s" output: "y"
+             type: "SparseLengthsWeightedSum8BitsRowwise" })",
+     "(SparseLengthsWeightedSum8BitsRowwise): the second dim of scale_bias has to be equal to 2"},
+    {"lengths_reducer_fused_nbit_rowwise_ops.h: DATA more than 4 columns",
+     R"(op { output: "d" type: "GivenTensorByteStringToUInt8Fill"
+             arg { name: "shape" ints: 1 ints: 4 } arg { name: "values" strings: "abcd" } }
+        op { input: "d" input: "i" input: "i" output: "y"
+             type: "SparseLengthsSumFused4BitRowwise" })",
+     "(SparseLengthsSumFused4BitRowwise): DATA must have more than 4 columns"},
+    {"segment_reduction_op.h: LENGTHS a vector",
+     R"(op { input: "x" input: "w" output: "y" type: "LengthsSum" })",
+     "(LengthsSum): LENGTHS must be a vector"},
+    {"lengths_reducer_ops.h: LENGTHS read as int",
+     R"(op { input: "w" input: "i" input: "v" output: "y" type: "SparseLengthsSum" })",
+     "(SparseLengthsSum): LENGTHS must be int32 (Caffe2 reads them as int)"},
 };
 
 TEST(Caffe2OperatorRefusals, EachEnforcedConditionIsRefusedWithItsReason) {

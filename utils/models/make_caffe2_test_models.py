@@ -47,6 +47,7 @@ from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from caffe2_math_cases import math_cases  # noqa: E402  (cases of the element-wise ops)
+from caffe2_recommendation_cases import recommendation_cases  # noqa: E402  (embedding bags)
 from caffe2_numpy import (  # noqa: E402  (the numpy references, from this folder)
     CAFFE_LEGACY_POOLING, DT_BOOL, DT_FLOAT, DT_INT32, DT_UINT8, F32, SAME, VALID, caffe2_pb2,
     legacy_broadcast_sizes, pool_geometry, q_add, q_avgpool, q_conv, q_dequantize, q_dwconv, q_fc,
@@ -1256,6 +1257,7 @@ def make_cases():
     shape_cases(new)
     int8_cases(new)
     math_cases(new)
+    recommendation_cases(new)
     return cases
 
 

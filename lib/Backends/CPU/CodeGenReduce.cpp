@@ -220,6 +220,7 @@ Error emitNLLLoss(Emitter &E, const Instruction &I) {
 } // namespace
 
 void addReduceDetKernels(KernelTable &t); // CodeGenReduceDet.cpp
+void addReduceEmbeddingBagKernels(KernelTable &t); // CodeGenReduceEmbeddingBag.cpp
 
 void addReduceKernels(KernelTable &t) {
   t.add(NodeKind::Reduce, supportsReduce, emitReduce, reduceScratch);
@@ -230,6 +231,7 @@ void addReduceKernels(KernelTable &t) {
   t.add(NodeKind::Einsum, supportsEinsum, emitEinsum);
   t.add(NodeKind::NLLLoss, supportsNLLLoss, emitNLLLoss);
   addReduceDetKernels(t);
+  addReduceEmbeddingBagKernels(t);
 }
 
 } // namespace cpu

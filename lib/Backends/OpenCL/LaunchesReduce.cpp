@@ -1,4 +1,5 @@
-// The OpenCL launches of reductions (kernels/Reduce.cl), and through LaunchesDet.cpp of Det.
+// The OpenCL launches of reductions (kernels/Reduce.cl), and through LaunchesDet.cpp and
+// LaunchesEmbeddingBag.cpp of Det and EmbeddingBag.
 #include "KernelTable.h"
 
 #include "ember/Support/Error.h"
@@ -10,7 +11,8 @@ using namespace llvm;
 namespace ember {
 namespace opencl {
 
-void addReduceDetKernels(KernelTable &t); // LaunchesDet.cpp
+void addReduceDetKernels(KernelTable &t);          // LaunchesDet.cpp
+void addReduceEmbeddingBagKernels(KernelTable &t); // LaunchesEmbeddingBag.cpp
 
 namespace {
 
@@ -80,6 +82,7 @@ bool supportsReduce(const Node &n) {
 void addReduceKernels(KernelTable &t) {
   t.add(NodeKind::Reduce, supportsReduce, planReduce);
   addReduceDetKernels(t);
+  addReduceEmbeddingBagKernels(t);
 }
 
 } // namespace opencl

@@ -253,7 +253,10 @@ Error loadBatchSparseToDense(OpContext &ctx) {
 
 } // namespace
 
+void registerRecommendationOps(OpRegistry &r); // RecommendationOps.cpp
+
 void registerSelectionOps(OpRegistry &r) {
+  registerRecommendationOps(r);
   r.add("TopK", loadTopK);
   r.add("Bucketize", loadBucketize);
   r.add("BatchOneHot", loadBatchOneHot);

@@ -378,4 +378,117 @@ TEST(ReduceOps, NLLLossTargetOutOfRangeIsARunTimeError) {
   }
 }
 
+AttrList embagAttrs(const char *mode, const char *reduction) {
+  AttrList a;
+  a.set<AttrKind::Mode>(mode).set<AttrKind::Reduction>(reduction);
+  return a;
+}
+
+/// Float, fused8 and fused4 tables whose rows are 1 (fused4: 2), 16, 83 (a 64-column block, a
+/// 16 and a ragged 3 on the CPU; fused4: 84) and 130 values wide, summed, weighted and
+/// averaged over int32 and int64 indices with empty and long (prefetching) segments, on every
+/// backend against the Interpreter.
+TEST(ReduceOps, EmbeddingBagEveryLayoutAndWidth) {
+  std::vector<double> idx = {3, 0, 5, 3, 7, 1, 2, 4, 5, 6, 0, 7, 1, 2, 6, 4};
+  for (int64_t cols : {1, 16, 83, 130}) {
+    SCOPED_TRACE(cols);
+    RunOptions opts = dceOnly();
+    std::vector<double> table(size_t(8 * cols)), bytes(size_t(8 * (cols + 8)));
+    for (size_t i = 0; i < table.size(); ++i)
+      table[i] = double(int(i * 37 % 101) - 50) / 16;
+    for (size_t r = 0; r < 8; ++r) { // codes, then scale 2^-4 and bias -1.5 as float32 bytes
+      for (int64_t j = 0; j < cols; ++j)
+        bytes[r * size_t(cols + 8) + size_t(j)] = double((r * 53 + size_t(j) * 29) % 256);
+      const unsigned char tail[8] = {0, 0, 0x80, 0x3d, 0, 0, 0xc0, 0xbf};
+      for (int k = 0; k < 8; ++k)
+        bytes[r * size_t(cols + 8) + size_t(cols + k)] = tail[k];
+    }
+    // fused4: an even number of codes, two a byte, then float16 scale 2^-3 and bias -0.75.
+    int64_t cols4 = cols + (cols & 1);
+    std::vector<double> nibbles(size_t(8 * (cols4 / 2 + 4)));
+    for (size_t r = 0; r < 8; ++r) {
+      size_t row = r * size_t(cols4 / 2 + 4);
+      for (int64_t j = 0; j < cols4 / 2; ++j)
+        nibbles[row + size_t(j)] = double((r * 71 + size_t(j) * 37) % 256);
+      const unsigned char tail[4] = {0x00, 0x30, 0x00, 0xba};
+      for (int k = 0; k < 4; ++k)
+        nibbles[row + size_t(cols4 / 2 + k)] = tail[k];
+    }
+    opts.inputs["fused4"] = tensorOf(ElemKind::UInt8, {8, dim_t(cols4 / 2 + 4)}, nibbles);
+    opts.inputs["table"] = tensorOf(ElemKind::Float32, {8, dim_t(cols)}, table);
+    opts.inputs["fused"] = tensorOf(ElemKind::UInt8, {8, dim_t(cols + 8)}, bytes);
+    opts.inputs["i32"] = tensorOf(ElemKind::Int32, {16}, idx);
+    opts.inputs["i64"] = tensorOf(ElemKind::Int64, {16}, idx);
+    opts.inputs["lengths"] = tensorOf(ElemKind::Int32, {5}, {2, 0, 1, 12, 1});
+    std::vector<double> w(16);
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] = double(int(i * 7 % 9) - 4) / 3;
+    opts.inputs["w"] = tensorOf(ElemKind::Float32, {16}, w);
+    expectBackendsAgree(
+        [&](Module &M, Function *F) -> std::vector<NodeValue> {
+          Placeholder *t = input(M, {8, dim_t(cols)}, ElemKind::Float32, "table");
+          Placeholder *f = input(M, {8, dim_t(cols + 8)}, ElemKind::UInt8, "fused");
+          Placeholder *f4 = input(M, {8, dim_t(cols4 / 2 + 4)}, ElemKind::UInt8, "fused4");
+          Placeholder *i32 = input(M, {16}, ElemKind::Int32, "i32");
+          Placeholder *i64 = input(M, {16}, ElemKind::Int64, "i64");
+          Placeholder *l = input(M, {5}, ElemKind::Int32, "lengths");
+          Placeholder *wt = input(M, {16}, ElemKind::Float32, "w");
+          std::vector<NodeValue> outs;
+          for (const char *how : {"sum", "mean"})
+            for (Placeholder *ix : {i32, i64})
+              for (const char *mode : {"float", "fused8", "fused4"}) {
+                std::string m = mode;
+                Placeholder *table = m == "float" ? t : m == "fused8" ? f : f4;
+                AttrList a = embagAttrs(mode, how);
+                outs.push_back(node(F, NodeKind::EmbeddingBag, {table, ix, l}, a));
+                outs.push_back(node(F, NodeKind::EmbeddingBag, {table, ix, l, wt}, a));
+              }
+          return outs;
+        },
+        opts);
+  }
+}
+
+/// Caffe2's run-time conditions: an index out of [0, rows), lengths running past the indices
+/// or falling short of them stop the run with an error naming the instruction, on every
+/// backend; no indices at all give zeros whatever the lengths.
+TEST(ReduceOps, EmbeddingBagBadIndicesAndLengthsAreRunTimeErrors) {
+  auto run = [](const std::string &backend, std::vector<double> idx, std::vector<double> len) {
+    return runOn(
+        backend,
+        [&](Module &M, Function *F) -> std::vector<NodeValue> {
+          Constant *t = M.createConstant(tensorOf(ElemKind::Float32, {3, 2}, {1, 2, 3, 4, 5, 6}),
+                                         "t");
+          Constant *i =
+              M.createConstant(tensorOf(ElemKind::Int64, {dim_t(idx.size())}, idx), "i");
+          Constant *l =
+              M.createConstant(tensorOf(ElemKind::Int32, {dim_t(len.size())}, len), "l");
+          return {node(F, NodeKind::EmbeddingBag, {t, i, l}, embagAttrs("float", "sum"))};
+        },
+        dceOnly());
+  };
+  std::vector<std::string> backends = backendsUnderTest();
+  backends.insert(backends.begin(), "Interpreter");
+  for (const std::string &backend : backends) {
+    SCOPED_TRACE(backend);
+    Outputs ok = run(backend, {2, 0}, {1, 1});
+    ASSERT_EQ(ok.error, "");
+    EXPECT_EQ(ok.tensors[0].elementAsDouble(0), 5);
+    EXPECT_EQ(ok.tensors[0].elementAsDouble(3), 2);
+    Outputs empty = run(backend, {}, {2, 1});
+    ASSERT_EQ(empty.error, "");
+    EXPECT_EQ(empty.tensors[0].elementAsDouble(2), 0);
+    for (auto [idx, len] : {std::pair<std::vector<double>, std::vector<double>>{{3, 0}, {1, 1}},
+                            {{0, -1}, {1, 1}},
+                            {{0, 1}, {1, 2}},
+                            {{0, 1}, {1, 0}}}) {
+      std::string err = run(backend, idx, len).error;
+      EXPECT_NE(err.find("instruction 'n' (embeddingbag)"), std::string::npos) << err;
+      EXPECT_NE(err.find(backend == "Interpreter" ? "" : "an index is not in [0, 3)"),
+                std::string::npos)
+          << err;
+    }
+  }
+}
+
 } // namespace

@@ -1,0 +1,1 @@
+BweightsJaUÞ¿¯P?8bA¿–Y{¿Cv÷?ž6«>,F?

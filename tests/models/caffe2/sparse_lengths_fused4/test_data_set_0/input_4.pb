@@ -1,0 +1,1 @@
+BweightsJ02O{>X,Y?oxÕ?Ìcw¿ì,'>uú1?ÈW÷¾‰5Í¿ó²ò¿R&$¾Ñog¿Uwž¾
